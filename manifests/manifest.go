@@ -1,0 +1,115 @@
+// Package manifests defines the tool.yaml format: its Go types, parsing with
+// line numbers, validation, the JSON Schema of each action's args, and the
+// argument checker with did-you-mean suggestions.
+package manifests
+
+import "time"
+
+// FileName is the manifest's file name inside a plugin folder.
+const FileName = "tool.yaml"
+
+// Kind says whether a plugin is a plain tool or an agent.
+type Kind string
+
+// The kinds of plugin.
+const (
+	KindTool  Kind = "tool"
+	KindAgent Kind = "agent"
+)
+
+// Manifest is one parsed tool.yaml.
+type Manifest struct {
+	// Path is the manifest file the manifest was read from.
+	Path        string
+	Name        string
+	Kind        Kind
+	Description string
+	Version     string
+	// Entrypoint is the binary, relative to the manifest's folder.
+	Entrypoint string
+	// SHA256 is the optional pin of the binary's hex sha256.
+	SHA256 string
+	// Timeout is the per-call limit (default 30s).
+	Timeout time.Duration
+	// Idle, when non-zero, overrides the host's idle stop for this plugin.
+	Idle time.Duration
+	// Eager asks the host to launch the plugin at start.
+	Eager bool
+	// Env lists host environment variables passed through to the plugin.
+	Env []string
+	// Concurrency is how many calls may be in flight at once (default 4).
+	Concurrency int
+	Secrets     []Secret
+	Actions     []Action
+}
+
+// Secret is a credential the host resolves from an environment variable and
+// passes to this plugin only.
+type Secret struct {
+	Name        string
+	Env         string
+	Description string
+	Required    bool
+}
+
+// Action is one action of a tool.
+type Action struct {
+	Name        string
+	Description string
+	// ReadOnly means the action changes nothing anywhere.
+	ReadOnly bool
+	// Reversible means what it changes can be undone. ReadOnly implies it.
+	Reversible bool
+	Args       []Arg
+	// NarrowWith names the args a caller should use when a result is too
+	// large.
+	NarrowWith []string
+	// OutputSchema is the JSON Schema of the structured result, if given.
+	OutputSchema map[string]any
+}
+
+// ArgType is an argument's JSON type.
+type ArgType string
+
+// The argument types.
+const (
+	TypeString  ArgType = "string"
+	TypeInteger ArgType = "integer"
+	TypeNumber  ArgType = "number"
+	TypeBoolean ArgType = "boolean"
+	TypeArray   ArgType = "array"
+	TypeObject  ArgType = "object"
+)
+
+// Arg is one argument of an action.
+type Arg struct {
+	Name        string
+	Type        ArgType
+	Required    bool
+	Description string
+	Enum        []any
+	Default     any
+	Minimum     *float64
+	Maximum     *float64
+	// Items is the JSON Schema of an array's items, if given.
+	Items map[string]any
+}
+
+// Action returns the named action, or nil.
+func (m *Manifest) Action(name string) *Action {
+	for i := range m.Actions {
+		if m.Actions[i].Name == name {
+			return &m.Actions[i]
+		}
+	}
+	return nil
+}
+
+// ActionNames returns the action names in manifest order.
+func (m *Manifest) ActionNames() []string {
+	names := make([]string, len(m.Actions))
+	for i, a := range m.Actions {
+		names[i] = a.Name
+	}
+	return names
+}
