@@ -2,8 +2,11 @@ package sdk
 
 import "os"
 
-// mainImpl is replaced by the real go-plugin server and CLI.
+// mainImpl serves the host or runs the CLI, then exits.
 func mainImpl(p Plugin) {
-	_ = p
-	os.Exit(3)
+	if servedByHost() {
+		serve(p)
+		os.Exit(0)
+	}
+	os.Exit(runCLI(p, os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -58,6 +58,7 @@ type Request struct {
 	Caller Caller
 
 	progress func(Progress)
+	host     Host
 }
 
 // Progress is one progress event of a running call.
