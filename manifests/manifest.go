@@ -1,9 +1,9 @@
-// Package manifests defines the tool.yaml format: its Go types, parsing with
-// line numbers, validation, the JSON Schema of each action's args, and the
-// argument checker with did-you-mean suggestions.
 package manifests
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+)
 
 // FileName is the manifest's file name inside a plugin folder.
 const FileName = "tool.yaml"
@@ -110,6 +110,32 @@ func (m *Manifest) ActionNames() []string {
 	names := make([]string, len(m.Actions))
 	for i, a := range m.Actions {
 		names[i] = a.Name
+	}
+	return names
+}
+
+// Dir returns the plugin's folder: the folder holding the manifest.
+func (m *Manifest) Dir() string { return filepath.Dir(m.Path) }
+
+// Binary returns the path of the plugin's binary: the entrypoint joined to
+// the manifest's folder.
+func (m *Manifest) Binary() string { return filepath.Join(m.Dir(), filepath.FromSlash(m.Entrypoint)) }
+
+// Arg returns the named arg, or nil.
+func (a *Action) Arg(name string) *Arg {
+	for i := range a.Args {
+		if a.Args[i].Name == name {
+			return &a.Args[i]
+		}
+	}
+	return nil
+}
+
+// ArgNames returns the arg names in manifest order.
+func (a *Action) ArgNames() []string {
+	names := make([]string, len(a.Args))
+	for i, arg := range a.Args {
+		names[i] = arg.Name
 	}
 	return names
 }

@@ -1,0 +1,109 @@
+package manifests
+
+import "strconv"
+
+// irreversibleVerbs maps every recognised form of an irreversible verb to
+// itself. Only verb forms are listed: agent nouns such as "sender",
+// "publisher" or "payment" are not, and neither are words that merely
+// contain a verb ("postgres", "dropdown", "removable").
+var irreversibleVerbs = func() map[string]bool {
+	forms := [][]string{
+		{"send", "sends", "sent", "sending"},
+		{"delete", "deletes", "deleted", "deleting"},
+		{"remove", "removes", "removed", "removing"},
+		{"rm"},
+		{"pay", "pays", "paid", "paying"},
+		{"post", "posts", "posted", "posting"},
+		{"publish", "publishes", "published", "publishing"},
+		{"transfer", "transfers", "transferred", "transferring"},
+		{"purge", "purges", "purged", "purging"},
+		{"destroy", "destroys", "destroyed", "destroying"},
+		{"revoke", "revokes", "revoked", "revoking"},
+		{"drop", "drops", "dropped", "dropping"},
+		{"wipe", "wipes", "wiped", "wiping"},
+		{"erase", "erases", "erased", "erasing"},
+		{"truncate", "truncates", "truncated", "truncating"},
+		{"kill", "kills", "killed", "killing"},
+		{"terminate", "terminates", "terminated", "terminating"},
+		{"charge", "charges", "charged", "charging"},
+		{"refund", "refunds", "refunded", "refunding"},
+		{"withdraw", "withdraws", "withdrew", "withdrawn", "withdrawing"},
+		{"overwrite", "overwrites", "overwrote", "overwritten", "overwriting"},
+		{"submit", "submits", "submitted", "submitting"},
+		{"broadcast", "broadcasts", "broadcasted", "broadcasting"},
+		{"shred", "shreds", "shredded", "shredding"},
+		{"reply", "replies", "replied", "replying"},
+		{"tweet", "tweets", "tweeted", "tweeting"},
+	}
+	m := map[string]bool{}
+	for _, f := range forms {
+		for _, w := range f {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// irreversiblePhrases are two-word names that are irreversible together
+// though neither word is on its own: the first word's forms, then the
+// second's.
+var irreversiblePhrases = [][2][]string{
+	{{"issue", "issues", "issued", "issuing"}, {"invoice", "invoices"}},
+	{{"force", "forces", "forced", "forcing"}, {"push", "pushes", "pushed", "pushing"}},
+}
+
+// IrreversibleWord reports whether a whole word of name is an irreversible
+// verb or one of its inflections — send, sends, sent, sending; delete,
+// remove, pay, post, publish, transfer, purge, destroy, revoke, drop, wipe,
+// erase, truncate, kill, terminate, charge, refund, withdraw, overwrite,
+// submit, broadcast, shred, reply, tweet and their forms — or a pair of
+// adjacent words is an irreversible phrase ("issue-invoice", "force-push").
+// It returns the matching word (or the two words joined by '-') as written
+// in name, lowercased.
+//
+// Words are split on '-', '_', any other non-alphanumeric character and
+// camelCase boundaries, and compared case-insensitively. Matching is by
+// whole word only: "postgres", "dropdown" and "sender-info" do not match
+// ("sender" is a noun, not a form of "send"), while "list-posts" and
+// "sent-items" do — the rule judges names, never meanings, and fails closed.
+//
+// This is the naming half of the safety gate (the other half is the
+// manifest's reversible flag); the host's gate calls it and Parse rejects a
+// manifest that declares such an action reversible or read-only.
+func IrreversibleWord(name string) (word string, ok bool) {
+	ws := words(name, false)
+	for i, w := range ws {
+		if i+1 < len(ws) {
+			for _, p := range irreversiblePhrases {
+				if contains(p[0], w) && contains(p[1], ws[i+1]) {
+					return w + "-" + ws[i+1], true
+				}
+			}
+		}
+		if irreversibleVerbs[w] {
+			return w, true
+		}
+	}
+	return "", false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isIrreversibleName is IrreversibleWord on the tool name, then the action
+// name; it returns the word and which name held it.
+func isIrreversibleName(tool, action string) (word, in string, ok bool) {
+	if w, ok := IrreversibleWord(tool); ok {
+		return w, "tool name " + strconv.Quote(tool), true
+	}
+	if w, ok := IrreversibleWord(action); ok {
+		return w, "action name " + strconv.Quote(action), true
+	}
+	return "", "", false
+}

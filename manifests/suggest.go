@@ -1,0 +1,202 @@
+package manifests
+
+import (
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/agnivade/levenshtein"
+)
+
+// maxSuggestions is how many names Suggest returns at most.
+const maxSuggestions = 3
+
+// Suggest returns up to three of candidates that name is probably a
+// misspelling of, best first, each exactly as it appears in candidates.
+//
+// Names are compared as sets of singularised words first: name and each
+// candidate are split on '-', '_', '.', '/', spaces and camelCase
+// boundaries, lowercased and singularised ("credentials" → "credential",
+// "entries" → "entry"), so "credential-list" finds "list-credentials" and
+// "max_results", "maxResults" and "max-results" all find "max-results".
+// Then comes edit distance (Levenshtein) between the normalised names, within
+// a threshold that grows with the name's length, and last, candidates that
+// share a word with name. Suggest never changes a name: it only points at
+// the candidates a caller may use instead.
+func Suggest(name string, candidates []string) []string {
+	qWords := words(name, true)
+	if len(qWords) == 0 || len(candidates) == 0 {
+		return nil
+	}
+	qSet := wordSet(qWords)
+	qJoined := strings.Join(qWords, "-")
+	qSorted := sortedJoin(qWords)
+	limit := max(1, (len([]rune(qJoined))+2)/3)
+
+	type scored struct {
+		cand  string
+		tier  int
+		score float64
+		index int
+	}
+	var found []scored
+	seen := map[string]bool{}
+	for i, c := range candidates {
+		if seen[c] || c == name {
+			continue
+		}
+		cWords := words(c, true)
+		if len(cWords) == 0 {
+			continue
+		}
+		cSet := wordSet(cWords)
+		if sameSet(qSet, cSet) {
+			seen[c] = true
+			found = append(found, scored{c, 0, 0, i})
+			continue
+		}
+		cJoined := strings.Join(cWords, "-")
+		d := min(
+			levenshtein.ComputeDistance(qJoined, cJoined),
+			levenshtein.ComputeDistance(qSorted, sortedJoin(cWords)),
+			levenshtein.ComputeDistance(strings.ReplaceAll(qJoined, "-", ""), strings.ReplaceAll(cJoined, "-", "")),
+		)
+		if d <= limit {
+			seen[c] = true
+			found = append(found, scored{c, 1, float64(d), i})
+			continue
+		}
+		shared := 0
+		for w := range qSet {
+			if cSet[w] {
+				shared++
+			}
+		}
+		if shared > 0 {
+			union := len(qSet) + len(cSet) - shared
+			seen[c] = true
+			found = append(found, scored{c, 2, -float64(shared) / float64(union), i})
+		}
+	}
+	sort.SliceStable(found, func(a, b int) bool {
+		x, y := found[a], found[b]
+		if x.tier != y.tier {
+			return x.tier < y.tier
+		}
+		if x.score != y.score {
+			return x.score < y.score
+		}
+		return x.index < y.index
+	})
+	if len(found) > maxSuggestions {
+		found = found[:maxSuggestions]
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.cand
+	}
+	return out
+}
+
+// words splits s into lowercase words on any character that is not a letter
+// or digit and on camelCase boundaries ("maxResults", "HTTPServer"), and
+// singularises each word when singular is true.
+func words(s string, singular bool) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			w := strings.ToLower(string(cur))
+			if singular {
+				w = singularise(w)
+			}
+			out = append(out, w)
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && len(cur) > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+// singularise turns an English plural into its singular by the common
+// rules: "entries" → "entry", "addresses" → "address", "boxes" → "box",
+// "sheets" → "sheet". Words ending in "ss", "us" or "is" are left alone
+// ("class", "status", "analysis").
+func singularise(w string) string {
+	if s, ok := irregularPlurals[w]; ok {
+		return s
+	}
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && strings.HasSuffix(w, "sses"):
+		return w[:n-2]
+	case n > 3 && (strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") ||
+		strings.HasSuffix(w, "shes")):
+		return w[:n-2]
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
+		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// irregularPlurals are the plurals the suffix rules of singularise get
+// wrong.
+var irregularPlurals = map[string]string{
+	"aliases":  "alias",
+	"caches":   "cache",
+	"children": "child",
+	"cookies":  "cookie",
+	"indices":  "index",
+	"movies":   "movie",
+	"people":   "person",
+	"series":   "series",
+	"species":  "species",
+	"statuses": "status",
+}
+
+func wordSet(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for w := range a {
+		if !b[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedJoin(ws []string) string {
+	c := append([]string(nil), ws...)
+	sort.Strings(c)
+	return strings.Join(c, "-")
+}
