@@ -20,8 +20,8 @@ const maxSuggestions = 3
 // "entries" → "entry"), so "credential-list" finds "list-credentials" and
 // "max_results", "maxResults" and "max-results" all find "max-results".
 // Then comes edit distance (Levenshtein) between the normalised names, within
-// a threshold that grows with the name's length, and last, candidates that
-// share a word with name. Suggest never changes a name: it only points at
+// a threshold that grows with the name's length; only when neither finds
+// anything, candidates that share a word with name. Suggest never changes a name: it only points at
 // the candidates a caller may use instead.
 func Suggest(name string, candidates []string) []string {
 	qWords := words(name, true)
@@ -88,6 +88,16 @@ func Suggest(name string, candidates []string) []string {
 		}
 		return x.index < y.index
 	})
+	// Candidates that merely share a word are noise next to a close match,
+	// and distant spellings are noise next to the same words.
+	if len(found) > 0 && found[0].tier < 2 {
+		best := found[0].tier
+		n := 0
+		for n < len(found) && found[n].tier < 2 && (best == 1 || found[n].tier == 0 || found[n].score <= 2) {
+			n++
+		}
+		found = found[:n]
+	}
 	if len(found) > maxSuggestions {
 		found = found[:maxSuggestions]
 	}
