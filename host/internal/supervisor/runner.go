@@ -1,0 +1,81 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin/runner"
+)
+
+// procRunner starts a plugin process the way the host wants it, which
+// go-plugin's own runner does not: stdin is /dev/null (go-plugin hands the
+// child the host's stdin, which under `host serve` is the MCP stream), the
+// working directory is the host's, and the child gets SIGKILL when the host
+// dies (Pdeathsig).
+type procRunner struct {
+	cmd    *exec.Cmd
+	stdout io.ReadCloser
+	stderr io.ReadCloser
+	pid    int
+}
+
+var _ runner.Runner = (*procRunner)(nil)
+
+// newRunner returns a RunnerFunc for go-plugin that runs binary with args in
+// dir. go-plugin passes a cmd whose Env it has filled (magic cookie, mTLS
+// certificate, socket dir); we keep that Env plus env, and nothing else of
+// the host's.
+func newRunner(binary, dir string, env []string) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+	return func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+		cmd := exec.Command(binary)
+		cmd.Env = append(append([]string{}, spec.Env...), env...)
+		cmd.Dir = dir
+		cmd.Stdin = nil // exec opens /dev/null
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, fmt.Errorf("supervisor: stdout pipe: %w", err)
+		}
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			return nil, fmt.Errorf("supervisor: stderr pipe: %w", err)
+		}
+		return &procRunner{cmd: cmd, stdout: stdout, stderr: stderr}, nil
+	}
+}
+
+func (r *procRunner) Start(context.Context) error {
+	if err := r.cmd.Start(); err != nil {
+		return err
+	}
+	r.pid = r.cmd.Process.Pid
+	return nil
+}
+
+func (r *procRunner) Diagnose(context.Context) string {
+	return fmt.Sprintf("%s did not complete the plugin handshake: is it built with the toolhost SDK (sdk.Main) for this machine?", r.cmd.Path)
+}
+
+func (r *procRunner) Stdout() io.ReadCloser                            { return r.stdout }
+func (r *procRunner) Stderr() io.ReadCloser                            { return r.stderr }
+func (r *procRunner) Name() string                                     { return r.cmd.Path }
+func (r *procRunner) ID() string                                       { return fmt.Sprint(r.pid) }
+func (r *procRunner) Wait(context.Context) error                       { return r.cmd.Wait() }
+func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return n, a, nil }
+func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
+
+func (r *procRunner) Kill(context.Context) error {
+	if r.cmd.Process == nil {
+		return nil
+	}
+	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}

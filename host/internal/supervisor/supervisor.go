@@ -1,0 +1,626 @@
+// Package supervisor runs plugin processes for the host: lazy launch, a
+// concurrency bound with a bounded queue, per-call timeouts, cancellation,
+// idle stop after in-flight calls drain, crash recovery with backoff, and the
+// process hygiene of DESIGN.md §5 (stdin /dev/null, scrubbed environment,
+// Pdeathsig, AutoMTLS, binaries run from a host-owned copy).
+package supervisor
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// BaseEnv is the minimal set of host variables every plugin gets.
+var BaseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR"}
+
+// Options configure a Supervisor. Zero values take the defaults.
+type Options struct {
+	// Logger receives the supervisor's and the plugins' logs.
+	Logger hclog.Logger
+	// CacheDir holds the host-owned copies of plugin binaries (default: the
+	// user cache dir's toolhost/bin).
+	CacheDir string
+	// Idle stops a plugin after this long without calls (default 10m); a
+	// manifest's idle overrides it.
+	Idle time.Duration
+	// WorkDir is the plugins' working directory (default: the host's).
+	WorkDir string
+	// Environ is the host environment (default os.Environ()).
+	Environ []string
+	// QueueFactor bounds waiting calls at QueueFactor × concurrency
+	// (default 4); calls beyond it get busy at once.
+	QueueFactor int
+	// MaxCrashes within CrashWindow disable a tool (defaults 3 and 1m).
+	MaxCrashes  int
+	CrashWindow time.Duration
+	// Backoff is the first wait before relaunching a crashed plugin; it
+	// doubles with each crash in the window (default 100ms).
+	Backoff time.Duration
+	// HostServer, when set, is served to agents over go-plugin's broker for
+	// the duration of each of their calls.
+	HostServer func(caller *wire.Caller) wire.HostServer
+}
+
+// Supervisor owns every plugin process the host runs.
+type Supervisor struct {
+	opts Options
+
+	mu     sync.Mutex
+	tools  map[string]*toolState
+	closed bool
+	wg     sync.WaitGroup // idle reapers and retirements
+	stop   chan struct{}
+}
+
+// toolState is everything the supervisor keeps per tool name.
+type toolState struct {
+	name string
+	sem  chan struct{} // concurrency slots
+	wait chan struct{} // queue slots
+
+	cur         *proc
+	crashes     []time.Time
+	disabled    string // why, empty when enabled
+	disabledSHA string
+	notBefore   time.Time // backoff
+}
+
+// proc is one launched plugin process.
+type proc struct {
+	tool     *registry.Tool
+	sha      string
+	client   *plugin.Client
+	rpc      *wire.Client
+	mu       sync.Mutex
+	inflight int
+	lastUse  time.Time
+	retired  bool
+}
+
+// New returns a Supervisor.
+func New(opts Options) *Supervisor {
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Idle <= 0 {
+		opts.Idle = 10 * time.Minute
+	}
+	if opts.CacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			opts.CacheDir = filepath.Join(d, "toolhost", "bin")
+		} else {
+			opts.CacheDir = filepath.Join(os.TempDir(), "toolhost-bin")
+		}
+	}
+	if opts.WorkDir == "" {
+		opts.WorkDir, _ = os.Getwd()
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	if opts.QueueFactor <= 0 {
+		opts.QueueFactor = 4
+	}
+	if opts.MaxCrashes <= 0 {
+		opts.MaxCrashes = 3
+	}
+	if opts.CrashWindow <= 0 {
+		opts.CrashWindow = time.Minute
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = 100 * time.Millisecond
+	}
+	s := &Supervisor{opts: opts, tools: map[string]*toolState{}, stop: make(chan struct{})}
+	s.wg.Add(1)
+	go s.reapLoop()
+	return s
+}
+
+// Call runs one call on tool's plugin and returns its result. Every failure
+// is a result carrying the error envelope; Call never panics on plugin
+// misbehaviour. onProgress, when set, receives progress events.
+func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) *wire.Result {
+	st, failure := s.admit(tool)
+	if failure != nil {
+		return failure
+	}
+	// Bounded queue, then a concurrency slot.
+	select {
+	case st.wait <- struct{}{}:
+	default:
+		return wire.Failure(wire.CodeBusy, fmt.Sprintf("%s is busy: %d calls running and %d waiting", tool.Name(), cap(st.sem), cap(st.wait)),
+			"retry in a moment, or make fewer calls at once")
+	}
+	select {
+	case st.sem <- struct{}{}:
+		<-st.wait
+	case <-ctx.Done():
+		<-st.wait
+		return ctxFailure(ctx, tool, "while waiting for a free slot")
+	}
+	defer func() { <-st.sem }()
+
+	p, failure := s.acquire(ctx, st, tool)
+	if failure != nil {
+		return failure
+	}
+	defer s.release(p)
+
+	timeout := tool.Manifest.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
+		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(req.GetCaller()), req)
+		defer stopHost()
+	}
+
+	res, err := runCall(callCtx, p.rpc, req, onProgress)
+	if err == nil {
+		return res
+	}
+	switch {
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		return wire.Failure(wire.CodeTimeout, fmt.Sprintf("%s %s did not finish within %s (the manifest's timeout)", tool.Name(), req.GetAction(), timeout),
+			"narrow the call, or raise timeout in "+tool.Manifest.Path)
+	case ctx.Err() != nil:
+		return ctxFailure(ctx, tool, "")
+	}
+	if p.client.Exited() || isTransportError(err) {
+		s.crashed(st, p, err)
+		return wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s crashed during %s: %v", tool.Name(), req.GetAction(), err),
+			"the next call starts it again; if it keeps crashing, check its logs on the host's stderr")
+	}
+	return wire.Failure(wire.CodeInternalError, fmt.Sprintf("call %s %s: %v", tool.Name(), req.GetAction(), err), "")
+}
+
+// runCall streams one call: progress events, then the result.
+func runCall(ctx context.Context, c *wire.Client, req *wire.CallRequest, onProgress func(*wire.Progress)) (*wire.Result, error) {
+	stream, err := c.Call(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		ev, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the plugin closed the call without a result")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p := ev.GetProgress(); p != nil {
+			if onProgress != nil {
+				onProgress(p)
+			}
+			continue
+		}
+		if r := ev.GetResult(); r != nil {
+			return r, nil
+		}
+	}
+}
+
+func isTransportError(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Canceled, codes.Internal, codes.Unknown:
+		return true
+	}
+	return false
+}
+
+func ctxFailure(ctx context.Context, tool *registry.Tool, where string) *wire.Result {
+	msg := fmt.Sprintf("the call to %s was cancelled", tool.Name())
+	if where != "" {
+		msg += " " + where
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return wire.Failure(wire.CodeTimeout, strings.Replace(msg, "was cancelled", "ran out of time", 1), "")
+	}
+	return wire.Failure(wire.CodeCancelled, msg, "")
+}
+
+// admit returns the tool's state, or a failure when it is disabled or
+// backing off.
+func (s *Supervisor) admit(tool *registry.Tool) (*toolState, *wire.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, wire.Failure(wire.CodeCancelled, "the host is shutting down", "")
+	}
+	st := s.tools[tool.Name()]
+	if st == nil {
+		n := tool.Manifest.Concurrency
+		if n <= 0 {
+			n = 4
+		}
+		st = &toolState{name: tool.Name(), sem: make(chan struct{}, n), wait: make(chan struct{}, n*s.opts.QueueFactor)}
+		s.tools[tool.Name()] = st
+	}
+	if st.disabled != "" {
+		if st.disabledSHA == tool.SHA256 {
+			return nil, wire.Failure(wire.CodeDisabled, st.disabled, "fix the plugin and rebuild it: a new binary is tried again")
+		}
+		st.disabled, st.crashes = "", nil // a new binary gets a fresh start
+	}
+	return st, nil
+}
+
+// acquire returns a running process for tool, launching one when needed, and
+// counts the call in flight.
+func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.Tool) (*proc, *wire.Result) {
+	s.mu.Lock()
+	p := st.cur
+	if p != nil && (p.sha != tool.SHA256 || p.client.Exited()) {
+		s.retireLocked(st, p)
+		p = nil
+	}
+	if p == nil {
+		if wait := time.Until(st.notBefore); wait > 0 {
+			s.mu.Unlock()
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctxFailure(ctx, tool, "while waiting to relaunch after a crash")
+			}
+			s.mu.Lock()
+		}
+		if st.cur != nil && st.cur.sha == tool.SHA256 && !st.cur.client.Exited() {
+			p = st.cur
+		} else {
+			np, err := s.launch(ctx, tool)
+			if err != nil {
+				s.mu.Unlock()
+				if ctx.Err() != nil {
+					return nil, ctxFailure(ctx, tool, "while the plugin was starting")
+				}
+				return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s could not start: %v", tool.Name(), err),
+					"run `host check` to see what is wrong with the plugin")
+			}
+			st.cur = np
+			p = np
+		}
+	}
+	p.mu.Lock()
+	p.inflight++
+	p.lastUse = time.Now()
+	p.mu.Unlock()
+	s.mu.Unlock()
+	return p, nil
+}
+
+// release ends a call in flight; a retired process stops when its last
+// call ends.
+func (s *Supervisor) release(p *proc) {
+	p.mu.Lock()
+	p.inflight--
+	p.lastUse = time.Now()
+	done := p.retired && p.inflight == 0
+	p.mu.Unlock()
+	if done {
+		p.client.Kill()
+	}
+}
+
+// retireLocked takes p out of service; it is stopped once its calls drain.
+func (s *Supervisor) retireLocked(st *toolState, p *proc) {
+	if st.cur == p {
+		st.cur = nil
+	}
+	p.mu.Lock()
+	p.retired = true
+	idle := p.inflight == 0
+	p.mu.Unlock()
+	if idle {
+		go p.client.Kill()
+	}
+}
+
+// crashed records a crash: the process is discarded, relaunch backs off,
+// and a tool that keeps crashing is disabled.
+func (s *Supervisor) crashed(st *toolState, p *proc, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retireLocked(st, p)
+	now := time.Now()
+	st.crashes = append(slices.DeleteFunc(st.crashes, func(t time.Time) bool { return now.Sub(t) > s.opts.CrashWindow }), now)
+	st.notBefore = now.Add(s.opts.Backoff << (len(st.crashes) - 1))
+	s.opts.Logger.Warn("plugin crashed", "tool", st.name, "error", err, "crashes", len(st.crashes))
+	if len(st.crashes) >= s.opts.MaxCrashes {
+		st.disabled = fmt.Sprintf("%s is disabled: it crashed %d times within %s (last: %v)", st.name, len(st.crashes), s.opts.CrashWindow, err)
+		st.disabledSHA = p.sha
+	}
+}
+
+// launch starts tool's plugin from the host-owned copy of its binary and
+// checks Describe against the manifest.
+func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, error) {
+	bin, err := s.ownedCopy(tool)
+	if err != nil {
+		return nil, err
+	}
+	logger := s.opts.Logger.Named(tool.Name())
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  wire.Handshake,
+		Plugins:          wire.PluginMap(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		RunnerFunc:       newRunner(bin, s.opts.WorkDir, s.pluginEnv(tool)),
+		SkipHostEnv:      true,
+		AutoMTLS:         true,
+		Managed:          true,
+		Logger:           logger,
+		SyncStdout:       logWriter{logger, "stdout"},
+		SyncStderr:       logWriter{logger, "stderr"},
+		StartTimeout:     20 * time.Second,
+	})
+	rpcClient, err := client.Client()
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	raw, err := rpcClient.Dispense(wire.PluginName)
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	c := raw.(*wire.Client)
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d, err := c.Describe(dctx, &wire.DescribeRequest{})
+	if err != nil {
+		client.Kill()
+		return nil, fmt.Errorf("describe: %w", err)
+	}
+	if diff := DescribeDiff(tool.Manifest.ActionNames(), d.GetActions()); diff != "" {
+		client.Kill()
+		return nil, fmt.Errorf("the binary does not match %s: %s", tool.Manifest.Path, diff)
+	}
+	logger.Debug("plugin started", "binary", bin)
+	return &proc{tool: tool, sha: tool.SHA256, client: client, rpc: c, lastUse: time.Now()}, nil
+}
+
+// DescribeDiff says how the actions a binary implements differ from its
+// manifest's, or "" when they match.
+func DescribeDiff(manifest, binary []string) string {
+	var missing, extra []string
+	for _, a := range manifest {
+		if !slices.Contains(binary, a) {
+			missing = append(missing, a)
+		}
+	}
+	for _, a := range binary {
+		if !slices.Contains(manifest, a) {
+			extra = append(extra, a)
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "actions in tool.yaml but not in the binary: "+strings.Join(missing, ", "))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "actions in the binary but not in tool.yaml: "+strings.Join(extra, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// pluginEnv is the scrubbed environment: the base set, XDG_*, the
+// manifest's passthrough, and its declared secrets.
+func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
+	want := map[string]bool{}
+	for _, k := range BaseEnv {
+		want[k] = true
+	}
+	for _, k := range tool.Manifest.Env {
+		want[k] = true
+	}
+	for _, sec := range tool.Manifest.Secrets {
+		want[sec.Env] = true
+	}
+	var env []string
+	for _, kv := range s.opts.Environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if want[k] || strings.HasPrefix(k, "XDG_") {
+			env = append(env, kv)
+		}
+	}
+	sort.Strings(env)
+	return env
+}
+
+// ownedCopy copies the binary into the cache folder keyed by its sha256, so
+// the checked bytes are the executed bytes and the author may overwrite the
+// original while it runs.
+func (s *Supervisor) ownedCopy(tool *registry.Tool) (string, error) {
+	if tool.SHA256 == "" {
+		return "", fmt.Errorf("%s has no binary: %s", tool.Name(), tool.NotReady)
+	}
+	dst := filepath.Join(s.opts.CacheDir, tool.SHA256, filepath.Base(tool.Binary))
+	if st, err := os.Stat(dst); err == nil && st.Mode()&0o111 != 0 {
+		return dst, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("supervisor: cache folder: %w", err)
+	}
+	src, err := os.Open(tool.Binary)
+	if err != nil {
+		return "", fmt.Errorf("supervisor: open binary: %w", err)
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
+	if err != nil {
+		return "", fmt.Errorf("supervisor: copy binary: %w", err)
+	}
+	h := newHasher()
+	_, err = io.Copy(io.MultiWriter(tmp, h), src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && h.hex() != tool.SHA256 {
+		err = fmt.Errorf("%s changed while being copied (sha256 %s, expected %s); the next scan picks up the new one", tool.Binary, h.hex(), tool.SHA256)
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("supervisor: copy binary: %w", err)
+	}
+	return dst, nil
+}
+
+// reapLoop stops idle plugins whose calls have drained.
+func (s *Supervisor) reapLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.reapIdle(time.Now())
+		}
+	}
+}
+
+func (s *Supervisor) reapIdle(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.tools {
+		p := st.cur
+		if p == nil {
+			continue
+		}
+		idle := s.opts.Idle
+		if p.tool.Manifest.Idle > 0 {
+			idle = p.tool.Manifest.Idle
+		}
+		p.mu.Lock()
+		stop := p.inflight == 0 && now.Sub(p.lastUse) >= idle
+		p.mu.Unlock()
+		if stop {
+			s.opts.Logger.Debug("stopping idle plugin", "tool", st.name)
+			s.retireLocked(st, p)
+		}
+	}
+}
+
+// Running returns the names of tools with a live process, sorted.
+func (s *Supervisor) Running() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for name, st := range s.tools {
+		if st.cur != nil && !st.cur.client.Exited() {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Warm launches tool's plugin now (for `eager: true`).
+func (s *Supervisor) Warm(ctx context.Context, tool *registry.Tool) error {
+	st, failure := s.admit(tool)
+	if failure != nil {
+		return errors.New(failure.GetError().GetMessage())
+	}
+	p, failure := s.acquire(ctx, st, tool)
+	if failure != nil {
+		return errors.New(failure.GetError().GetMessage())
+	}
+	s.release(p)
+	return nil
+}
+
+// Close stops every plugin; calls in flight end with an error.
+func (s *Supervisor) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	var procs []*proc
+	for _, st := range s.tools {
+		if st.cur != nil {
+			procs = append(procs, st.cur)
+			st.cur = nil
+		}
+	}
+	s.mu.Unlock()
+	close(s.stop)
+	for _, p := range procs {
+		p.client.Kill()
+	}
+	plugin.CleanupClients() // retired processes still draining
+	s.wg.Wait()
+}
+
+// serveHost serves the Host service to an agent for one call over the
+// broker and sets the call's broker id; the returned func stops it.
+func serveHost(broker *plugin.GRPCBroker, srv wire.HostServer, req *wire.CallRequest) func() {
+	id := broker.NextId()
+	req.HostBrokerId = id
+	started := make(chan *grpc.Server, 1)
+	go broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
+		g := grpc.NewServer(opts...)
+		wire.RegisterHostServer(g, srv)
+		started <- g
+		return g
+	})
+	return func() {
+		select {
+		case g := <-started:
+			g.Stop()
+		default:
+		}
+	}
+}
+
+// hasher is a sha256 that reports hex.
+type hasher struct{ hash.Hash }
+
+func newHasher() *hasher      { return &hasher{sha256.New()} }
+func (h *hasher) hex() string { return hex.EncodeToString(h.Sum(nil)) }
+
+// logWriter forwards a plugin's stray stdout/stderr lines to the log.
+type logWriter struct {
+	logger hclog.Logger
+	stream string
+}
+
+func (w logWriter) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line != "" {
+			w.logger.Info("plugin output", "stream", w.stream, "line", line)
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,348 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// fixture is a plugins folder with the test plugin, its registry and a
+// supervisor.
+type fixture struct {
+	plugins string
+	reg     *registry.Registry
+	sup     *Supervisor
+}
+
+func newFixture(t *testing.T, manifestEdit func(string) string, opts Options) *fixture {
+	t.Helper()
+	plugins := t.TempDir()
+	dir := testplugin.Install(t, plugins, "1")
+	if manifestEdit != nil {
+		b, _ := os.ReadFile(filepath.Join(dir, "tool.yaml"))
+		if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(manifestEdit(string(b))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	snap := reg.Scan()
+	if len(snap.Broken) > 0 || len(snap.Tools) != 1 || !snap.Tools[0].Ready {
+		t.Fatalf("test plugin not loaded: %+v %+v", snap.Broken, snap.Tools)
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
+	sup := New(opts)
+	t.Cleanup(sup.Close)
+	return &fixture{plugins: plugins, reg: reg, sup: sup}
+}
+
+func (f *fixture) tool(t *testing.T) *registry.Tool {
+	t.Helper()
+	tool, _ := f.reg.Snapshot().Tool("testtool")
+	if tool == nil {
+		t.Fatal("testtool not in the registry")
+	}
+	return tool
+}
+
+func (f *fixture) call(t *testing.T, ctx context.Context, action string, args any) *wire.Result {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	if args == nil {
+		raw = []byte("{}")
+	}
+	return f.sup.Call(ctx, f.tool(t), &wire.CallRequest{Action: action, ArgsJson: raw,
+		Caller: &wire.Caller{ClientName: "test"}}, nil)
+}
+
+func decode(t *testing.T, r *wire.Result) map[string]any {
+	t.Helper()
+	if r.GetError() != nil {
+		t.Fatalf("call failed: %s: %s", r.GetError().GetCode(), r.GetError().GetMessage())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(r.GetJson(), &m); err != nil {
+		t.Fatalf("result is not JSON: %v: %s", err, r.GetJson())
+	}
+	return m
+}
+
+func wantCode(t *testing.T, r *wire.Result, code string) {
+	t.Helper()
+	if r.GetError().GetCode() != code {
+		t.Fatalf("got %v, want error code %s", r, code)
+	}
+}
+
+func TestEchoCarriesCallerAndMarkdown(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	r := f.call(t, context.Background(), "echo", map[string]any{"text": "héllo"})
+	m := decode(t, r)
+	if m["text"] != "héllo" || m["caller"].(map[string]any)["client_name"] != "test" {
+		t.Fatalf("got %v", m)
+	}
+	if r.GetMarkdown() != "**echo:** héllo" {
+		t.Fatalf("got markdown %q", r.GetMarkdown())
+	}
+}
+
+func TestPluginStdinIsEOF(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	m := decode(t, f.call(t, context.Background(), "stdin", nil))
+	if m["eof"] != true || m["bytes"].(float64) != 0 {
+		t.Fatalf("plugin stdin is not /dev/null: %v", m)
+	}
+}
+
+func TestPluginEnvironmentIsScrubbed(t *testing.T) {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=/home/x", "HOST_SECRET_TOKEN=leak", "TESTTOOL_PASS=yes", "XDG_DATA_HOME=/d", "AWS_SECRET_ACCESS_KEY=leak"}
+	f := newFixture(t, nil, Options{Environ: env})
+	m := decode(t, f.call(t, context.Background(), "env", nil))
+	names := fmt.Sprint(m["names"])
+	for _, want := range []string{"PATH", "HOME", "TESTTOOL_PASS", "XDG_DATA_HOME"} {
+		if !strings.Contains(names, want) {
+			t.Errorf("plugin env lacks %s: %s", want, names)
+		}
+	}
+	for _, leak := range []string{"HOST_SECRET_TOKEN", "AWS_SECRET_ACCESS_KEY"} {
+		if strings.Contains(names, leak) {
+			t.Errorf("plugin env has host variable %s: %s", leak, names)
+		}
+	}
+	wd, _ := os.Getwd()
+	if m["wd"] != wd {
+		t.Errorf("plugin runs in %v, want the host's working directory %s", m["wd"], wd)
+	}
+}
+
+func TestPanicIsInternalErrorAndConcurrentCallSurvives(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	ctx := context.Background()
+	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
+	var wg sync.WaitGroup
+	var slow *wire.Result
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		slow = f.call(t, ctx, "slow", map[string]any{"ms": 300})
+	}()
+	time.Sleep(50 * time.Millisecond)
+	wantCode(t, f.call(t, ctx, "panic", nil), wire.CodeInternalError)
+	wg.Wait()
+	if decode(t, slow)["slept_ms"].(float64) != 300 {
+		t.Fatalf("concurrent call did not finish: %v", slow)
+	}
+}
+
+func TestCrashThenRelaunch(t *testing.T) {
+	f := newFixture(t, nil, Options{Backoff: time.Millisecond})
+	ctx := context.Background()
+	r := f.call(t, ctx, "crash", nil)
+	wantCode(t, r, wire.CodePluginCrashed)
+	if m := decode(t, f.call(t, ctx, "echo", map[string]any{"text": "again"})); m["text"] != "again" {
+		t.Fatalf("relaunch failed: %v", m)
+	}
+}
+
+func TestKeepsCrashingIsDisabled(t *testing.T) {
+	f := newFixture(t, nil, Options{Backoff: time.Millisecond, MaxCrashes: 2})
+	ctx := context.Background()
+	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	r := f.call(t, ctx, "echo", map[string]any{"text": "x"})
+	wantCode(t, r, wire.CodeDisabled)
+	if !strings.Contains(r.GetError().GetMessage(), "crashed 2 times") {
+		t.Fatalf("disabled reason unclear: %s", r.GetError().GetMessage())
+	}
+}
+
+func TestTimeoutNamesTheManifestLimit(t *testing.T) {
+	f := newFixture(t, func(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 1s", 1) }, Options{})
+	r := f.call(t, context.Background(), "slow", map[string]any{"ms": 5000})
+	wantCode(t, r, wire.CodeTimeout)
+	if !strings.Contains(r.GetError().GetMessage(), "1s") {
+		t.Fatalf("timeout message does not name the limit: %s", r.GetError().GetMessage())
+	}
+}
+
+func TestCancellationReachesPlugin(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "warm"}))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan *wire.Result)
+	go func() { done <- f.call(t, ctx, "slow", map[string]any{"ms": 4000}) }()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	wantCode(t, <-done, wire.CodeCancelled)
+	// The plugin is still healthy: the cancelled handler returned.
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "after"}))
+}
+
+func TestBusyBeyondTheQueue(t *testing.T) {
+	f := newFixture(t, nil, Options{QueueFactor: 1}) // concurrency 2, 2 waiting
+	ctx := context.Background()
+	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
+	var wg sync.WaitGroup
+	results := make(chan *wire.Result, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results <- f.call(t, ctx, "slow", map[string]any{"ms": 600})
+		}()
+	}
+	time.Sleep(200 * time.Millisecond)
+	wantCode(t, f.call(t, ctx, "echo", map[string]any{"text": "one too many"}), wire.CodeBusy)
+	wg.Wait()
+	close(results)
+	for r := range results {
+		decode(t, r)
+	}
+}
+
+func TestProgressIsForwarded(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	var mu sync.Mutex
+	n := 0
+	r := f.sup.Call(context.Background(), f.tool(t), &wire.CallRequest{Action: "slow", ArgsJson: []byte(`{"ms":200}`)},
+		func(*wire.Progress) { mu.Lock(); n++; mu.Unlock() })
+	decode(t, r)
+	if n == 0 {
+		t.Fatal("no progress event reached the host")
+	}
+}
+
+func TestGarbageOnPluginStdoutDoesNotBreakCalls(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	decode(t, f.call(t, context.Background(), "garbage", nil))
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "still fine"}))
+}
+
+func TestPluginErrorCrossesAsData(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	r := f.call(t, context.Background(), "fail", nil)
+	if e := r.GetError(); e.GetCode() != "thing_not_found" || e.GetNextStep() != "try another thing" {
+		t.Fatalf("got %v", r)
+	}
+}
+
+func TestReplacedBinaryWhileCallRuns(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	ctx := context.Background()
+	tool := f.tool(t)
+	done := make(chan *wire.Result)
+	go func() {
+		done <- f.sup.Call(ctx, tool, &wire.CallRequest{Action: "slow", ArgsJson: []byte(`{"ms":500}`)}, nil)
+	}()
+	time.Sleep(150 * time.Millisecond)
+	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(f.plugins, "testtool", "testtool"))
+	f.reg.Scan()
+	if v := decode(t, f.call(t, ctx, "version", nil))["version"]; v != "2" {
+		t.Fatalf("next call ran version %v, want 2", v)
+	}
+	if v := decode(t, <-done)["version"]; v != "1" {
+		t.Fatalf("in-flight call ran version %v, want 1", v)
+	}
+}
+
+func TestIdleStopAfterDrain(t *testing.T) {
+	f := newFixture(t, nil, Options{Idle: 300 * time.Millisecond})
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "x"}))
+	if got := f.sup.Running(); len(got) != 1 {
+		t.Fatalf("running %v, want [testtool]", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.sup.Running()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := f.sup.Running(); len(got) != 0 {
+		t.Fatalf("idle plugin still running: %v", got)
+	}
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "relaunched"}))
+}
+
+func TestDescribeMismatchIsNotReady(t *testing.T) {
+	f := newFixture(t, func(m string) string {
+		return m + "  - name: missing-action\n    description: Not in the binary.\n    read_only: true\n"
+	}, Options{})
+	r := f.call(t, context.Background(), "echo", map[string]any{"text": "x"})
+	wantCode(t, r, wire.CodeNotReady)
+	if !strings.Contains(r.GetError().GetMessage(), "missing-action") {
+		t.Fatalf("mismatch not named: %s", r.GetError().GetMessage())
+	}
+}
+
+// TestNoPluginOutlivesAKilledHost runs a child "host" (this test binary)
+// that launches the plugin and prints its pid, SIGKILLs the child, and
+// checks the plugin is gone.
+func TestNoPluginOutlivesAKilledHost(t *testing.T) {
+	if os.Getenv("SUPERVISOR_CHILD_PLUGINS") != "" {
+		return
+	}
+	f := newFixture(t, nil, Options{})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChildHost$")
+	cmd.Env = append(os.Environ(), "SUPERVISOR_CHILD_PLUGINS="+f.plugins, "SUPERVISOR_CHILD_CACHE="+t.TempDir())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(buf[:n]), "\n", 2)[0], "PID ")))
+	if err != nil {
+		t.Fatalf("child said %q: %v", buf[:n], err)
+	}
+	if syscall.Kill(pid, 0) != nil {
+		t.Fatalf("plugin %d not running before the kill", pid)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		reapZombie(pid)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Fatalf("plugin %d outlived the SIGKILLed host", pid)
+	}
+}
+
+// reapZombie waits for pid if it became our child (it does not; harmless).
+func reapZombie(pid int) {
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+}
+
+// TestChildHost is the child side of TestNoPluginOutlivesAKilledHost.
+func TestChildHost(t *testing.T) {
+	plugins := os.Getenv("SUPERVISOR_CHILD_PLUGINS")
+	if plugins == "" {
+		t.Skip("runs only as the child of TestNoPluginOutlivesAKilledHost")
+	}
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	tool, _ := reg.Scan().Tool("testtool")
+	sup := New(Options{CacheDir: os.Getenv("SUPERVISOR_CHILD_CACHE")})
+	r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "env", ArgsJson: []byte("{}")}, nil)
+	var m map[string]any
+	_ = json.Unmarshal(r.GetJson(), &m)
+	fmt.Printf("PID %v\n", m["pid"])
+	time.Sleep(time.Minute)
+}

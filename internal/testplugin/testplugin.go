@@ -1,0 +1,128 @@
+// Package testplugin builds the misbehaving test plugin
+// (testdata/plugins/testtool) into a plugin folder for the host's tests.
+package testplugin
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Manifest is the tool.yaml of the test plugin, named testtool.
+const Manifest = `name: testtool
+kind: tool
+description: A plugin that misbehaves on request, for the host's tests.
+version: 1.0.0
+entrypoint: testtool
+timeout: 5s
+concurrency: 2
+env: [TESTTOOL_PASS]
+actions:
+  - name: echo
+    description: Echo the text back with the caller info.
+    read_only: true
+    args:
+      - {name: text, type: string, required: true, description: What to echo}
+      - {name: max-results, type: integer, minimum: 1, description: Unused limit}
+  - name: slow
+    description: Sleep for ms milliseconds, reporting progress.
+    read_only: true
+    args:
+      - {name: ms, type: integer, minimum: 0, required: true}
+  - name: crash
+    description: Exit the process in the middle of the call.
+    read_only: true
+  - name: panic
+    description: Panic in the handler.
+    read_only: true
+  - name: stdin
+    description: Read stdin to EOF.
+    read_only: true
+  - name: env
+    description: List the environment variable names the plugin sees.
+    read_only: true
+  - name: garbage
+    description: Print garbage to stdout, then succeed.
+    read_only: true
+  - name: big
+    description: Return a result of about the given size.
+    read_only: true
+    args:
+      - {name: bytes, type: integer, minimum: 0, required: true}
+    narrow_with: [bytes]
+  - name: version
+    description: Say which build of the binary runs.
+    read_only: true
+  - name: delete-thing
+    description: Pretend to delete a thing (irreversible by name).
+    args:
+      - {name: text, type: string, required: true}
+  - name: fail
+    description: Fail with a plugin error code.
+    read_only: true
+`
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{}
+)
+
+// Build compiles the test plugin with the given version string (cached per
+// version for the test binary's lifetime) and returns the binary's path.
+func Build(t testing.TB, version string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := built[version]; ok {
+		return p
+	}
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "plugins", "testtool")
+	dir, err := os.MkdirTemp("", "testtool-build-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "testtool")
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", out, ".")
+	cmd.Dir = src
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build test plugin: %v\n%s", err, b)
+	}
+	built[version] = out
+	return out
+}
+
+// Install puts the test plugin (built with version) and its manifest into
+// pluginsDir/testtool and returns that folder.
+func Install(t testing.TB, pluginsDir, version string) string {
+	t.Helper()
+	dir := filepath.Join(pluginsDir, "testtool")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(Manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	CopyBinary(t, Build(t, version), filepath.Join(dir, "testtool"))
+	return dir
+}
+
+// CopyBinary copies an executable atomically (write then rename), as an
+// author's build would replace it.
+func CopyBinary(t testing.TB, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+}

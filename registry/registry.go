@@ -1,0 +1,389 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hashicorp/go-hclog"
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolhost/toolhost/manifests"
+)
+
+// SkillFile is the file name of a skill.
+const SkillFile = "SKILL.md"
+
+// Options configure a Registry. The zero value scans nothing.
+type Options struct {
+	// PluginDirs are the folders whose child folders hold tool.yaml files.
+	PluginDirs []string
+	// SkillDirs are folders whose child folders hold SKILL.md files; skills
+	// inside plugin folders are found too.
+	SkillDirs []string
+	// Getenv resolves secrets for readiness; nil means os.Getenv.
+	Getenv func(string) string
+	// Logger receives scan and watch messages; nil discards them.
+	Logger hclog.Logger
+	// Debounce is how long the watcher waits for a burst of changes to end
+	// (default 150ms).
+	Debounce time.Duration
+	// Rescan is the period of the safety-net rescan (default 30s).
+	Rescan time.Duration
+}
+
+// Registry holds the current snapshot and keeps it up to date.
+type Registry struct {
+	opts Options
+	cur  atomic.Pointer[Snapshot]
+
+	scanMu sync.Mutex // one scan at a time
+	hashes map[string]hashEntry
+
+	subMu sync.Mutex
+	subs  []chan struct{}
+}
+
+// hashEntry caches a binary's sha256 by size and modification time, so a
+// binary is hashed once per change, not per scan.
+type hashEntry struct {
+	size  int64
+	mtime time.Time
+	sum   string
+}
+
+// New returns a Registry with an empty snapshot; call Scan or Watch.
+func New(opts Options) *Registry {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = 150 * time.Millisecond
+	}
+	if opts.Rescan <= 0 {
+		opts.Rescan = 30 * time.Second
+	}
+	r := &Registry{opts: opts, hashes: map[string]hashEntry{}}
+	r.cur.Store(newSnapshot(nil, nil, nil, ""))
+	return r
+}
+
+// Snapshot returns the current snapshot. It never blocks.
+func (r *Registry) Snapshot() *Snapshot { return r.cur.Load() }
+
+// Changes returns a channel that receives a value (coalesced) after each
+// scan that changed the digest.
+func (r *Registry) Changes() <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	r.subMu.Lock()
+	r.subs = append(r.subs, ch)
+	r.subMu.Unlock()
+	return ch
+}
+
+// Scan reads every plugin and skill folder now and publishes the result.
+func (r *Registry) Scan() *Snapshot {
+	r.scanMu.Lock()
+	defer r.scanMu.Unlock()
+	snap := r.scan()
+	old := r.cur.Swap(snap)
+	if old.Digest != snap.Digest {
+		r.opts.Logger.Debug("registry changed", "tools", len(snap.Tools), "skills", len(snap.Skills), "broken", len(snap.Broken))
+		r.subMu.Lock()
+		for _, ch := range r.subs {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+		r.subMu.Unlock()
+	}
+	return snap
+}
+
+func (r *Registry) scan() *Snapshot {
+	var tools []*Tool
+	var broken []Broken
+	seen := map[string]string{}
+	var skillDirs []string
+	digest := sha256.New()
+	for _, root := range r.opts.PluginDirs {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				broken = append(broken, Broken{Path: root, Error: fmt.Sprintf("read plugin folder: %v", err)})
+			}
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(root, e.Name())
+			if !isDir(dir) {
+				continue
+			}
+			skillDirs = append(skillDirs, dir)
+			path := filepath.Join(dir, manifests.FileName)
+			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			fmt.Fprintf(digest, "manifest %s %x\n", path, sha256.Sum256(data))
+			if err != nil {
+				broken = append(broken, Broken{Path: path, Error: err.Error()})
+				continue
+			}
+			m, err := manifests.ParseBytes(path, data)
+			if err != nil {
+				broken = append(broken, Broken{Path: path, Error: err.Error()})
+				continue
+			}
+			if first, dup := seen[m.Name]; dup {
+				broken = append(broken, Broken{Path: path, Error: fmt.Sprintf("%s: name: %q is already taken by %s", path, m.Name, first)})
+				continue
+			}
+			seen[m.Name] = path
+			t := r.loadTool(m, dir)
+			fmt.Fprintf(digest, "binary %s %s %v %s\n", t.Binary, t.SHA256, t.Ready, t.NotReady)
+			tools = append(tools, t)
+		}
+	}
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
+	skills, skillBroken := r.scanSkills(append(append([]string{}, r.opts.SkillDirs...), skillDirs...), digest)
+	broken = append(broken, skillBroken...)
+	for _, b := range broken {
+		fmt.Fprintf(digest, "broken %s %s\n", b.Path, b.Error)
+	}
+	return newSnapshot(tools, skills, broken, hex.EncodeToString(digest.Sum(nil)))
+}
+
+// loadTool resolves a manifest's binary and readiness.
+func (r *Registry) loadTool(m *manifests.Manifest, dir string) *Tool {
+	t := &Tool{Manifest: m, Dir: dir, Binary: filepath.Join(dir, m.Entrypoint)}
+	st, err := os.Stat(t.Binary)
+	switch {
+	case err != nil:
+		t.NotReady = fmt.Sprintf("%s not found — run make (or build the plugin into its folder)", t.Binary)
+		return t
+	case st.IsDir() || st.Mode()&0o111 == 0:
+		t.NotReady = fmt.Sprintf("%s is not an executable file — chmod +x it or rebuild it", t.Binary)
+		return t
+	}
+	sum, err := r.hashFile(t.Binary, st)
+	if err != nil {
+		t.NotReady = fmt.Sprintf("read %s: %v", t.Binary, err)
+		return t
+	}
+	t.SHA256 = sum
+	if m.SHA256 != "" && !strings.EqualFold(m.SHA256, sum) {
+		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, sum, m.SHA256)
+		return t
+	}
+	var missing []string
+	for _, s := range m.Secrets {
+		if s.Required && r.opts.Getenv(s.Env) == "" {
+			missing = append(missing, fmt.Sprintf("secret %s needs environment variable %s", s.Name, s.Env))
+		}
+	}
+	if len(missing) > 0 {
+		t.NotReady = strings.Join(missing, "; ")
+		return t
+	}
+	t.Ready = true
+	return t
+}
+
+// hashFile returns path's sha256, from the cache when size and mtime match.
+func (r *Registry) hashFile(path string, st os.FileInfo) (string, error) {
+	if h, ok := r.hashes[path]; ok && h.size == st.Size() && h.mtime.Equal(st.ModTime()) {
+		return h.sum, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	r.hashes[path] = hashEntry{size: st.Size(), mtime: st.ModTime(), sum: sum}
+	return sum, nil
+}
+
+// scanSkills reads SKILL.md in each dir's child folders and in the dirs
+// themselves (plugin folders).
+func (r *Registry) scanSkills(dirs []string, digest io.Writer) ([]*Skill, []Broken) {
+	var skills []*Skill
+	var broken []Broken
+	seen := map[string]bool{}
+	add := func(path string) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return
+		}
+		fmt.Fprintf(digest, "skill %s %x\n", path, sha256.Sum256(data))
+		sk, err := parseSkill(path, data)
+		if err != nil {
+			broken = append(broken, Broken{Path: path, Error: err.Error()})
+			return
+		}
+		skills = append(skills, sk)
+	}
+	for _, d := range dirs {
+		add(filepath.Join(d, SkillFile))
+		add(filepath.Join(d, "skills", SkillFile))
+		for _, sub := range []string{d, filepath.Join(d, "skills")} {
+			entries, _ := os.ReadDir(sub)
+			for _, e := range entries {
+				if e.IsDir() {
+					add(filepath.Join(sub, e.Name(), SkillFile))
+				}
+			}
+		}
+	}
+	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
+	var out []*Skill
+	names := map[string]string{}
+	for _, sk := range skills {
+		if first, dup := names[sk.Name]; dup {
+			broken = append(broken, Broken{Path: sk.Path, Error: fmt.Sprintf("%s: name: %q is already taken by %s", sk.Path, sk.Name, first)})
+			continue
+		}
+		names[sk.Name] = sk.Path
+		out = append(out, sk)
+	}
+	return out, broken
+}
+
+// parseSkill reads a SKILL.md's frontmatter (name and description).
+func parseSkill(path string, data []byte) (*Skill, error) {
+	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
+	if !ok {
+		return nil, fmt.Errorf("%s:1: frontmatter: a skill starts with a --- block holding name and description", path)
+	}
+	front, _, ok := bytes.Cut(rest, []byte("\n---"))
+	if !ok {
+		return nil, fmt.Errorf("%s:1: frontmatter: the --- block is not closed", path)
+	}
+	var fm struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+	}
+	if err := yaml.Unmarshal(front, &fm); err != nil {
+		return nil, fmt.Errorf("%s: frontmatter: %w", path, err)
+	}
+	if fm.Name == "" || fm.Description == "" {
+		return nil, fmt.Errorf("%s:2: frontmatter: name and description are required", path)
+	}
+	return &Skill{Name: fm.Name, Description: strings.TrimSpace(fm.Description), Path: path}, nil
+}
+
+// Body returns the skill's whole Markdown.
+func (s *Skill) Body() (string, error) {
+	b, err := os.ReadFile(s.Path)
+	if err != nil {
+		return "", fmt.Errorf("registry: read skill %s: %w", s.Name, err)
+	}
+	return string(b), nil
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// Watch scans, then keeps the snapshot current until ctx ends: fsnotify
+// events (debounced) trigger a rescan, and a periodic rescan catches what
+// the watcher misses.
+func (r *Registry) Watch(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("registry: watch: %w", err)
+	}
+	defer w.Close()
+	r.Scan()
+	r.rewatch(w)
+	ticker := time.NewTicker(r.opts.Rescan)
+	defer ticker.Stop()
+	var debounce <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			r.opts.Logger.Trace("fs event", "event", ev.String())
+			debounce = time.After(r.opts.Debounce)
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			r.opts.Logger.Warn("watcher error; relying on periodic rescan", "error", err)
+		case <-debounce:
+			debounce = nil
+			r.Scan()
+			r.rewatch(w)
+		case <-ticker.C:
+			r.Scan()
+			r.rewatch(w)
+		}
+	}
+}
+
+// rewatch makes the watcher cover every root and child folder (new plugin
+// folders appear as children of a root).
+func (r *Registry) rewatch(w *fsnotify.Watcher) {
+	want := map[string]bool{}
+	for _, root := range append(append([]string{}, r.opts.PluginDirs...), r.opts.SkillDirs...) {
+		if !isDir(root) {
+			// Watch the nearest existing parent so the root's creation is seen.
+			if p := filepath.Dir(root); isDir(p) {
+				want[p] = true
+			}
+			continue
+		}
+		want[root] = true
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if e.IsDir() {
+				want[filepath.Join(root, e.Name())] = true
+			}
+		}
+	}
+	have := map[string]bool{}
+	for _, p := range w.WatchList() {
+		have[p] = true
+		if !want[p] {
+			_ = w.Remove(p)
+		}
+	}
+	for p := range want {
+		if !have[p] {
+			if err := w.Add(p); err != nil {
+				r.opts.Logger.Debug("watch folder", "path", p, "error", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,185 @@
+// Package registry is the live registry of plugins and skills: it scans the
+// plugin folders, watches them, and publishes immutable snapshots that
+// readers swap in atomically. A broken manifest is listed with its error and
+// never hides the others.
+package registry
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/toolhost/toolhost/manifests"
+)
+
+// Snapshot is one whole, immutable view of the plugins and skills. Never
+// modify a Snapshot or anything it points to.
+type Snapshot struct {
+	// Tools holds every valid plugin (tools and agents), sorted by name.
+	Tools []*Tool
+	// Skills holds every skill, sorted by name.
+	Skills []*Skill
+	// Broken lists manifests and skills that could not be loaded.
+	Broken []Broken
+	// Digest is a hex sha256 over the manifests, binaries and readiness: it
+	// changes whenever anything a caller could see changes.
+	Digest string
+
+	byName  map[string]*Tool
+	skillBy map[string]*Skill
+}
+
+// Tool is one loaded plugin.
+type Tool struct {
+	Manifest *manifests.Manifest
+	// Dir is the plugin's folder.
+	Dir string
+	// Binary is the absolute path of the entrypoint.
+	Binary string
+	// SHA256 is the binary's hex sha256, empty when it is missing.
+	SHA256 string
+	// Ready says whether the tool can run; NotReady says why not.
+	Ready    bool
+	NotReady string
+}
+
+// Name returns the tool's name.
+func (t *Tool) Name() string { return t.Manifest.Name }
+
+// Skill is one SKILL.md.
+type Skill struct {
+	Name        string
+	Description string
+	// Path is the SKILL.md file.
+	Path string
+}
+
+// Broken is a manifest or skill that failed to load.
+type Broken struct {
+	// Path is the file that failed.
+	Path string
+	// Error says what is wrong, with line and field where known.
+	Error string
+}
+
+// Tool returns the named tool or agent, or nil and the closest names.
+func (s *Snapshot) Tool(name string) (*Tool, []string) {
+	if t, ok := s.byName[name]; ok {
+		return t, nil
+	}
+	names := make([]string, len(s.Tools))
+	for i, t := range s.Tools {
+		names[i] = t.Name()
+	}
+	return nil, manifests.Suggest(name, names)
+}
+
+// Skill returns the named skill, or nil and the closest names.
+func (s *Snapshot) Skill(name string) (*Skill, []string) {
+	if sk, ok := s.skillBy[name]; ok {
+		return sk, nil
+	}
+	names := make([]string, len(s.Skills))
+	for i, sk := range s.Skills {
+		names[i] = sk.Name
+	}
+	return nil, manifests.Suggest(name, names)
+}
+
+// Match is one search hit: an action of a tool or agent, or a skill.
+type Match struct {
+	// Kind is "tool", "agent" or "skill".
+	Kind string
+	// Name is the tool, agent or skill name.
+	Name string
+	// Action is the action name; empty for a skill.
+	Action string
+	// Description is the action's (or skill's) description.
+	Description string
+	// Score ranks the hit: higher is better.
+	Score int
+}
+
+// Search ranks the actions and skills that match every word of query (in
+// names first, then descriptions), best first. kind, when not empty,
+// filters to "tool", "agent" or "skill".
+func (s *Snapshot) Search(query, kind string) []Match {
+	terms := strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(query)))
+	if len(terms) == 0 {
+		return nil
+	}
+	var out []Match
+	for _, t := range s.Tools {
+		k := string(t.Manifest.Kind)
+		if kind != "" && kind != k {
+			continue
+		}
+		for _, a := range t.Manifest.Actions {
+			if score := matchScore(terms, t.Name()+" "+a.Name, a.Description); score > 0 {
+				out = append(out, Match{Kind: k, Name: t.Name(), Action: a.Name, Description: a.Description, Score: score})
+			}
+		}
+	}
+	if kind == "" || kind == "skill" {
+		for _, sk := range s.Skills {
+			if score := matchScore(terms, sk.Name, sk.Description); score > 0 {
+				out = append(out, Match{Kind: "skill", Name: sk.Name, Description: sk.Description, Score: score})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Action < out[j].Action
+	})
+	return out
+}
+
+// matchScore scores a hit: every term must appear in the name or the
+// description; a term in the name counts more than one in the description,
+// a whole name word more than a part.
+func matchScore(terms []string, name, description string) int {
+	name = strings.ToLower(name)
+	nameWords := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == ' ' || r == '_' })
+	desc := strings.ToLower(description)
+	score := 0
+	for _, term := range terms {
+		stem := strings.TrimSuffix(term, "s")
+		switch {
+		case hasWord(nameWords, term) || hasWord(nameWords, stem):
+			score += 10
+		case strings.Contains(name, stem):
+			score += 6
+		case strings.Contains(desc, stem):
+			score += 2
+		default:
+			return 0
+		}
+	}
+	return score
+}
+
+func hasWord(words []string, w string) bool {
+	for _, x := range words {
+		if x == w || strings.TrimSuffix(x, "s") == w {
+			return true
+		}
+	}
+	return false
+}
+
+// newSnapshot indexes tools and skills and computes the digest.
+func newSnapshot(tools []*Tool, skills []*Skill, broken []Broken, digest string) *Snapshot {
+	s := &Snapshot{Tools: tools, Skills: skills, Broken: broken, Digest: digest,
+		byName: make(map[string]*Tool, len(tools)), skillBy: make(map[string]*Skill, len(skills))}
+	for _, t := range tools {
+		s.byName[t.Name()] = t
+	}
+	for _, sk := range skills {
+		s.skillBy[sk.Name] = sk
+	}
+	return s
+}

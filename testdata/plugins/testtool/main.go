@@ -1,0 +1,120 @@
+// Command testtool is a plugin that misbehaves on request, so the host's
+// tests can prove each supervision and hygiene property against a real
+// process: echo, slow, crash, panic, stdin, env, garbage, big, version.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// version is set with -ldflags "-X main.version=…" so tests can tell binaries apart.
+var version = "1"
+
+func main() {
+	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{
+		"echo":         echo,
+		"slow":         slow,
+		"crash":        func(context.Context, *sdk.Request) (*sdk.Result, error) { os.Exit(3); return nil, nil },
+		"panic":        func(context.Context, *sdk.Request) (*sdk.Result, error) { panic("deliberate panic") },
+		"stdin":        stdin,
+		"env":          env,
+		"garbage":      garbage,
+		"big":          big,
+		"version":      func(context.Context, *sdk.Request) (*sdk.Result, error) { return data("version", version), nil },
+		"delete-thing": echo,
+		"fail":         fail,
+	}})
+}
+
+func data(kv ...any) *sdk.Result {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return &sdk.Result{Data: m}
+}
+
+func echo(_ context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		Text       string `json:"text"`
+		MaxResults int    `json:"max-results"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	r := data("text", a.Text, "max_results", a.MaxResults, "caller", req.Caller, "version", version)
+	r.Markdown = "**echo:** " + a.Text
+	return r, nil
+}
+
+func slow(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		MS int `json:"ms"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(time.Duration(a.MS) * time.Millisecond)
+	for step := 0; time.Now().Before(deadline); step++ {
+		req.Progress(float64(step), 0, "working")
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return data("slept_ms", a.MS, "version", version), nil
+}
+
+func stdin(context.Context, *sdk.Request) (*sdk.Result, error) {
+	done := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(io.Discard, os.Stdin)
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		return data("eof", true, "bytes", n), nil
+	case <-time.After(2 * time.Second):
+		return data("eof", false), nil
+	}
+}
+
+func env(context.Context, *sdk.Request) (*sdk.Result, error) {
+	var names []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	wd, _ := os.Getwd()
+	return data("names", names, "pid", os.Getpid(), "ppid", os.Getppid(), "wd", wd), nil
+}
+
+func garbage(context.Context, *sdk.Request) (*sdk.Result, error) {
+	fmt.Println(`{"jsonrpc":"2.0","id":1,"result":"garbage from a plugin"}`)
+	fmt.Fprintln(os.Stdout, "more garbage")
+	return data("ok", true), nil
+}
+
+func big(_ context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		Bytes int `json:"bytes"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	return data("blob", strings.Repeat("x", a.Bytes)), nil
+}
+
+func fail(context.Context, *sdk.Request) (*sdk.Result, error) {
+	return nil, &sdk.Error{Code: "thing_not_found", Message: "no such thing", NextStep: "try another thing"}
+}
