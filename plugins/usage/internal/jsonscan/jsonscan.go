@@ -1,0 +1,249 @@
+// Package jsonscan reads chosen fields out of one JSON value without decoding
+// the rest: values that are not asked for are skipped byte-wise (a string is
+// skipped by searching for its closing quote), so a log line carrying
+// megabytes of message content costs a scan, not an allocation.
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// ErrSyntax reports a value that is not well-formed JSON.
+var ErrSyntax = errors.New("jsonscan: malformed JSON")
+
+// Fields calls fn with each key and raw value of the JSON object b, in order.
+// The key is raw (its escapes are not decoded); fn returns false to stop
+// early. It fails with ErrSyntax when b is not one well-formed object.
+func Fields(b []byte, fn func(key, val []byte) bool) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return ErrSyntax
+		}
+		ke, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : ke-1]
+		i = skipWS(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return ErrSyntax
+		}
+		i = skipWS(b, i+1)
+		ve, err := skipValue(b, i)
+		if err != nil {
+			return err
+		}
+		if !fn(key, b[i:ve]) {
+			return nil
+		}
+		i = skipWS(b, ve)
+		if i >= len(b) {
+			return ErrSyntax
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return nil
+		default:
+			return ErrSyntax
+		}
+	}
+}
+
+// Elements calls fn with each raw element of the JSON array b.
+func Elements(b []byte, fn func(val []byte) bool) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for {
+		ve, err := skipValue(b, i)
+		if err != nil {
+			return err
+		}
+		if !fn(b[i:ve]) {
+			return nil
+		}
+		i = skipWS(b, ve)
+		if i >= len(b) {
+			return ErrSyntax
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			return nil
+		default:
+			return ErrSyntax
+		}
+	}
+}
+
+// Valid reports whether b is exactly one well-formed JSON value (with
+// surrounding whitespace allowed).
+func Valid(b []byte) bool {
+	i := skipWS(b, 0)
+	e, err := skipValue(b, i)
+	return err == nil && skipWS(b, e) == len(b)
+}
+
+// String decodes a raw JSON string value; ok is false for any other value.
+func String(val []byte) (s string, ok bool) {
+	if len(val) < 2 || val[0] != '"' {
+		return "", false
+	}
+	inner := val[1 : len(val)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	if err := json.Unmarshal(val, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Int decodes a raw JSON number as an int64; null and non-numbers give 0,
+// false. A fractional number is truncated.
+func Int(val []byte) (int64, bool) {
+	if len(val) == 0 {
+		return 0, false
+	}
+	var n int64
+	neg := false
+	i := 0
+	if val[0] == '-' {
+		neg = true
+		i = 1
+	}
+	start := i
+	for ; i < len(val); i++ {
+		c := val[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if i == start {
+		return 0, false
+	}
+	if i < len(val) {
+		f, err := strconv.ParseFloat(string(val), 64)
+		if err != nil {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// Bool decodes a raw JSON boolean.
+func Bool(val []byte) bool { return len(val) == 4 && string(val) == "true" }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at b[i] == '"'.
+func skipString(b []byte, i int) (int, error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, ErrSyntax
+		}
+		q := j + k
+		// Count the backslashes before the quote: an odd number escapes it.
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the index just past the value starting at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, ErrSyntax
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{' || c == '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e, err := skipString(b, j)
+				if err != nil {
+					return 0, err
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		return 0, ErrSyntax
+	case c == 't':
+		return lit(b, i, "true")
+	case c == 'f':
+		return lit(b, i, "false")
+	case c == 'n':
+		return lit(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		j := i + 1
+		for j < len(b) {
+			d := b[j]
+			if (d >= '0' && d <= '9') || d == '.' || d == 'e' || d == 'E' || d == '+' || d == '-' {
+				j++
+				continue
+			}
+			break
+		}
+		return j, nil
+	default:
+		return 0, ErrSyntax
+	}
+}
+
+func lit(b []byte, i int, s string) (int, error) {
+	if len(b)-i < len(s) || string(b[i:i+len(s)]) != s {
+		return 0, ErrSyntax
+	}
+	return i + len(s), nil
+}

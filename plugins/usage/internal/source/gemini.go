@@ -1,0 +1,151 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Gemini reads Gemini CLI's recorded chats:
+// ${USAGE_GEMINI_DIR:-~/.gemini}/tmp/<project-hash>/chats/session-*.json
+// (one JSON document) or .jsonl (one message per line).
+type Gemini struct{}
+
+var _ Provider = Gemini{}
+
+// Name returns "gemini".
+func (Gemini) Name() string { return "gemini" }
+
+// Discover lists the chat files.
+func (Gemini) Discover(env Env) ([]Source, bool, error) {
+	dir := env("USAGE_GEMINI_DIR")
+	if dir == "" {
+		if h := env.Home(); h != "" {
+			dir = filepath.Join(h, ".gemini")
+		}
+	}
+	if dir == "" {
+		return nil, false, nil
+	}
+	tmp := filepath.Join(dir, "tmp")
+	ok, err := isDir(tmp)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	projects, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, true, err
+	}
+	var out []Source
+	for _, p := range projects {
+		if !p.IsDir() {
+			continue
+		}
+		chats := filepath.Join(tmp, p.Name(), "chats")
+		files, err := os.ReadDir(chats)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			n := f.Name()
+			if f.IsDir() || !strings.HasPrefix(n, "session-") {
+				continue
+			}
+			switch {
+			case strings.HasSuffix(n, ".json"):
+				out = append(out, Source{Path: filepath.Join(chats, n), Project: p.Name()})
+			case strings.HasSuffix(n, ".jsonl"):
+				out = append(out, Source{Path: filepath.Join(chats, n), Appendable: true, Project: p.Name()})
+			}
+		}
+	}
+	return out, true, nil
+}
+
+// geminiMessage is the part of one recorded message this provider reads.
+type geminiMessage struct {
+	ID        string `json:"id"`
+	Timestamp string `json:"timestamp"`
+	Type      string `json:"type"`
+	Model     string `json:"model"`
+	Tokens    *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	} `json:"tokens"`
+}
+
+type geminiChat struct {
+	SessionID   string          `json:"sessionId"`
+	ProjectHash string          `json:"projectHash"`
+	Messages    []geminiMessage `json:"messages"`
+}
+
+// Parse reads a chat file. Gemini's input count includes cached input (moved
+// to the cache-read bucket) and its thoughts are billed as output; tool-use
+// prompt tokens count as input.
+func (g Gemini) Parse(ctx context.Context, st *FileState) error {
+	if !st.Appendable {
+		b, err := os.ReadFile(st.Path)
+		if err != nil {
+			return err
+		}
+		st.BytesRead += int64(len(b))
+		st.Offset = int64(len(b))
+		var chat geminiChat
+		if err := json.Unmarshal(b, &chat); err != nil {
+			st.Skipped++
+			return fmt.Errorf("malformed chat: %w", err)
+		}
+		st.Lines += int64(len(chat.Messages))
+		for _, m := range chat.Messages {
+			g.add(st, chat.SessionID, m)
+		}
+		return nil
+	}
+	session, _ := st.Carry.(string)
+	return readLines(ctx, st, func(line []byte) {
+		var m struct {
+			geminiMessage
+			SessionID string `json:"sessionId"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			st.Skipped++
+			return
+		}
+		if m.SessionID != "" && session == "" {
+			session = m.SessionID
+			st.Carry = session
+		}
+		g.add(st, session, m.geminiMessage)
+	})
+}
+
+func (Gemini) add(st *FileState, session string, m geminiMessage) {
+	if m.Type != "gemini" || m.Tokens == nil {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, m.Timestamp)
+	if err != nil {
+		st.Skipped++
+		return
+	}
+	if session == "" {
+		session = st.Path
+	}
+	c := Call{Provider: "gemini", Time: t.UnixMilli(), Model: m.Model, Project: st.Project, Name: st.Project,
+		Session: session, Turn: uint64(st.ID) << 32}
+	if m.ID != "" {
+		c.Key = "gemini:" + session + ":" + m.ID
+	}
+	c.Tokens.CacheRead = m.Tokens.Cached
+	c.Tokens.Input = max(m.Tokens.Input-m.Tokens.Cached, 0) + m.Tokens.Tool
+	c.Tokens.Output = m.Tokens.Output + m.Tokens.Thoughts
+	st.Calls = append(st.Calls, c)
+}

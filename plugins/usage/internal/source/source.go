@@ -1,0 +1,260 @@
+// Package source reads local AI-coding session logs. Each provider (Claude
+// Code, Codex CLI, Gemini CLI, OpenCode) is one file behind the Provider
+// interface; the Store keeps per-file parse state keyed by path, size and
+// modification time so a warm refresh reads only appended bytes, and
+// deduplicates calls across files.
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/jsonscan"
+	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
+)
+
+// StepKind classifies one tool use of an assistant call.
+type StepKind uint8
+
+// The step kinds.
+const (
+	StepOther StepKind = iota
+	// StepRead reads without changing anything (Read, Grep, Glob, …).
+	StepRead
+	// StepEdit changes a file (Edit, MultiEdit, Write, NotebookEdit).
+	StepEdit
+	// StepShellRead is a shell command that only reads (ls, cat, git status…).
+	StepShellRead
+	// StepShell is any other shell command.
+	StepShell
+	// StepTest is a shell command that runs tests.
+	StepTest
+	// StepGit is a shell command that changes git state.
+	StepGit
+	// StepDelegate starts a sub-agent.
+	StepDelegate
+)
+
+// Step is one tool use: its kind and, for edits, a hash of the file path.
+type Step struct {
+	Kind StepKind
+	File uint64
+}
+
+// Call is one billed model request.
+type Call struct {
+	// Provider names the provider ("claude", "codex", …).
+	Provider string
+	// Time is the request's time in Unix milliseconds.
+	Time int64
+	// Model is the model name as logged.
+	Model string
+	// Project identifies the project (its working directory as logged); it
+	// is never output: Name or a hash of it is.
+	Project string
+	// Name is the project's display name (the last path element).
+	Name string
+	// Session identifies the session; sub-agents roll into their parent.
+	Session string
+	// Key deduplicates copies of one request across lines and files; empty
+	// when the log gives no identity.
+	Key string
+	// Turn identifies the turn (a user message and the calls after it).
+	Turn uint64
+	// Tokens are the request's tokens by bucket.
+	Tokens pricing.Tokens
+	// Steps are the tool uses the request asked for.
+	Steps []Step
+}
+
+// Total is the request's token total.
+func (c *Call) Total() int64 {
+	t := c.Tokens
+	return t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
+}
+
+// Env reads the environment.
+type Env func(key string) string
+
+// Home returns $HOME.
+func (e Env) Home() string { return e("HOME") }
+
+// Source is one file (or database) a provider reads.
+type Source struct {
+	// Path is the file's absolute path.
+	Path string
+	// Appendable means the file only grows by appended lines, so a larger
+	// file is read from where the last read stopped.
+	Appendable bool
+	// Session and Project, when set, name the call's session and project
+	// fallback for every call of this file.
+	Session string
+	Project string
+}
+
+// Provider reads one tool's logs.
+type Provider interface {
+	// Name is the provider's name in outputs ("claude", "codex", …).
+	Name() string
+	// Discover lists the provider's sources; found is false when the
+	// provider is not installed here (not an error). An error marks the
+	// provider degraded.
+	Discover(env Env) (sources []Source, found bool, err error)
+	// Parse reads st's file from st.Offset, appending calls to st.Calls.
+	Parse(ctx context.Context, st *FileState) error
+}
+
+// FileState is the parse state of one source.
+type FileState struct {
+	Source
+	// ID numbers the file inside the Store (turn identities use it).
+	ID uint32
+	// Size and ModTime are the file's at the last parse.
+	Size    int64
+	ModTime int64
+	// Offset is how far the file has been consumed (complete lines only).
+	Offset int64
+	// Calls are the calls parsed so far.
+	Calls []Call
+	// Lines counts lines seen, Skipped malformed ones, Oversized lines over
+	// the line bound.
+	Lines, Skipped, Oversized int64
+	// BytesRead counts bytes read by the last parse.
+	BytesRead int64
+	// Carry is the provider's state between appended reads.
+	Carry any
+	// Err is the last parse's error.
+	Err error
+}
+
+// MaxLineBytes bounds the line buffer; longer lines are skipped unread.
+var MaxLineBytes = 64 << 20
+
+// readLines calls fn with each complete line of st's file from st.Offset and
+// advances st.Offset past them. A final line without a newline is consumed
+// only when it is a whole JSON value (the writer may still be writing it).
+func readLines(ctx context.Context, st *FileState, fn func(line []byte)) error {
+	f, err := os.Open(st.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st.Offset > 0 {
+		if _, err := f.Seek(st.Offset, io.SeekStart); err != nil {
+			return err
+		}
+	}
+	buf := make([]byte, 0, 1<<20)
+	discarding := false
+	for n := 0; ; n++ {
+		if n%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		m, rerr := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		st.BytesRead += int64(m)
+		start := 0
+		for {
+			i := bytes.IndexByte(buf[start:], '\n')
+			if i < 0 {
+				break
+			}
+			line := buf[start : start+i]
+			if discarding {
+				discarding = false
+				st.Oversized++
+				st.Lines++
+			} else if len(line) > 0 {
+				st.Lines++
+				fn(line)
+			}
+			start += i + 1
+			st.Offset += int64(i + 1)
+		}
+		rem := copy(buf, buf[start:])
+		buf = buf[:rem]
+		if rerr == io.EOF {
+			if rem > 0 && !discarding && jsonscan.Valid(buf) {
+				st.Lines++
+				fn(buf)
+				st.Offset += int64(rem)
+			}
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+		if rem == cap(buf) {
+			if discarding || cap(buf) >= MaxLineBytes {
+				discarding = true
+				st.Offset += int64(rem)
+				buf = buf[:0]
+			} else {
+				nb := make([]byte, rem, 2*cap(buf))
+				copy(nb, buf)
+				buf = nb
+			}
+		}
+	}
+}
+
+// reason says why a file failed without naming its directory.
+func reason(path string, err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if path == "" {
+		return err.Error()
+	}
+	return filepath.Base(path) + ": " + err.Error()
+}
+
+// roots splits a comma list of directories, dropping empties.
+func roots(list string) []string {
+	var out []string
+	for _, r := range strings.Split(list, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// isDir reports whether path is a directory; a stat error other than "not
+// found" is returned.
+func isDir(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return st.IsDir(), nil
+}
+
+// fnv64 hashes s (FNV-1a).
+func fnv64(s []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range s {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// baseName is the last element of a slash or backslash path.
+func baseName(p string) string {
+	p = strings.TrimRight(p, `/\`)
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

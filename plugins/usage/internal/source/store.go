@@ -1,0 +1,312 @@
+package source
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/conc/pool"
+)
+
+// Degraded says why a provider's data is partial or missing.
+type Degraded struct {
+	Provider string `json:"provider"`
+	Reason   string `json:"reason"`
+}
+
+// ProviderStatus is what a refresh found for one provider.
+type ProviderStatus struct {
+	Provider     string `json:"provider"`
+	Found        bool   `json:"found"`
+	Files        int    `json:"files"`
+	Lines        int64  `json:"lines"`
+	SkippedLines int64  `json:"skipped_lines"`
+	Oversized    int64  `json:"oversized_lines,omitempty"`
+	Calls        int    `json:"calls"`
+}
+
+// Stats describe the store's cache.
+type Stats struct {
+	Scans           int64  `json:"scans"`
+	LastScan        string `json:"last_scan,omitempty"`
+	FilesCached     int    `json:"files_cached"`
+	FilesParsed     int    `json:"files_parsed_last_scan"`
+	BytesReadLast   int64  `json:"bytes_read_last_scan"`
+	BytesReadTotal  int64  `json:"bytes_read_total"`
+	CallsIndexed    int    `json:"calls_indexed"`
+	Generation      uint64 `json:"generation"`
+	LastScanMicros  int64  `json:"last_scan_us"`
+	IncrementalLast bool   `json:"incremental_last_scan"`
+}
+
+// Snapshot is the deduplicated calls of all providers after a refresh.
+type Snapshot struct {
+	// Calls are deduplicated: of the copies of one request the one with
+	// the largest token total is kept.
+	Calls []Call
+	// Degraded lists providers whose data is partial or missing.
+	Degraded []Degraded
+	// Providers says what each provider found.
+	Providers []ProviderStatus
+	// SkippedLines counts malformed lines over all providers.
+	SkippedLines int64
+	// Generation changes whenever the calls change.
+	Generation uint64
+	// Stats are the cache's counters at this refresh.
+	Stats Stats
+}
+
+// Store keeps per-file parse state and the deduplicated index. Its methods
+// are safe for concurrent use; refreshes are serialised.
+type Store struct {
+	providers []Provider
+	env       Env
+	workers   int
+
+	mu      sync.Mutex
+	files   map[string]*FileState
+	nextID  uint32
+	calls   []Call
+	keyIdx  map[string]int
+	snap    *Snapshot
+	stats   Stats
+	indexed map[string]int // file path → calls already merged into the index
+}
+
+// NewStore returns a store over providers; workers bounds parallel parsing
+// (0 means GOMAXPROCS).
+func NewStore(env Env, workers int, providers ...Provider) *Store {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &Store{providers: providers, env: env, workers: workers, files: map[string]*FileState{},
+		keyIdx: map[string]int{}, indexed: map[string]int{}}
+}
+
+// Progress is told how many files of a refresh are parsed.
+type Progress func(done, total int)
+
+type job struct {
+	st       *FileState
+	provider Provider
+	reset    bool
+}
+
+// Refresh brings the index up to date: new or rewritten files are parsed
+// whole, grown appendable files from where the last parse stopped, unchanged
+// files not at all. A provider that fails is reported in Degraded; the others
+// are unaffected.
+func (s *Store) Refresh(ctx context.Context, progress Progress) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	var degraded []Degraded
+	var statuses []ProviderStatus
+	seen := map[string]bool{}
+	var jobs []job
+	byProvider := map[string][]*FileState{}
+	rebuild := false
+	for _, p := range s.providers {
+		srcs, found, err := safeDiscover(p, s.env)
+		if err != nil {
+			degraded = append(degraded, Degraded{Provider: p.Name(), Reason: "discover: " + reason("", err)})
+		}
+		statuses = append(statuses, ProviderStatus{Provider: p.Name(), Found: found})
+		for _, src := range srcs {
+			seen[src.Path] = true
+			size, mtime, err := stat(src)
+			st := s.files[src.Path]
+			if err != nil {
+				degraded = append(degraded, Degraded{Provider: p.Name(), Reason: reason(src.Path, err)})
+				if st != nil {
+					byProvider[p.Name()] = append(byProvider[p.Name()], st)
+				}
+				continue
+			}
+			switch {
+			case st == nil:
+				s.nextID++
+				st = &FileState{Source: src, ID: s.nextID}
+				s.files[src.Path] = st
+				jobs = append(jobs, job{st: st, provider: p, reset: true})
+			case st.Size == size && st.ModTime == mtime && st.Err == nil:
+			case src.Appendable && size >= st.Size && st.Err == nil:
+				jobs = append(jobs, job{st: st, provider: p})
+			default:
+				rebuild = true
+				jobs = append(jobs, job{st: st, provider: p, reset: true})
+			}
+			st.Size, st.ModTime = size, mtime
+			byProvider[p.Name()] = append(byProvider[p.Name()], st)
+		}
+	}
+	for path := range s.files {
+		if !seen[path] {
+			delete(s.files, path)
+			rebuild = true
+		}
+	}
+	var bytesRead int64
+	if len(jobs) > 0 {
+		var done atomic.Int64
+		var progMu sync.Mutex
+		pl := pool.New().WithMaxGoroutines(s.workers)
+		for _, j := range jobs {
+			pl.Go(func() {
+				st := j.st
+				if j.reset {
+					*st = FileState{Source: st.Source, ID: st.ID, Size: st.Size, ModTime: st.ModTime}
+				}
+				st.BytesRead = 0
+				st.Err = safeParse(ctx, j.provider, st)
+				n := done.Add(1)
+				if progress != nil {
+					progMu.Lock()
+					progress(int(n), len(jobs))
+					progMu.Unlock()
+				}
+			})
+		}
+		pl.Wait()
+		for _, j := range jobs {
+			bytesRead += j.st.BytesRead
+			if j.reset {
+				rebuild = true
+			}
+		}
+	}
+	changed := rebuild
+	if rebuild {
+		s.calls = s.calls[:0]
+		clear(s.keyIdx)
+		clear(s.indexed)
+		paths := make([]string, 0, len(s.files))
+		for p := range s.files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			s.merge(s.files[p])
+		}
+	} else {
+		for _, j := range jobs {
+			if s.indexed[j.st.Path] < len(j.st.Calls) {
+				changed = true
+			}
+			s.merge(j.st)
+		}
+	}
+	// Per-provider status, skipped lines and unreadable files.
+	var skipped int64
+	for i := range statuses {
+		ps := &statuses[i]
+		for _, st := range byProvider[ps.Provider] {
+			ps.Files++
+			ps.Lines += st.Lines
+			ps.SkippedLines += st.Skipped
+			ps.Oversized += st.Oversized
+			ps.Calls += len(st.Calls)
+			if st.Err != nil {
+				degraded = append(degraded, Degraded{Provider: ps.Provider, Reason: reason(st.Path, st.Err)})
+			}
+		}
+		skipped += ps.SkippedLines
+	}
+	if changed || s.snap == nil {
+		s.stats.Generation++
+	}
+	s.stats.Scans++
+	s.stats.LastScan = time.Now().UTC().Format(time.RFC3339)
+	s.stats.FilesCached = len(s.files)
+	s.stats.FilesParsed = len(jobs)
+	s.stats.BytesReadLast = bytesRead
+	s.stats.BytesReadTotal += bytesRead
+	s.stats.CallsIndexed = len(s.calls)
+	s.stats.LastScanMicros = time.Since(start).Microseconds()
+	s.stats.IncrementalLast = !rebuild
+	s.snap = &Snapshot{Calls: s.calls, Degraded: degraded, Providers: statuses, SkippedLines: skipped,
+		Generation: s.stats.Generation, Stats: s.stats}
+}
+
+// merge adds the calls of st not yet in the index.
+func (s *Store) merge(st *FileState) {
+	from := s.indexed[st.Path]
+	for i := from; i < len(st.Calls); i++ {
+		c := st.Calls[i]
+		if c.Key == "" {
+			s.calls = append(s.calls, c)
+			continue
+		}
+		if j, ok := s.keyIdx[c.Key]; ok {
+			if c.Total() > s.calls[j].Total() {
+				s.calls[j] = c
+			}
+			continue
+		}
+		s.keyIdx[c.Key] = len(s.calls)
+		s.calls = append(s.calls, c)
+	}
+	s.indexed[st.Path] = len(st.Calls)
+}
+
+// Stats returns the cache's counters.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// View runs fn with the latest snapshot while no refresh can change it (a
+// refresh reuses the calls slice). fn must not keep the snapshot.
+func (s *Store) View(fn func(*Snapshot)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := s.snap
+	if snap == nil {
+		snap = &Snapshot{}
+	}
+	fn(snap)
+}
+
+// stat returns a source's size and modification time; a database's
+// write-ahead log counts too.
+func stat(src Source) (int64, int64, error) {
+	fi, err := os.Stat(src.Path)
+	if err != nil {
+		return 0, 0, err
+	}
+	size, mtime := fi.Size(), fi.ModTime().UnixNano()
+	if !src.Appendable {
+		if w, err := os.Stat(src.Path + "-wal"); err == nil {
+			size += w.Size()
+			mtime = max(mtime, w.ModTime().UnixNano())
+		}
+	}
+	return size, mtime, nil
+}
+
+func safeDiscover(p Provider, env Env) (srcs []Source, found bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError{r}
+		}
+	}()
+	return p.Discover(env)
+}
+
+func safeParse(ctx context.Context, p Provider, st *FileState) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError{r}
+		}
+	}()
+	return p.Parse(ctx, st)
+}
+
+type panicError struct{ v any }
+
+func (e panicError) Error() string { return "provider failed: internal error" }

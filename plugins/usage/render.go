@@ -1,0 +1,278 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
+	"github.com/toolhost/toolhost/plugins/usage/internal/report"
+	"github.com/toolhost/toolhost/plugins/usage/internal/source"
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// usageData is get-usage's structured result.
+type usageData struct {
+	*window
+	Pricing string `json:"pricing"`
+	By      string `json:"by,omitempty"`
+	*report.Usage
+	Empty        bool              `json:"empty,omitempty"`
+	Message      string            `json:"message,omitempty"`
+	Degraded     []source.Degraded `json:"degraded"`
+	SkippedLines int64             `json:"skipped_lines"`
+	PricesAsOf   string            `json:"prices_as_of"`
+	Truncated    bool              `json:"truncated,omitempty"`
+}
+
+// savingsData is get-savings' structured result.
+type savingsData struct {
+	*window
+	*report.Savings
+	Empty        bool              `json:"empty,omitempty"`
+	Message      string            `json:"message,omitempty"`
+	Degraded     []source.Degraded `json:"degraded"`
+	SkippedLines int64             `json:"skipped_lines"`
+}
+
+func periodWords(w *window) string {
+	switch w.Label {
+	case "today":
+		return "today"
+	case "last_7_days":
+		return "in the last 7 days"
+	case "last_30_days":
+		return "in the last 30 days"
+	case "month_to_date":
+		return "this month"
+	case "last_6_months":
+		return "in the last 6 months"
+	}
+	return "from " + w.From + " to " + w.To
+}
+
+func degradedNote(d []source.Degraded) string {
+	if len(d) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\n_Partial data:_\n")
+	for _, x := range d {
+		fmt.Fprintf(&b, "- %s: %s\n", x.Provider, x.Reason)
+	}
+	return b.String()
+}
+
+func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table, degraded []source.Degraded, skipped int64) *sdk.Result {
+	if degraded == nil {
+		degraded = []source.Degraded{}
+	}
+	d := &usageData{window: w, Pricing: a.Pricing, By: a.By, Usage: u, Degraded: degraded, SkippedLines: skipped, PricesAsOf: prices.AsOf}
+	if u.Totals.Calls == 0 {
+		what := "no usage recorded " + periodWords(w) + " yet"
+		if a.Provider != "" {
+			what = "no " + a.Provider + " usage recorded " + periodWords(w) + " yet"
+		}
+		d.Usage = nil
+		d.Empty = true
+		d.Message = what + " — run some coding sessions, or widen the period (e.g. period=last_30_days)."
+		return &sdk.Result{Data: d, Markdown: d.Message + degradedNote(degraded)}
+	}
+	var b strings.Builder
+	t := u.Totals
+	fmt.Fprintf(&b, "**AI coding usage %s** (%s, %s pricing): **%s** over %d calls",
+		periodWords(w), w.Timezone, a.Pricing, usd(t.CostUSD), t.Calls)
+	if t.Sessions > 0 {
+		fmt.Fprintf(&b, " in %d sessions", t.Sessions)
+	}
+	fmt.Fprintf(&b, " · tokens: %s in, %s out, %s cache write, %s cache read · cache hit %.1f%%",
+		num(t.InputTokens), num(t.OutputTokens), num(t.CacheWriteTokens), num(t.CacheReadTokens), t.CacheHitPct)
+	if t.OneShotPct != nil {
+		fmt.Fprintf(&b, " · one-shot %.1f%%", *t.OneShotPct)
+	}
+	b.WriteString("\n")
+	if a.By == "" {
+		table(&b, "Model", u.TopModels)
+		table(&b, "Project", u.TopProjects)
+		table(&b, "Task", u.TopTasks)
+	} else {
+		table(&b, strings.ToUpper(a.By[:1])+a.By[1:], u.Rows)
+		if u.RowsTotal > len(u.Rows) {
+			fmt.Fprintf(&b, "\n_%d of %d rows; raise limit to see more._\n", len(u.Rows), u.RowsTotal)
+		}
+	}
+	if len(u.Unpriced) > 0 {
+		fmt.Fprintf(&b, "\n_Unpriced models (cost not counted): %s._\n", strings.Join(u.Unpriced, ", "))
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "\n_%d malformed log lines skipped._\n", skipped)
+	}
+	b.WriteString(degradedNote(degraded))
+	return &sdk.Result{Data: d, Markdown: b.String()}
+}
+
+func table(b *strings.Builder, title string, rows []report.Row) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n| %s | Cost | Calls | Input | Output | Cache write | Cache read | Total |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", title)
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", mdEscape(r.Key), usd(r.CostUSD), r.Calls,
+			num(r.InputTokens), num(r.OutputTokens), num(r.CacheWriteTokens), num(r.CacheReadTokens), num(r.TotalTokens))
+	}
+}
+
+func renderSavings(w *window, s *report.Savings, degraded []source.Degraded, skipped int64) *sdk.Result {
+	if degraded == nil {
+		degraded = []source.Degraded{}
+	}
+	d := &savingsData{window: w, Savings: s, Degraded: degraded, SkippedLines: skipped}
+	if s.Turns == 0 {
+		d.Savings = nil
+		d.Empty = true
+		d.Message = "no usage recorded " + periodWords(w) + " yet — nothing to optimise."
+		return &sdk.Result{Data: d, Markdown: d.Message + degradedNote(degraded)}
+	}
+	if s.Findings == nil {
+		s.Findings = []report.Finding{}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Savings %s** (%s): %s over %d turns, %d with edits.\n", periodWords(w), w.Timezone, usd(s.CostUSD), s.Turns, s.EditTurns)
+	if len(s.Findings) == 0 {
+		b.WriteString("\nNo findings: nothing obvious to save.\n")
+	} else {
+		b.WriteString("\n| Finding | Impact | What to do |\n|---|---:|---|\n")
+		for _, f := range s.Findings {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", f.Title, usd(f.ImpactUSD), mdEscape(f.Detail))
+		}
+	}
+	if len(s.OneShot) > 0 {
+		b.WriteString("\n| Model | Edit turns | One-shot | Retry tax | Cost |\n|---|---:|---:|---:|---:|\n")
+		for _, m := range s.OneShot {
+			fmt.Fprintf(&b, "| %s | %d | %.1f%% | %s | %s |\n", mdEscape(m.Model), m.EditTurns, m.OneShotPct, usd(m.RetryTaxUSD), usd(m.CostUSD))
+		}
+	}
+	if s.RoutingWaste.Note != "" {
+		fmt.Fprintf(&b, "\n_Routing waste: %s._\n", s.RoutingWaste.Note)
+	}
+	b.WriteString(degradedNote(degraded))
+	return &sdk.Result{Data: d, Markdown: b.String()}
+}
+
+func renderStatus(d *statusData) string {
+	var b strings.Builder
+	b.WriteString("| Provider | Found | Files | Lines | Skipped | Calls |\n|---|---|---:|---:|---:|---:|\n")
+	for _, p := range d.Providers {
+		fmt.Fprintf(&b, "| %s | %v | %d | %d | %d | %d |\n", p.Provider, p.Found, p.Files, p.Lines, p.SkippedLines, p.Calls)
+	}
+	c := d.Cache
+	fmt.Fprintf(&b, "\nLast scan %s: %d files parsed, %s bytes read (%s in all over %d scans), %d calls indexed. Prices as of %s (%s).\n",
+		c.LastScan, c.FilesParsed, num(c.BytesReadLast), num(c.BytesReadTotal), c.Scans, c.CallsIndexed, d.Prices.AsOf, strings.Join(d.Prices.Sources, " + "))
+	b.WriteString(degradedNote(d.Degraded))
+	return b.String()
+}
+
+// fit trims a usage result's rows until its JSON fits the caller's budget.
+func fit(res *sdk.Result, budget int) *sdk.Result {
+	d, ok := res.Data.(*usageData)
+	if !ok || budget <= 0 || d.Usage == nil {
+		return res
+	}
+	size := func(v any) int { b, _ := json.Marshal(v); return len(b) }
+	if size(d) <= budget {
+		return res
+	}
+	c := *d
+	u := *d.Usage
+	c.Usage = &u
+	c.Truncated = true
+	for size(&c) > budget {
+		switch {
+		case len(u.Rows) > 1:
+			u.Rows = u.Rows[:len(u.Rows)/2]
+		case len(u.TopProjects) > 1 || len(u.TopModels) > 1 || len(u.TopTasks) > 1:
+			u.TopProjects = half(u.TopProjects)
+			u.TopModels = half(u.TopModels)
+			u.TopTasks = half(u.TopTasks)
+		default:
+			return &sdk.Result{Data: &c, Markdown: res.Markdown}
+		}
+	}
+	return &sdk.Result{Data: &c, Markdown: res.Markdown}
+}
+
+func half(r []report.Row) []report.Row {
+	if len(r) > 1 {
+		return r[:len(r)/2]
+	}
+	return r
+}
+
+func usd(f float64) string {
+	if f != 0 && f < 0.01 {
+		return fmt.Sprintf("$%.4f", f)
+	}
+	return fmt.Sprintf("$%.2f", f)
+}
+
+// num formats an integer with thousands separators.
+func num(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + num(-n)
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// suggest returns the valid values closest to v (edit distance ≤ 3, or a
+// shared prefix).
+func suggest(v string, valid []string) []string {
+	type cand struct {
+		s string
+		d int
+	}
+	var cs []cand
+	norm := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(v))
+	for _, x := range valid {
+		d := lev(norm, x)
+		if d <= 3 || (len(norm) >= 3 && strings.HasPrefix(x, norm)) || strings.Contains(x, norm) && norm != "" {
+			cs = append(cs, cand{x, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.s)
+	}
+	return out
+}
+
+func lev(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
+	"github.com/toolhost/toolhost/plugins/usage/internal/report"
+	"github.com/toolhost/toolhost/plugins/usage/internal/source"
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// Error codes of this plugin.
+const (
+	codeBadTimezone sdk.Code = "invalid_timezone"
+	codeBadDate     sdk.Code = "invalid_date"
+)
+
+var (
+	periods  = []string{"today", "last_7_days", "last_30_days", "month_to_date", "last_6_months"}
+	bys      = []string{"project", "model", "task", "provider", "day"}
+	provs    = []string{"claude", "codex", "gemini", "opencode"}
+	pricings = []string{string(pricing.ModeProvider), string(pricing.ModeCCUsage)}
+)
+
+// service is the resident state of the plugin: the parse cache, the price
+// table, the memo of results and the in-flight coalescing of identical calls.
+type service struct {
+	env   source.Env
+	now   func() time.Time
+	store *source.Store
+	// bg outlives any one call: a shared scan runs under it, so one
+	// caller's cancellation cannot abort the scan the others wait for.
+	bg     context.Context
+	flight singleflight.Group
+	// computes counts the reports actually computed (not coalesced or memoised).
+	computes atomic.Int64
+
+	pricesMu   sync.Mutex
+	prices     *pricing.Table
+	pricesAt   time.Time
+	pricesWarn []source.Degraded
+
+	memoMu sync.Mutex
+	memo   map[string]memoEntry
+}
+
+type memoEntry struct {
+	gen    uint64
+	prices time.Time
+	res    *sdk.Result
+}
+
+func newService(getenv func(string) string) *service {
+	env := source.Env(getenv)
+	workers, _ := strconv.Atoi(env("USAGE_WORKERS"))
+	return &service{
+		env:   env,
+		now:   time.Now,
+		store: source.NewStore(env, workers, source.Claude{}, source.Codex{}, source.Gemini{}, source.OpenCode{}),
+		bg:    context.Background(),
+		memo:  map[string]memoEntry{},
+	}
+}
+
+// usageArgs are get-usage's args.
+type usageArgs struct {
+	Period       string `json:"period"`
+	From         string `json:"from"`
+	To           string `json:"to"`
+	By           string `json:"by"`
+	Limit        int    `json:"limit"`
+	IncludeNames bool   `json:"include-project-names"`
+	Provider     string `json:"provider"`
+	Timezone     string `json:"timezone"`
+	Pricing      string `json:"pricing"`
+}
+
+// window is a resolved period.
+type window struct {
+	Label    string `json:"period"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Timezone string `json:"timezone"`
+	from, to int64
+	loc      *time.Location
+}
+
+func oneOf(arg, v string, valid []string) error {
+	for _, x := range valid {
+		if v == x {
+			return nil
+		}
+	}
+	e := sdk.Errorf(sdk.CodeInvalidArgs, "unknown %s %q", arg, v)
+	e.DidYouMean = suggest(v, valid)
+	e.Details = map[string]any{"valid": valid}
+	return e
+}
+
+// resolve turns a period or from/to into a time window in the zone.
+func (s *service) resolve(period, from, to, tz string) (*window, error) {
+	loc, name, err := s.zone(tz)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().In(loc)
+	y, m, d := now.Date()
+	today := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	end := today.AddDate(0, 0, 1)
+	var start time.Time
+	label := period
+	if from != "" || to != "" {
+		if to != "" {
+			t, err := time.ParseInLocation("2006-01-02", to, loc)
+			if err != nil {
+				return nil, &sdk.Error{Code: codeBadDate, Message: fmt.Sprintf("to %q is not YYYY-MM-DD", to)}
+			}
+			end = t.AddDate(0, 0, 1)
+		}
+		start = end.AddDate(0, -6, 0)
+		if from != "" {
+			t, err := time.ParseInLocation("2006-01-02", from, loc)
+			if err != nil {
+				return nil, &sdk.Error{Code: codeBadDate, Message: fmt.Sprintf("from %q is not YYYY-MM-DD", from)}
+			}
+			start = t
+		}
+		if !start.Before(end) {
+			return nil, &sdk.Error{Code: codeBadDate, Message: "from is after to"}
+		}
+		label = start.Format("2006-01-02") + ".." + end.AddDate(0, 0, -1).Format("2006-01-02")
+	} else {
+		if err := oneOf("period", period, periods); err != nil {
+			return nil, err
+		}
+		switch period {
+		case "today":
+			start = today
+		case "last_7_days":
+			start = today.AddDate(0, 0, -6)
+		case "last_30_days":
+			start = today.AddDate(0, 0, -29)
+		case "month_to_date":
+			start = time.Date(y, m, 1, 0, 0, 0, 0, loc)
+		case "last_6_months":
+			start = today.AddDate(0, -6, 0)
+		}
+	}
+	return &window{Label: label, From: start.Format("2006-01-02"), To: end.AddDate(0, 0, -1).Format("2006-01-02"),
+		Timezone: name, from: start.UnixMilli(), to: end.UnixMilli(), loc: loc}, nil
+}
+
+func (s *service) zone(tz string) (*time.Location, string, error) {
+	if tz == "" {
+		tz = s.env("USAGE_TIMEZONE")
+	}
+	if tz == "" {
+		tz = s.env("TZ")
+	}
+	if tz == "" {
+		return time.Local, time.Local.String(), nil
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		return nil, "", &sdk.Error{Code: codeBadTimezone, Message: fmt.Sprintf("unknown time zone %q", tz),
+			NextStep: "pass an IANA name such as UTC or Europe/Berlin"}
+	}
+	return loc, loc.String(), nil
+}
+
+// table returns the price table, loading it on first use and again after a
+// day (the LiteLLM cache's lifetime).
+func (s *service) table(ctx context.Context) (*pricing.Table, time.Time, []source.Degraded) {
+	s.pricesMu.Lock()
+	defer s.pricesMu.Unlock()
+	if s.prices != nil && s.now().Sub(s.pricesAt) < pricing.CacheTTL {
+		return s.prices, s.pricesAt, s.pricesWarn
+	}
+	var warn []source.Degraded
+	t, err := pricing.Embedded()
+	if err != nil {
+		t = &pricing.Table{}
+		warn = append(warn, source.Degraded{Provider: "prices", Reason: err.Error()})
+	}
+	if v := s.env("USAGE_PRICE_REFRESH"); v != "" && v != "0" && v != "false" {
+		url := s.env("USAGE_LITELLM_URL")
+		if url == "" {
+			url = pricing.LiteLLMURL
+		}
+		m, _, err := pricing.Refresh(ctx, nil, url, s.cacheFile(), s.now())
+		if err != nil {
+			warn = append(warn, source.Degraded{Provider: "prices", Reason: "litellm refresh failed, using embedded prices: " + err.Error()})
+		} else {
+			t.Merge("litellm", m)
+		}
+	}
+	if f := s.env("USAGE_PRICES_FILE"); f != "" {
+		if err := t.LoadOverride(f); err != nil {
+			warn = append(warn, source.Degraded{Provider: "prices", Reason: "price override file " + filepath.Base(f) + " ignored"})
+		}
+	}
+	s.prices, s.pricesAt, s.pricesWarn = t, s.now(), warn
+	return t, s.pricesAt, warn
+}
+
+func (s *service) cacheFile() string {
+	dir := s.env("USAGE_CACHE_DIR")
+	if dir == "" {
+		base := s.env("XDG_CACHE_HOME")
+		if base == "" {
+			base = filepath.Join(s.env("HOME"), ".cache")
+		}
+		dir = filepath.Join(base, "toolhost-usage")
+	}
+	return filepath.Join(dir, "litellm-prices.json")
+}
+
+// shared runs compute once for all identical concurrent calls (same key).
+// The computation runs under the service's own context, so a caller that
+// gives up gets "cancelled" while the others still get the result.
+func (s *service) shared(ctx context.Context, key string, req *sdk.Request,
+	compute func(ctx context.Context, progress source.Progress) (*sdk.Result, error)) (*sdk.Result, error) {
+	ch := s.flight.DoChan(key, func() (any, error) {
+		progress := func(done, total int) {
+			req.Progress(float64(done), float64(total), "parsing session logs")
+		}
+		return compute(s.bg, progress)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*sdk.Result), nil
+	case <-ctx.Done():
+		return nil, sdk.Errorf(sdk.CodeCancelled, "call cancelled; the shared scan goes on for other callers")
+	}
+}
+
+// scanned refreshes the store and runs fn on the snapshot, memoising the
+// result for key until the logs or the prices change.
+func (s *service) scanned(ctx context.Context, key string, progress source.Progress,
+	fn func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error)) (*sdk.Result, error) {
+	prices, pricesAt, warn := s.table(ctx)
+	s.store.Refresh(ctx, progress)
+	var res *sdk.Result
+	var err error
+	s.store.View(func(snap *source.Snapshot) {
+		s.memoMu.Lock()
+		m, ok := s.memo[key]
+		s.memoMu.Unlock()
+		if ok && m.gen == snap.Generation && m.prices.Equal(pricesAt) {
+			res = m.res
+			return
+		}
+		s.computes.Add(1)
+		res, err = fn(snap, prices, warn)
+		if err == nil {
+			s.memoMu.Lock()
+			if len(s.memo) > 256 {
+				clear(s.memo)
+			}
+			s.memo[key] = memoEntry{gen: snap.Generation, prices: pricesAt, res: res}
+			s.memoMu.Unlock()
+		}
+	})
+	return res, err
+}
+
+func argsKey(action string, v any) string {
+	b, _ := json.Marshal(v)
+	return action + " " + string(b)
+}
+
+// getUsage is the get-usage action.
+func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	a := usageArgs{Period: "today", Limit: 20, Pricing: string(pricing.ModeProvider)}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.Period == "" {
+		a.Period = "today"
+	}
+	if a.Pricing == "" {
+		a.Pricing = string(pricing.ModeProvider)
+	}
+	if a.By != "" {
+		if err := oneOf("by", a.By, bys); err != nil {
+			return nil, err
+		}
+	}
+	if a.Provider != "" {
+		if err := oneOf("provider", a.Provider, provs); err != nil {
+			return nil, err
+		}
+	}
+	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
+		return nil, err
+	}
+	if a.Limit <= 0 {
+		a.Limit = 20
+	}
+	a.Limit = min(a.Limit, 100)
+	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	key := argsKey("get-usage", struct {
+		A usageArgs
+		W *window
+	}{a, w})
+	res, err := s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
+		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
+			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
+				Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
+			u := report.BuildUsage(snap.Calls, q)
+			return renderUsage(w, &a, u, prices, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fit(res, req.Caller.MaxResultBytes), nil
+}
+
+// savingsArgs are get-savings' args.
+type savingsArgs struct {
+	Period       string `json:"period"`
+	IncludeNames bool   `json:"include-project-names"`
+	Timezone     string `json:"timezone"`
+	Pricing      string `json:"pricing"`
+}
+
+// getSavings is the get-savings action.
+func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	a := savingsArgs{Period: "last_7_days", Pricing: string(pricing.ModeProvider)}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.Period == "" {
+		a.Period = "last_7_days"
+	}
+	if a.Pricing == "" {
+		a.Pricing = string(pricing.ModeProvider)
+	}
+	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
+		return nil, err
+	}
+	w, err := s.resolve(a.Period, "", "", a.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	key := argsKey("get-savings", struct {
+		A savingsArgs
+		W *window
+	}{a, w})
+	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
+		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
+			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Mode: pricing.Mode(a.Pricing),
+				IncludeNames: a.IncludeNames, Prices: prices}
+			sv := report.BuildSavings(snap.Calls, q)
+			return renderSavings(w, sv, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
+		})
+	})
+}
+
+// status is the status action.
+func (s *service) status(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	prices, _, warn := s.table(ctx)
+	s.store.Refresh(ctx, func(done, total int) { req.Progress(float64(done), float64(total), "parsing session logs") })
+	var data statusData
+	s.store.View(func(snap *source.Snapshot) {
+		data = statusData{Providers: snap.Providers, Degraded: append(append([]source.Degraded{}, warn...), snap.Degraded...),
+			SkippedLines: snap.SkippedLines, Cache: snap.Stats,
+			Prices: pricesInfo{AsOf: prices.AsOf, Sources: prices.Sources}}
+	})
+	if data.Degraded == nil {
+		data.Degraded = []source.Degraded{}
+	}
+	return &sdk.Result{Data: data, Markdown: renderStatus(&data)}, nil
+}
+
+type pricesInfo struct {
+	AsOf    string   `json:"as_of"`
+	Sources []string `json:"sources"`
+}
+
+type statusData struct {
+	Providers    []source.ProviderStatus `json:"providers"`
+	Degraded     []source.Degraded       `json:"degraded"`
+	SkippedLines int64                   `json:"skipped_lines"`
+	Cache        source.Stats            `json:"cache"`
+	Prices       pricesInfo              `json:"prices"`
+}
