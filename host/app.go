@@ -1,0 +1,119 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolhost/toolhost/host/internal/discovery"
+	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/supervisor"
+	"github.com/toolhost/toolhost/registry"
+)
+
+// version is the host's version, set at build time.
+var version = "0.1.0"
+
+// app is the host's parts, wired from the environment.
+type app struct {
+	logger     hclog.Logger
+	registry   *registry.Registry
+	supervisor *supervisor.Supervisor
+	dispatcher *dispatch.Dispatcher
+	// capsMaxBytes is HOST_CAPABILITIES_MAX_BYTES.
+	capsMaxBytes int
+}
+
+// newApp builds the registry, supervisor and dispatcher from the
+// environment; logs go to logOut (stderr) at HOST_LOG_LEVEL, else
+// defaultLevel (the terminal commands keep quiet below warnings).
+func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
+	level := hclog.LevelFromString(os.Getenv("HOST_LOG_LEVEL"))
+	if level == hclog.NoLevel {
+		level = defaultLevel
+	}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "host", Output: logOut, Level: level,
+		JSONFormat: os.Getenv("HOST_LOG_FORMAT") == "json"})
+	reg := registry.New(registry.Options{
+		PluginDirs: pluginPath(),
+		SkillDirs:  skillPath(),
+		Logger:     logger.Named("registry"),
+	})
+	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))
+	sup := supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle})
+	a := &app{logger: logger, registry: reg, supervisor: sup, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes)}
+	a.dispatcher = &dispatch.Dispatcher{Registry: reg, Runner: sup,
+		MaxResultBytes:   envInt("HOST_MAX_RESULT_BYTES", dispatch.DefaultMaxResultBytes),
+		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1"}
+	return a
+}
+
+// close stops every plugin.
+func (a *app) close() { a.supervisor.Close() }
+
+// installDir is the folder holding the installation (the parent of bin/),
+// found from the executable's own path since MCP clients start the host in
+// any directory.
+func installDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "."
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) == "bin" {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// dataDir is $XDG_DATA_HOME/toolhost (default ~/.local/share/toolhost).
+func dataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "share", "toolhost")
+}
+
+// pluginPath is HOST_PLUGIN_PATH, or the installation's plugins/ and the
+// user's data folder's plugins/.
+func pluginPath() []string {
+	if p := os.Getenv("HOST_PLUGIN_PATH"); p != "" {
+		return splitList(p)
+	}
+	return []string{filepath.Join(installDir(), "plugins"), filepath.Join(dataDir(), "plugins")}
+}
+
+// skillPath is HOST_SKILL_PATH, or the installation's skills/ and the
+// user's. Skills inside plugin folders are always found.
+func skillPath() []string {
+	if p := os.Getenv("HOST_SKILL_PATH"); p != "" {
+		return splitList(p)
+	}
+	return []string{filepath.Join(installDir(), "skills"), filepath.Join(dataDir(), "skills")}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, string(os.PathListSeparator)) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}

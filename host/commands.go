@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/toolhost/toolhost/host/internal/discovery"
+	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "host",
+		Short:         "toolhost: one MCP server for every tool on this machine",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd())
+	return root
+}
+
+func newServeCmd() *cobra.Command {
+	var httpAddr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), httpAddr)
+		},
+	}
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
+	return cmd
+}
+
+func newListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List tools, agents and skills: version, actions, ready or why not, broken manifests",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			snap := a.registry.Scan()
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), listJSON(snap))
+			}
+			printList(cmd.OutOrStdout(), snap)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// listJSON is `host list --json`.
+func listJSON(snap *registry.Snapshot) map[string]any {
+	var tools []map[string]any
+	for _, t := range snap.Tools {
+		e := map[string]any{"name": t.Name(), "kind": string(t.Manifest.Kind), "version": t.Manifest.Version,
+			"description": t.Manifest.Description, "actions": t.Manifest.ActionNames(), "ready": t.Ready, "dir": t.Dir}
+		if !t.Ready {
+			e["not_ready"] = t.NotReady
+		}
+		tools = append(tools, e)
+	}
+	var skills []map[string]any
+	for _, s := range snap.Skills {
+		skills = append(skills, map[string]any{"name": s.Name, "description": s.Description, "path": s.Path})
+	}
+	var broken []map[string]any
+	for _, b := range snap.Broken {
+		broken = append(broken, map[string]any{"path": b.Path, "error": b.Error})
+	}
+	return map[string]any{"tools": orEmpty(tools), "skills": orEmpty(skills), "broken": orEmpty(broken), "digest": snap.Digest}
+}
+
+func orEmpty(l []map[string]any) []map[string]any {
+	if l == nil {
+		return []map[string]any{}
+	}
+	return l
+}
+
+func printList(w io.Writer, snap *registry.Snapshot) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tACTIONS\tSTATUS")
+	for _, t := range snap.Tools {
+		status := "ready"
+		if !t.Ready {
+			status = "not ready: " + t.NotReady
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
+	}
+	for _, s := range snap.Skills {
+		fmt.Fprintf(tw, "%s\tskill\t\t\t%s\n", s.Name, firstLine(s.Description))
+	}
+	tw.Flush()
+	if len(snap.Tools) == 0 && len(snap.Skills) == 0 {
+		fmt.Fprintf(w, "no plugins found in %s\n", strings.Join(pluginPath(), ", "))
+	}
+	for _, b := range snap.Broken {
+		fmt.Fprintf(w, "\nbroken: %s\n", indent(b.Error))
+	}
+}
+
+func newCallCmd() *cobra.Command {
+	var argPairs []string
+	var argsJSON string
+	var confirm, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm]",
+		Short: "Call a tool's action through the full host path (checker, gate, supervisor)",
+		Args:  cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			snap := a.registry.Scan()
+			action := ""
+			if len(args) == 2 {
+				action = args[1]
+			}
+			raw, err := buildArgs(snap, args[0], action, argPairs, argsJSON)
+			if err != nil {
+				return err
+			}
+			kind := manifests.KindTool
+			if t, _ := snap.Tool(args[0]); t != nil {
+				kind = t.Manifest.Kind
+			}
+			stderr := cmd.ErrOrStderr()
+			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
+				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1"}},
+				func(p *wire.Progress) { printProgress(stderr, p) })
+			return printOutcome(cmd.OutOrStdout(), stderr, out, asJSON, confirm)
+		},
+	}
+	cmd.Flags().StringArrayVar(&argPairs, "arg", nil, "an arg as NAME=VALUE, typed by the manifest (repeatable)")
+	cmd.Flags().StringVar(&argsJSON, "args", "", "all args as one JSON object")
+	cmd.Flags().BoolVar(&confirm, "confirm", false, "confirm an irreversible action (as run_tool_confirmed)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON result even when the tool gave Markdown")
+	return cmd
+}
+
+// buildArgs turns --arg pairs (typed by the manifest when the arg is known;
+// unknown ones pass as strings so the checker can say did_you_mean) or
+// --args into a JSON object.
+func buildArgs(snap *registry.Snapshot, tool, action string, pairs []string, argsJSON string) (json.RawMessage, error) {
+	if argsJSON != "" && len(pairs) > 0 {
+		return nil, errors.New("give args either with --args or with --arg, not both")
+	}
+	if argsJSON != "" {
+		return json.RawMessage(argsJSON), nil
+	}
+	var act *manifests.Action
+	if t, _ := snap.Tool(tool); t != nil {
+		act = t.Manifest.Action(action)
+		if act == nil && action == "" && len(t.Manifest.Actions) == 1 {
+			act = &t.Manifest.Actions[0]
+		}
+	}
+	obj := map[string]any{}
+	for _, p := range pairs {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, fmt.Errorf("--arg %q: write it as NAME=VALUE", p)
+		}
+		var v any = value
+		if act != nil {
+			for i := range act.Args {
+				if act.Args[i].Name == name {
+					conv, err := act.Args[i].FromString(value)
+					if err != nil {
+						return nil, fmt.Errorf("--arg %s: %w", name, err)
+					}
+					v = conv
+				}
+			}
+		}
+		obj[name] = v
+	}
+	return json.Marshal(obj)
+}
+
+func printProgress(w io.Writer, p *wire.Progress) {
+	if p.GetTotal() > 0 {
+		width := 30
+		done := int(float64(width) * p.GetProgress() / p.GetTotal())
+		done = max(0, min(done, width))
+		fmt.Fprintf(w, "\r[%s%s] %s", strings.Repeat("#", done), strings.Repeat(".", width-done), p.GetMessage())
+		return
+	}
+	fmt.Fprintf(w, "\r%s", p.GetMessage())
+}
+
+// printOutcome renders a call's outcome: Markdown when the plugin gave one,
+// else indented JSON; an error prints its envelope and exits 1.
+func printOutcome(stdout, stderr io.Writer, out dispatch.Outcome, asJSON, confirmed bool) error {
+	if out.IsError {
+		var pretty any
+		_ = json.Unmarshal(out.JSON, &pretty)
+		_ = writeJSON(stdout, pretty)
+		if out.Code() == wire.CodeApprovalRequired && !confirmed {
+			fmt.Fprintln(stderr, "this action is irreversible: run it again with --confirm if you mean it")
+		}
+		return exitCode(1)
+	}
+	if out.Markdown != "" && !asJSON {
+		fmt.Fprintln(stdout, out.Markdown)
+		return nil
+	}
+	var pretty any
+	_ = json.Unmarshal(out.JSON, &pretty)
+	return writeJSON(stdout, pretty)
+}
+
+func newCapabilitiesCmd() *cobra.Command {
+	var q discovery.Query
+	cmd := &cobra.Command{
+		Use:   "capabilities [NAME [ACTION]]",
+		Short: "Print what the capabilities MCP tool answers: the list, a search, a tool's schema, or one action's args",
+		Args:  cobra.MaximumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			if len(args) > 0 {
+				q.Name = args[0]
+			}
+			if len(args) > 1 {
+				q.Action = args[1]
+			}
+			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
+			if env != nil {
+				_ = writeJSON(cmd.OutOrStdout(), dispatch.Fail(env).JSON)
+				return exitCode(1)
+			}
+			return writeJSON(cmd.OutOrStdout(), ans)
+		},
+	}
+	cmd.Flags().StringVar(&q.Search, "search", "", "find actions matching these words")
+	cmd.Flags().StringVar(&q.Kind, "kind", "", "only tool, agent or skill")
+	return cmd
+}
+
+func newCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Check every manifest, binary, checksum pin and Describe; exit 1 on any problem",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			problems := runCheck(cmd.Context(), a, cmd.OutOrStdout())
+			if problems > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "\n%d problem(s)\n", problems)
+				return exitCode(1)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\nall plugins OK")
+			return nil
+		},
+	}
+}
+
+// runCheck prints one line per plugin and returns the number of problems.
+func runCheck(ctx context.Context, a *app, w io.Writer) int {
+	snap := a.registry.Scan()
+	problems := 0
+	for _, b := range snap.Broken {
+		fmt.Fprintf(w, "FAIL %s\n", indent(b.Error))
+		problems++
+	}
+	for _, t := range snap.Tools {
+		if !t.Ready {
+			fmt.Fprintf(w, "FAIL %s: not ready: %s\n", t.Name(), t.NotReady)
+			problems++
+			continue
+		}
+		if err := a.supervisor.Warm(ctx, t); err != nil {
+			fmt.Fprintf(w, "FAIL %s: %v\n", t.Name(), err)
+			problems++
+			continue
+		}
+		fmt.Fprintf(w, "ok   %s %s (%d actions)\n", t.Name(), t.Manifest.Version, len(t.Manifest.Actions))
+	}
+	if len(snap.Tools) == 0 && len(snap.Broken) == 0 {
+		fmt.Fprintf(w, "no plugins found in %s\n", strings.Join(pluginPath(), ", "))
+	}
+	return problems
+}
+
+func writeJSON(w io.Writer, v any) error {
+	if raw, ok := v.(json.RawMessage); ok {
+		var pretty any
+		if json.Unmarshal(raw, &pretty) == nil {
+			v = pretty
+		}
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode output: %w", err)
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }

@@ -1,0 +1,294 @@
+// Package discovery answers the capabilities question, narrowest first:
+// nothing → a compact list; search → matching actions; name + action → one
+// action's args and the literal call shape; name → the full schema, or the
+// action index when it would be too large. The MCP tool and `host
+// capabilities` both call Answer.
+package discovery
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolhost/toolhost/host/internal/gate"
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// DefaultMaxBytes is HOST_CAPABILITIES_MAX_BYTES' default.
+const DefaultMaxBytes = 40000
+
+// Query is what the caller asks; every field is optional.
+type Query struct {
+	// Kind filters to "tool", "agent" or "skill".
+	Kind string `json:"kind,omitempty"`
+	// Name is a tool, agent or skill.
+	Name string `json:"name,omitempty"`
+	// Action is one action of Name.
+	Action string `json:"action,omitempty"`
+	// Search matches action names and descriptions.
+	Search string `json:"search,omitempty"`
+}
+
+// Kinds are the values Query.Kind accepts.
+var Kinds = []string{"tool", "agent", "skill"}
+
+// Answer answers q from snap. maxBytes bounds the {name} answer (0 means
+// DefaultMaxBytes). A bad query gets an error envelope.
+func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.ErrorEnvelope) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	if q.Kind != "" && !contains(Kinds, q.Kind) {
+		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("unknown kind %q", q.Kind),
+			DidYouMean: manifests.Suggest(q.Kind, Kinds), NextStep: "kind is tool, agent or skill"}
+	}
+	switch {
+	case q.Action != "" && q.Name == "":
+		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: "action needs name: say which tool the action belongs to",
+			NextStep: fmt.Sprintf("call capabilities with {\"search\":%q} to find it", q.Action)}
+	case q.Name != "" && q.Action != "":
+		return actionAnswer(snap, q)
+	case q.Name != "":
+		return nameAnswer(snap, q, maxBytes)
+	case q.Search != "":
+		return searchAnswer(snap, q), nil
+	default:
+		return listAnswer(snap, q), nil
+	}
+}
+
+func listAnswer(snap *registry.Snapshot, q Query) map[string]any {
+	out := map[string]any{}
+	var tools, agents, notReady []map[string]any
+	for _, t := range snap.Tools {
+		k := string(t.Manifest.Kind)
+		if q.Kind != "" && q.Kind != k {
+			continue
+		}
+		if !t.Ready {
+			notReady = append(notReady, map[string]any{"name": t.Name(), "why": t.NotReady})
+			continue
+		}
+		e := map[string]any{"name": t.Name(), "description": oneLine(t.Manifest.Description), "actions": len(t.Manifest.Actions)}
+		if k == string(manifests.KindAgent) {
+			agents = append(agents, e)
+		} else {
+			tools = append(tools, e)
+		}
+	}
+	if q.Kind == "" || q.Kind == "tool" {
+		out["tools"] = nonNil(tools)
+	}
+	if q.Kind == "" || q.Kind == "agent" {
+		out["agents"] = nonNil(agents)
+	}
+	if q.Kind == "" || q.Kind == "skill" {
+		var skills []map[string]any
+		for _, s := range snap.Skills {
+			skills = append(skills, map[string]any{"name": s.Name, "description": oneLine(s.Description)})
+		}
+		out["skills"] = nonNil(skills)
+	}
+	if len(notReady) > 0 {
+		out["not_ready"] = notReady
+	}
+	out["next_step"] = `call capabilities with {"name":"…"} for a tool's actions, or {"search":"…"} to find an action; then run_tool`
+	return out
+}
+
+func searchAnswer(snap *registry.Snapshot, q Query) map[string]any {
+	matches := snap.Search(q.Search, q.Kind)
+	list := make([]map[string]any, 0, len(matches))
+	for _, m := range matches {
+		e := map[string]any{"kind": m.Kind, "name": m.Name, "description": oneLine(m.Description)}
+		if m.Action != "" {
+			e["action"] = m.Action
+		}
+		list = append(list, e)
+	}
+	out := map[string]any{"search": q.Search, "matches": list}
+	if len(list) == 0 {
+		out["next_step"] = "nothing matched every word: try fewer or other words, or call capabilities with {} to list everything"
+	} else {
+		out["next_step"] = `call capabilities with {"name":"…","action":"…"} for an action's args and call shape`
+	}
+	return out
+}
+
+// lookup finds a tool by name for the name queries, honouring kind.
+func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, *wire.ErrorEnvelope) {
+	if q.Kind != "skill" {
+		if t, _ := snap.Tool(q.Name); t != nil && (q.Kind == "" || q.Kind == string(t.Manifest.Kind)) {
+			return t, nil, nil
+		}
+	}
+	if q.Kind == "" || q.Kind == "skill" {
+		if s, _ := snap.Skill(q.Name); s != nil {
+			return nil, s, nil
+		}
+	}
+	var names []string
+	for _, t := range snap.Tools {
+		names = append(names, t.Name())
+	}
+	for _, s := range snap.Skills {
+		names = append(names, s.Name)
+	}
+	return nil, nil, &wire.ErrorEnvelope{Code: wire.CodeUnknownTool, Message: fmt.Sprintf("nothing named %q", q.Name),
+		DidYouMean: manifests.Suggest(q.Name, names), NextStep: "call capabilities with {} to list everything"}
+}
+
+func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.ErrorEnvelope) {
+	t, s, env := lookup(snap, q)
+	if env != nil {
+		return nil, env
+	}
+	if s != nil {
+		return map[string]any{"kind": "skill", "name": s.Name, "description": s.Description,
+			"next_step": fmt.Sprintf("call get_skill with {\"name\":%q} for the whole skill", s.Name)}, nil
+	}
+	m := t.Manifest
+	actions := make([]map[string]any, 0, len(m.Actions))
+	for i := range m.Actions {
+		a := &m.Actions[i]
+		e := map[string]any{"name": a.Name, "description": a.Description, "input_schema": a.ArgsSchema(),
+			"read_only": a.ReadOnly, "run_with": runWith(m, a)}
+		if len(a.NarrowWith) > 0 {
+			e["narrow_with"] = a.NarrowWith
+		}
+		actions = append(actions, e)
+	}
+	full := map[string]any{"kind": string(m.Kind), "name": m.Name, "description": m.Description, "version": m.Version,
+		"ready": t.Ready, "actions": actions}
+	if !t.Ready {
+		full["not_ready"] = t.NotReady
+	}
+	if b, err := json.Marshal(full); err == nil && len(b) <= maxBytes {
+		return full, nil
+	}
+	index := make([]map[string]any, 0, len(m.Actions))
+	for _, a := range m.Actions {
+		index = append(index, map[string]any{"name": a.Name, "description": oneLine(a.Description)})
+	}
+	return map[string]any{"kind": string(m.Kind), "name": m.Name, "description": oneLine(m.Description), "version": m.Version,
+		"ready": t.Ready, "actions": index, "truncated": true,
+		"next_step": fmt.Sprintf("the full schema is over %d bytes: call capabilities with {\"name\":%q,\"action\":\"…\"} for one action, or {\"search\":\"…\"}", maxBytes, m.Name)}, nil
+}
+
+func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.ErrorEnvelope) {
+	t, s, env := lookup(snap, q)
+	if env != nil {
+		return nil, env
+	}
+	if s != nil {
+		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; skills have no actions", q.Name),
+			NextStep: fmt.Sprintf("call get_skill with {\"name\":%q}", q.Name)}
+	}
+	m := t.Manifest
+	a := m.Action(q.Action)
+	if a == nil {
+		return nil, &wire.ErrorEnvelope{Code: wire.CodeUnknownAction, Message: fmt.Sprintf("%s has no action %q", m.Name, q.Action),
+			DidYouMean: manifests.Suggest(q.Action, m.ActionNames()),
+			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", m.Name)}
+	}
+	args := make([]map[string]any, 0, len(a.Args))
+	example := map[string]any{}
+	for _, arg := range a.Args {
+		e := map[string]any{"name": arg.Name, "type": string(arg.Type), "required": arg.Required}
+		if arg.Description != "" {
+			e["description"] = arg.Description
+		}
+		if len(arg.Enum) > 0 {
+			e["enum"] = arg.Enum
+		}
+		if arg.Default != nil {
+			e["default"] = arg.Default
+		}
+		if arg.Minimum != nil {
+			e["minimum"] = *arg.Minimum
+		}
+		if arg.Maximum != nil {
+			e["maximum"] = *arg.Maximum
+		}
+		args = append(args, e)
+		if arg.Required {
+			example[arg.Name] = placeholder(arg)
+		}
+	}
+	key := "tool"
+	if m.Kind == manifests.KindAgent {
+		key = "agent"
+	}
+	out := map[string]any{"name": m.Name, "action": a.Name, "description": a.Description, "read_only": a.ReadOnly,
+		"args": args, "run_with": runWith(m, a),
+		"call": map[string]any{key: m.Name, "action": a.Name, "args": example}}
+	if irr, why := gate.Irreversible(m, a); irr {
+		out["irreversible"] = why
+	}
+	if len(a.NarrowWith) > 0 {
+		out["narrow_with"] = a.NarrowWith
+	}
+	if !t.Ready {
+		out["not_ready"] = t.NotReady
+	}
+	return out, nil
+}
+
+// runWith names the MCP tool that runs a without approval_required.
+func runWith(m *manifests.Manifest, a *manifests.Action) string {
+	base := "run_tool"
+	if m.Kind == manifests.KindAgent {
+		base = "run_agent"
+	}
+	if irr, _ := gate.Irreversible(m, a); irr {
+		return base + "_confirmed (after the user approves)"
+	}
+	return base
+}
+
+// placeholder is the value shown for a required arg in the call shape.
+func placeholder(a manifests.Arg) any {
+	if len(a.Enum) > 0 {
+		return a.Enum[0]
+	}
+	switch a.Type {
+	case manifests.TypeInteger, manifests.TypeNumber:
+		if a.Minimum != nil {
+			return *a.Minimum
+		}
+		return 0
+	case manifests.TypeBoolean:
+		return false
+	case manifests.TypeArray:
+		return []any{}
+	case manifests.TypeObject:
+		return map[string]any{}
+	}
+	return "…"
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 160 {
+		s = string(r[:157]) + "…"
+	}
+	return s
+}
+
+func nonNil(l []map[string]any) []map[string]any {
+	if l == nil {
+		return []map[string]any{}
+	}
+	return l
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

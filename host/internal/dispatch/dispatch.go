@@ -1,0 +1,250 @@
+// Package dispatch is the one path every call takes, from the terminal
+// (`host call`) and from MCP (run_tool, run_agent and their confirmed
+// twins): look the tool and action up, check the args against the manifest
+// before any plugin starts, apply the gate, run it through the supervisor,
+// and hold the result to the byte cap.
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolhost/toolhost/host/internal/gate"
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// DefaultMaxResultBytes is HOST_MAX_RESULT_BYTES' default.
+const DefaultMaxResultBytes = 40000
+
+// Runner runs one call on a plugin; *supervisor.Supervisor is the
+// production implementation.
+type Runner interface {
+	Call(ctx context.Context, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) *wire.Result
+}
+
+// Snapshotter gives the registry's current snapshot.
+type Snapshotter interface {
+	Snapshot() *registry.Snapshot
+}
+
+// Dispatcher runs calls. Its zero value is not usable: set Registry and
+// Runner.
+type Dispatcher struct {
+	Registry Snapshotter
+	Runner   Runner
+	// MaxResultBytes caps a result's JSON (0 means DefaultMaxResultBytes).
+	MaxResultBytes int
+	// DenyIrreversible refuses irreversible actions even when confirmed.
+	DenyIrreversible bool
+}
+
+// Call is one request to run an action.
+type Call struct {
+	// Kind is what the caller asked for: a tool (run_tool) or an agent
+	// (run_agent).
+	Kind manifests.Kind
+	// Name is the tool or agent; Action may be empty when it has one action.
+	Name   string
+	Action string
+	// Args is the JSON object of arguments (empty means {}).
+	Args json.RawMessage
+	// Confirmed is true when the call came through a *_confirmed tool.
+	Confirmed bool
+	// Caller says who called; its Confirmed and MaxResultBytes are set here.
+	Caller *wire.Caller
+}
+
+// Outcome is a call's answer: structured JSON (an object — the plugin's
+// data, or {"error": {...}}), optional Markdown, and whether it failed.
+type Outcome struct {
+	JSON     json.RawMessage
+	Markdown string
+	IsError  bool
+}
+
+// Code returns the error code of a failed outcome, else "".
+func (o Outcome) Code() string {
+	if !o.IsError {
+		return ""
+	}
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(o.JSON, &e)
+	return e.Error.Code
+}
+
+// Envelope is the JSON form of an error envelope's body (DESIGN.md §2a).
+type Envelope struct {
+	Code       string          `json:"code"`
+	Message    string          `json:"message"`
+	DidYouMean []string        `json:"did_you_mean,omitempty"`
+	Schema     json.RawMessage `json:"schema,omitempty"`
+	NextStep   string          `json:"next_step,omitempty"`
+	Details    json.RawMessage `json:"details,omitempty"`
+}
+
+// Fail builds a failed outcome from an envelope.
+func Fail(e *wire.ErrorEnvelope) Outcome {
+	env := Envelope{Code: e.GetCode(), Message: e.GetMessage(), DidYouMean: e.GetDidYouMean(), NextStep: e.GetNextStep()}
+	if len(e.GetSchemaJson()) > 0 {
+		env.Schema = e.GetSchemaJson()
+	}
+	if len(e.GetDetailsJson()) > 0 {
+		env.Details = e.GetDetailsJson()
+	}
+	b, err := json.Marshal(map[string]any{"error": env})
+	if err != nil {
+		b = []byte(`{"error":{"code":"internal_error","message":"encode error envelope"}}`)
+	}
+	return Outcome{JSON: b, IsError: true}
+}
+
+// failf builds a failed outcome from a code and message.
+func failf(code, nextStep, format string, a ...any) Outcome {
+	return Fail(&wire.ErrorEnvelope{Code: code, Message: fmt.Sprintf(format, a...), NextStep: nextStep})
+}
+
+// twin names the *_confirmed tool for a kind.
+func twin(k manifests.Kind) string {
+	if k == manifests.KindAgent {
+		return "run_agent_confirmed"
+	}
+	return "run_tool_confirmed"
+}
+
+// runName names the plain tool for a kind.
+func runName(k manifests.Kind) string {
+	if k == manifests.KindAgent {
+		return "run_agent"
+	}
+	return "run_tool"
+}
+
+// Resolve finds the tool and action of a call and checks its args, without
+// running anything. On success it returns the tool, the action and the
+// checked args (defaults filled).
+func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[string]any, *Outcome) {
+	snap := d.Registry.Snapshot()
+	kind := call.Kind
+	if kind == "" {
+		kind = manifests.KindTool
+	}
+	tool, suggestions := snap.Tool(call.Name)
+	if tool == nil {
+		out := Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+			Message:    fmt.Sprintf("no %s named %q", kind, call.Name),
+			DidYouMean: suggestions,
+			NextStep:   "call capabilities with {} to list what is available"})
+		return nil, nil, nil, &out
+	}
+	if tool.Manifest.Kind != kind {
+		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", runName(tool.Manifest.Kind), call.Name),
+			"%q is an %s, not a %s", call.Name, tool.Manifest.Kind, kind)
+		return nil, nil, nil, &out
+	}
+	name := call.Action
+	if name == "" {
+		if len(tool.Manifest.Actions) != 1 {
+			out := Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+				Message:    fmt.Sprintf("%s has %d actions: name one with action", call.Name, len(tool.Manifest.Actions)),
+				DidYouMean: tool.Manifest.ActionNames(),
+				NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to see them", call.Name)})
+			return nil, nil, nil, &out
+		}
+		name = tool.Manifest.Actions[0].Name
+	}
+	action := tool.Manifest.Action(name)
+	if action == nil {
+		out := Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownAction,
+			Message:    fmt.Sprintf("%s has no action %q", call.Name, name),
+			DidYouMean: manifests.Suggest(name, tool.Manifest.ActionNames()),
+			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", call.Name)})
+		return nil, nil, nil, &out
+	}
+	args, err := action.Check(call.Args)
+	if err != nil {
+		env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: err.Error(),
+			NextStep: fmt.Sprintf("call capabilities with {\"name\":%q,\"action\":%q} for the args", call.Name, name)}
+		if ae, ok := err.(*manifests.ArgError); ok {
+			env.Message = fmt.Sprintf("%s %s: %s", call.Name, name, ae.Message)
+			env.DidYouMean = ae.DidYouMean
+			if ae.Schema != nil {
+				env.SchemaJson, _ = json.Marshal(ae.Schema)
+			}
+		}
+		out := Fail(env)
+		return nil, nil, nil, &out
+	}
+	return tool, action, args, nil
+}
+
+// Run runs one call end to end. It never panics on plugin misbehaviour:
+// every failure is an Outcome carrying the error envelope.
+func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.Progress)) Outcome {
+	tool, action, args, failure := d.Resolve(call)
+	if failure != nil {
+		return *failure
+	}
+	if env := gate.Check(tool.Manifest, action, call.Confirmed, d.DenyIrreversible, twin(tool.Manifest.Kind)); env != nil {
+		return Fail(env)
+	}
+	if !tool.Ready {
+		return failf(wire.CodeNotReady, "run `host check`, fix what it says, then call again", "%s is not ready: %s", tool.Name(), tool.NotReady)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return failf(wire.CodeInternalError, "", "encode args: %v", err)
+	}
+	max := d.maxBytes()
+	caller := &wire.Caller{ClientName: "unknown"}
+	if call.Caller != nil {
+		caller = proto.Clone(call.Caller).(*wire.Caller)
+	}
+	caller.Confirmed = call.Confirmed
+	caller.MaxResultBytes = int64(max)
+	res := d.Runner.Call(ctx, tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
+	if res.GetError() != nil {
+		return Fail(res.GetError())
+	}
+	return capResult(tool, action, res, max)
+}
+
+func (d *Dispatcher) maxBytes() int {
+	if d.MaxResultBytes > 0 {
+		return d.MaxResultBytes
+	}
+	return DefaultMaxResultBytes
+}
+
+// capResult holds a result to the cap: never a cut, invalid JSON — an
+// oversized result becomes result_too_large naming the narrow_with args.
+func capResult(tool *registry.Tool, action *manifests.Action, res *wire.Result, max int) Outcome {
+	body := res.GetJson()
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	if len(body) > max {
+		next := "call again asking for less"
+		if len(action.NarrowWith) > 0 {
+			next = fmt.Sprintf("call again with %s to ask for less", strings.Join(action.NarrowWith, " or "))
+		}
+		details, _ := json.Marshal(map[string]any{"bytes": len(body), "max_bytes": max, "narrow_with": action.NarrowWith})
+		return Fail(&wire.ErrorEnvelope{Code: wire.CodeResultTooLarge,
+			Message:  fmt.Sprintf("the result of %s %s is %d bytes, over the host's limit of %d (HOST_MAX_RESULT_BYTES)", tool.Name(), action.Name, len(body), max),
+			NextStep: next, DetailsJson: details})
+	}
+	md := res.GetMarkdown()
+	if len(md) > max {
+		md = "" // the JSON fits; its Markdown rendering does not
+	}
+	return Outcome{JSON: body, Markdown: md}
+}

@@ -1,0 +1,50 @@
+// Package gate is the host's safety gate: one function that decides, before
+// anything runs, whether a call may run on the tool it came through. It
+// judges names and manifest flags only, never argument values, so no text a
+// model writes can talk it round.
+package gate
+
+import (
+	"fmt"
+
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// Irreversible says whether an action is irreversible, and why: its manifest
+// says reversible: false, or a whole word of the tool or action name is an
+// irreversible verb.
+func Irreversible(m *manifests.Manifest, a *manifests.Action) (bool, string) {
+	if w, ok := manifests.IrreversibleWord(m.Name); ok {
+		return true, fmt.Sprintf("the tool name %q contains the irreversible verb %q", m.Name, w)
+	}
+	if w, ok := manifests.IrreversibleWord(a.Name); ok {
+		return true, fmt.Sprintf("the action name %q contains the irreversible verb %q", a.Name, w)
+	}
+	if !a.Reversible {
+		return true, fmt.Sprintf("%s %s is declared reversible: false", m.Name, a.Name)
+	}
+	return false, ""
+}
+
+// Check decides whether action a of m may run. confirmed is true when the
+// call came through a *_confirmed tool (twin names it, e.g.
+// "run_tool_confirmed"); deny is HOST_DENY_IRREVERSIBLE. It returns nil to
+// allow, else the approval_required or denied envelope.
+func Check(m *manifests.Manifest, a *manifests.Action, confirmed, deny bool, twin string) *wire.ErrorEnvelope {
+	irreversible, why := Irreversible(m, a)
+	if !irreversible {
+		return nil
+	}
+	if deny {
+		return &wire.ErrorEnvelope{Code: wire.CodeDenied,
+			Message:  fmt.Sprintf("%s %s is irreversible (%s) and this host refuses irreversible actions (HOST_DENY_IRREVERSIBLE=1)", m.Name, a.Name, why),
+			NextStep: "ask the user to run it themselves, or to unset HOST_DENY_IRREVERSIBLE"}
+	}
+	if confirmed {
+		return nil
+	}
+	return &wire.ErrorEnvelope{Code: wire.CodeApprovalRequired,
+		Message:  fmt.Sprintf("%s %s is irreversible (%s): it needs the user's approval", m.Name, a.Name, why),
+		NextStep: fmt.Sprintf("show the user exactly what will happen and, only if they approve, call %s with the same arguments", twin)}
+}

@@ -1,0 +1,39 @@
+// Command host is toolhost: an MCP server (`host serve`) that exposes every
+// plugin on the machine through six generic tools, and the terminal commands
+// to list, call and check them.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		if ec, ok := err.(exitCode); ok {
+			return int(ec)
+		}
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return 1
+	}
+	return 0
+}
+
+// exitCode is an error that only carries an exit code (the command already
+// printed what went wrong).
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
