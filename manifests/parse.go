@@ -77,14 +77,7 @@ func Parse(path string) (*Manifest, error) {
 func ParseBytes(path string, data []byte) (m *Manifest, err error) {
 	p := &parser{file: path, budget: 20*len(data) + 10000}
 	m = &Manifest{Path: path, Kind: KindTool, Timeout: DefaultTimeout, Concurrency: DefaultConcurrency}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				p.add(0, "", fmt.Sprintf("cannot parse the manifest: %v", r))
-			}
-		}()
-		p.parse(data, m)
-	}()
+	p.parse(data, m)
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
 		return m, &Error{File: path, Problems: p.problems}
@@ -460,7 +453,7 @@ func (p *parser) parse(data []byte, m *Manifest) {
 func (p *parser) document(data []byte) (*yaml.Node, bool) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	if err := decodeYAML(dec, &doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			p.add(0, "", "the file is empty")
 		} else {
@@ -469,7 +462,7 @@ func (p *parser) document(data []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
+	if err := decodeYAML(dec, &extra); err == nil {
 		p.addf(&extra, "", "more than one YAML document; a manifest is exactly one")
 	} else if !errors.Is(err, io.EOF) {
 		p.yamlError(err)
@@ -487,6 +480,17 @@ func (p *parser) document(data []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	return root, true
+}
+
+// decodeYAML decodes the next document, turning a panic inside yaml.v3
+// into an error so that no input can take the caller down.
+func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	return dec.Decode(n)
 }
 
 // yamlError turns a yaml.v3 syntax error into a problem with its line.
