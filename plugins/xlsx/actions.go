@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// defaultMaxResults is max-results when a call gives none (the host fills
+// tool.yaml's default; direct calls may not).
+const defaultMaxResults = 1000
+
+// openWorkbook resolves and opens a workbook, mapping failures to codes.
+func openWorkbook(p string) (*workbook.Workbook, error) {
+	real, err := resolveWorkbook(p)
+	if err != nil {
+		return nil, err
+	}
+	w, err := workbook.Open(real, nil)
+	if err != nil {
+		return nil, workbookError(p, err)
+	}
+	return w, nil
+}
+
+// workbookError turns a reader error into the plugin's error envelope.
+func workbookError(p string, err error) error {
+	var we *workbook.Error
+	if !errors.As(err, &we) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return sdk.Errorf(sdk.CodeCancelled, "reading %s: %v", p, err)
+		}
+		return sdk.Errorf(sdk.CodeInternalError, "reading %s: %v", p, err)
+	}
+	switch we.Kind {
+	case workbook.Encrypted:
+		return &sdk.Error{Code: codeEncryptedWorkbook, Message: p + ": " + we.Msg,
+			NextStep: "open the file in Excel, remove the password (or save the .xls as .xlsx), and try again"}
+	case workbook.TooLarge:
+		return &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
+	default:
+		msg := we.Msg
+		if we.Err != nil {
+			msg += ": " + we.Err.Error()
+		}
+		return &sdk.Error{Code: codeInvalidWorkbook, Message: p + ": " + msg}
+	}
+}
+
+// pickSheet returns the named sheet, or the first worksheet when name is
+// empty; an unknown name is invalid_args with did_you_mean.
+func pickSheet(w *workbook.Workbook, name string) (*workbook.Sheet, error) {
+	if name == "" {
+		for i := range w.Sheets {
+			if w.Sheets[i].Type == "worksheet" {
+				return &w.Sheets[i], nil
+			}
+		}
+		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "the workbook has no worksheet"}
+	}
+	if sh, ok := w.Sheet(name); ok {
+		return sh, nil
+	}
+	names := make([]string, len(w.Sheets))
+	for i, s := range w.Sheets {
+		names[i] = s.Name
+	}
+	return nil, &sdk.Error{Code: sdk.CodeInvalidArgs,
+		Message:    fmt.Sprintf("no sheet named %q", name),
+		DidYouMean: suggest(name, names),
+		NextStep:   "pass one of the sheet names; list-sheets lists them",
+		Details:    map[string]any{"sheets": names}}
+}
+
+// suggest ranks candidates by closeness to s: case-insensitive equality
+// first, then edit distance; at most three.
+func suggest(s string, candidates []string) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var sc []scored
+	ls := strings.ToLower(strings.TrimSpace(s))
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := levenshtein(ls, lc)
+		switch {
+		case lc == ls:
+			d = 0
+		case strings.Contains(lc, ls) || strings.Contains(ls, lc):
+			d = min(d, 1)
+		}
+		if d <= max(2, utf8.RuneCountInString(c)/2) {
+			sc = append(sc, scored{c, d})
+		}
+	}
+	slices.SortStableFunc(sc, func(a, b scored) int { return a.d - b.d })
+	var out []string
+	for i := 0; i < len(sc) && i < 3; i++ {
+		out = append(out, sc[i].name)
+	}
+	if len(out) == 0 && len(candidates) <= 5 {
+		out = append(out, candidates...)
+	}
+	return out
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// budget tracks the byte budget of a result's JSON; zero means none.
+type budget struct{ limit, used int }
+
+func newBudget(req *sdk.Request, overhead int) *budget {
+	return &budget{limit: req.Caller.MaxResultBytes, used: overhead + 64}
+}
+
+// fits adds n bytes when they fit (always when there is no limit).
+func (b *budget) fits(n int) bool {
+	if b.limit > 0 && b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func jsonLen(v any) int {
+	bs, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(bs) + 1
+}
+
+// rowJSON converts a row for read-sheet: empty cells inside the row are "",
+// as the reference tool's _trim_row makes them.
+func rowJSON(cells []workbook.Value) []any {
+	out := make([]any, len(cells))
+	for i, c := range cells {
+		if c.IsEmpty() {
+			out[i] = ""
+		} else {
+			out[i] = c.JSON()
+		}
+	}
+	return out
+}
+
+// ---- list-sheets -----------------------------------------------------------
+
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+type sheetInfo struct {
+	Title        string `json:"title"`
+	Type         string `json:"type"`
+	State        string `json:"state"`
+	Rows         *int   `json:"rows,omitempty"`
+	Columns      *int   `json:"columns,omitempty"`
+	Dimension    string `json:"dimension,omitempty"`
+	UsedRange    string `json:"used_range,omitempty"`
+	DataRows     *int   `json:"data_rows,omitempty"`
+	MergedRanges int    `json:"merged_ranges,omitempty"`
+	Error        string `json:"error,omitempty"`
+}
+
+func listSheets(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a pathArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	sheets := []sheetInfo{}
+	for i := range w.Sheets {
+		sh := &w.Sheets[i]
+		info := sheetInfo{Title: sh.Name, Type: sh.Type, State: sh.State}
+		if sh.Type == "worksheet" {
+			st, err := w.Stream(ctx, sh, &workbook.StreamOptions{StatsOnly: true}, func(workbook.Row) error { return nil })
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, workbookError(a.Path, err)
+				}
+				info.Error = workbookError(a.Path, err).Error()
+			} else {
+				info.Rows, info.Columns, info.DataRows = &st.MaxRow, &st.MaxColumn, &st.DataRows
+				info.Dimension, info.UsedRange, info.MergedRanges = st.Dimension, st.UsedRange, st.MergedRanges
+			}
+		}
+		sheets = append(sheets, info)
+	}
+	return &sdk.Result{Data: map[string]any{"path": a.Path, "sheets": sheets}}, nil
+}
+
+// ---- read-sheet ------------------------------------------------------------
+
+type readSheetArgs struct {
+	Path       string `json:"path"`
+	Sheet      string `json:"sheet"`
+	MaxResults int    `json:"max-results"`
+	Offset     int    `json:"offset"`
+	SkipEmpty  *bool  `json:"skip-empty"`
+}
+
+func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a readSheetArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.MaxResults <= 0 {
+		a.MaxResults = defaultMaxResults
+	}
+	if a.Offset < 0 {
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
+	}
+	skipEmpty := a.SkipEmpty == nil || *a.SkipEmpty
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	sh, err := pickSheet(w, a.Sheet)
+	if err != nil {
+		return nil, err
+	}
+	b := newBudget(req, len(sh.Name))
+	rows := [][]any{}
+	seen, lastNum := 0, 0
+	truncated := false
+	emit := func(vals []any) error {
+		if seen < a.Offset {
+			seen++
+			return nil
+		}
+		if len(rows) >= a.MaxResults || (len(rows) > 0 && !b.fits(jsonLen(vals))) {
+			truncated = true
+			return workbook.ErrStop
+		}
+		seen++
+		rows = append(rows, vals)
+		return nil
+	}
+	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		if !skipEmpty {
+			for n := lastNum + 1; n < r.Num; n++ {
+				if err := emit([]any{}); err != nil {
+					return err
+				}
+			}
+		}
+		lastNum = r.Num
+		return emit(rowJSON(r.Cells))
+	})
+	if err != nil {
+		return nil, workbookError(a.Path, err)
+	}
+	out := map[string]any{"sheet": sh.Name, "rows": rows, "truncated": truncated}
+	if truncated {
+		out["next_offset"] = a.Offset + len(rows)
+	}
+	return &sdk.Result{Data: out}, nil
+}
+
+// ---- dump ------------------------------------------------------------------
+
+type dumpArgs struct {
+	Path       string `json:"path"`
+	Save       string `json:"save"`
+	MaxResults int    `json:"max-results"`
+}
+
+func pyList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(n, `\`, `\\`), "'", `\'`) + "'"
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a dumpArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	var names []string
+	for _, s := range w.Sheets {
+		if s.Type == "worksheet" {
+			names = append(names, s.Name)
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n")
+	for i := range w.Sheets {
+		sh := &w.Sheets[i]
+		if sh.Type != "worksheet" {
+			continue
+		}
+		var lines strings.Builder
+		shown := 0
+		st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+			parts := make([]string, len(r.Cells))
+			for j, c := range r.Cells {
+				parts[j] = c.Text()
+			}
+			fmt.Fprintf(&lines, "r%d: %s\n", r.Num, strings.Join(parts, " | "))
+			shown++
+			if a.MaxResults > 0 && shown >= a.MaxResults {
+				fmt.Fprintf(&lines, "... [truncated at %d non-empty rows]\n", a.MaxResults)
+				return workbook.ErrStop
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, workbookError(a.Path, err)
+		}
+		dims := st.UsedRange
+		if dims == "" {
+			dims = "A1:A1"
+		}
+		fmt.Fprintf(&sb, "\n===== SHEET: %s  (dims %s) =====\n", sh.Name, dims)
+		if shown == 0 {
+			lines.WriteString("(empty)\n")
+		}
+		sb.WriteString(lines.String())
+	}
+	text := strings.TrimSuffix(sb.String(), "\n")
+	if a.Save != "" {
+		f, target, err := createOutput(a.Save)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := f.WriteString(text); err != nil {
+			f.Close()
+			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
+		}
+		if err := f.Close(); err != nil {
+			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
+		}
+		return &sdk.Result{Data: map[string]any{"saved_to": target, "characters": utf8.RuneCountInString(text)}}, nil
+	}
+	out := map[string]any{"characters": utf8.RuneCountInString(text)}
+	if lim := req.Caller.MaxResultBytes; lim > 0 && jsonLen(text) > lim-200 {
+		cut := text
+		for jsonLen(cut) > lim-300 && len(cut) > 0 {
+			cut = cut[:len(cut)*3/4]
+			if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+				cut = cut[:i]
+			}
+		}
+		text = cut + "\n... [truncated to fit the result budget; use max-results or save]"
+		out["truncated"] = true
+	}
+	out["text"] = text
+	return &sdk.Result{Data: out}, nil
+}

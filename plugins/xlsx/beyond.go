@@ -1,0 +1,455 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// ---- read-range ------------------------------------------------------------
+
+type readRangeArgs struct {
+	Path  string `json:"path"`
+	Sheet string `json:"sheet"`
+	Range string `json:"range"`
+}
+
+// parseRange reads "B2:D40" or "B2"; the corners may come in any order.
+func parseRange(s string) (r1, c1, r2, c2 int, err error) {
+	first, last, ok := strings.Cut(strings.ToUpper(strings.TrimSpace(s)), ":")
+	if !ok {
+		last = first
+	}
+	var ok1, ok2 bool
+	r1, c1, ok1 = workbook.ParseRef(first)
+	r2, c2, ok2 = workbook.ParseRef(last)
+	if !ok1 || !ok2 {
+		return 0, 0, 0, 0, &sdk.Error{Code: sdk.CodeInvalidArgs,
+			Message:  "range " + strconv.Quote(s) + " is not an A1 range",
+			NextStep: `pass a range such as "B2:D40" or a single cell such as "C7"`}
+	}
+	return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2), nil
+}
+
+func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a readRangeArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	r1, c1, r2, c2, err := parseRange(a.Range)
+	if err != nil {
+		return nil, err
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	sh, err := pickSheet(w, a.Sheet)
+	if err != nil {
+		return nil, err
+	}
+	type srow struct {
+		num   int
+		cells []workbook.Value
+	}
+	var got []srow
+	lastCol := 0
+	b := newBudget(req, len(sh.Name)+len(a.Range))
+	truncated := false
+	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		if r.Num < r1 {
+			return nil
+		}
+		if r.Num > r2 {
+			return workbook.ErrStop
+		}
+		if len(r.Cells) < c1 {
+			return nil
+		}
+		cells := append([]workbook.Value(nil), r.Cells[c1-1:min(len(r.Cells), c2)]...)
+		for len(cells) > 0 && cells[len(cells)-1].IsEmpty() {
+			cells = cells[:len(cells)-1]
+		}
+		if len(cells) == 0 {
+			return nil
+		}
+		if !b.fits(jsonLen(rowJSON(cells)) + 8) {
+			truncated = true
+			return workbook.ErrStop
+		}
+		lastCol = max(lastCol, c1+len(cells)-1)
+		got = append(got, srow{r.Num, cells})
+		return nil
+	})
+	if err != nil {
+		return nil, workbookError(a.Path, err)
+	}
+	// The grid spans the range up to its last row and column holding data.
+	rows := [][]any{}
+	if len(got) > 0 {
+		width := lastCol - c1 + 1
+		last := got[len(got)-1].num
+		k := 0
+		for n := r1; n <= last; n++ {
+			row := make([]any, width)
+			for i := range row {
+				row[i] = ""
+			}
+			if k < len(got) && got[k].num == n {
+				for i, v := range got[k].cells {
+					if !v.IsEmpty() {
+						row[i] = v.JSON()
+					}
+				}
+				k++
+			}
+			rows = append(rows, row)
+		}
+	}
+	out := map[string]any{"sheet": sh.Name, "range": workbook.CellName(r1, c1) + ":" + workbook.CellName(r2, c2), "rows": rows, "truncated": truncated}
+	if len(rows) > 0 {
+		out["data_range"] = workbook.CellName(r1, c1) + ":" + workbook.CellName(r1+len(rows)-1, c1+len(rows[0])-1)
+	}
+	if truncated && len(got) > 0 {
+		out["next_range"] = workbook.CellName(got[len(got)-1].num+1, c1) + ":" + workbook.CellName(r2, c2)
+	}
+	return &sdk.Result{Data: out}, nil
+}
+
+// ---- records ---------------------------------------------------------------
+
+type recordsArgs struct {
+	Path       string `json:"path"`
+	Sheet      string `json:"sheet"`
+	HeaderRow  int    `json:"header-row"`
+	MaxResults int    `json:"max-results"`
+	Offset     int    `json:"offset"`
+}
+
+type renamedHeader struct {
+	Column string `json:"column"`
+	Header string `json:"header"`
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// headerKeys turns a header row into unique, non-blank keys, reporting each
+// change.
+func headerKeys(cells []workbook.Value) ([]string, []renamedHeader) {
+	keys := make([]string, len(cells))
+	var renamed []renamedHeader
+	used := map[string]bool{}
+	for _, c := range cells {
+		used[strings.TrimSpace(c.Text())] = true
+	}
+	counts := map[string]int{}
+	for i, c := range cells {
+		h := strings.TrimSpace(c.Text())
+		col := workbook.ColumnName(i + 1)
+		switch {
+		case h == "":
+			k := "column_" + col
+			keys[i] = k
+			renamed = append(renamed, renamedHeader{col, c.Text(), k, "blank header"})
+		case counts[h] > 0:
+			n := counts[h] + 1
+			k := h + "_" + strconv.Itoa(n)
+			for used[k] {
+				n++
+				k = h + "_" + strconv.Itoa(n)
+			}
+			counts[h] = n
+			used[k] = true
+			keys[i] = k
+			renamed = append(renamed, renamedHeader{col, h, k, "duplicate header"})
+		default:
+			counts[h] = 1
+			keys[i] = h
+		}
+	}
+	return keys, renamed
+}
+
+func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a recordsArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.MaxResults <= 0 {
+		a.MaxResults = defaultMaxResults
+	}
+	if a.Offset < 0 || a.HeaderRow < 0 {
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset and header-row must be 0 or more")
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	sh, err := pickSheet(w, a.Sheet)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	var renamed []renamedHeader
+	headerRow := 0
+	recs := []map[string]any{}
+	rowNums := []int{}
+	seen := 0
+	truncated := false
+	b := newBudget(req, 200+len(sh.Name))
+	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		if headerRow == 0 {
+			if a.HeaderRow > 0 && r.Num < a.HeaderRow {
+				return nil
+			}
+			if a.HeaderRow > 0 && r.Num > a.HeaderRow {
+				headerRow = a.HeaderRow // blank header row: every key is column_X
+			} else {
+				headerRow = r.Num
+				keys, renamed = headerKeys(r.Cells)
+				b.fits(jsonLen(keys) + jsonLen(renamed))
+				return nil
+			}
+		}
+		for len(keys) < len(r.Cells) {
+			col := workbook.ColumnName(len(keys) + 1)
+			keys = append(keys, "column_"+col)
+			renamed = append(renamed, renamedHeader{col, "", "column_" + col, "no header above data"})
+		}
+		if seen < a.Offset {
+			seen++
+			return nil
+		}
+		rec := make(map[string]any, len(keys))
+		for i, k := range keys {
+			if i < len(r.Cells) && !r.Cells[i].IsEmpty() {
+				rec[k] = r.Cells[i].JSON()
+			} else {
+				rec[k] = nil
+			}
+		}
+		if len(recs) >= a.MaxResults || (len(recs) > 0 && !b.fits(jsonLen(rec)+8)) {
+			truncated = true
+			return workbook.ErrStop
+		}
+		seen++
+		recs = append(recs, rec)
+		rowNums = append(rowNums, r.Num)
+		return nil
+	})
+	if err != nil {
+		return nil, workbookError(a.Path, err)
+	}
+	if keys == nil {
+		keys = []string{}
+	}
+	out := map[string]any{"sheet": sh.Name, "header_row": headerRow, "columns": keys,
+		"records": recs, "row_numbers": rowNums, "truncated": truncated}
+	if len(renamed) > 0 {
+		out["renamed"] = renamed
+	}
+	if truncated {
+		out["next_offset"] = a.Offset + len(recs)
+	}
+	return &sdk.Result{Data: out}, nil
+}
+
+// ---- search ----------------------------------------------------------------
+
+type searchArgs struct {
+	Path       string `json:"path"`
+	Query      string `json:"query"`
+	Sheet      string `json:"sheet"`
+	MaxResults int    `json:"max-results"`
+	MatchCase  bool   `json:"match-case"`
+}
+
+type match struct {
+	Sheet string `json:"sheet"`
+	Cell  string `json:"cell"`
+	Row   int    `json:"row"`
+	Col   int    `json:"column"`
+	Value any    `json:"value"`
+}
+
+func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a searchArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.Query == "" {
+		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "query is required", NextStep: "pass --query with the text to find"}
+	}
+	if a.MaxResults <= 0 {
+		a.MaxResults = 100
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	var sheets []*workbook.Sheet
+	if a.Sheet != "" {
+		sh, err := pickSheet(w, a.Sheet)
+		if err != nil {
+			return nil, err
+		}
+		sheets = append(sheets, sh)
+	} else {
+		for i := range w.Sheets {
+			if w.Sheets[i].Type == "worksheet" {
+				sheets = append(sheets, &w.Sheets[i])
+			}
+		}
+	}
+	q := a.Query
+	if !a.MatchCase {
+		q = strings.ToLower(q)
+	}
+	matches := []match{}
+	truncated := false
+	b := newBudget(req, len(a.Query))
+	for _, sh := range sheets {
+		_, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+			for i, c := range r.Cells {
+				if c.IsEmpty() {
+					continue
+				}
+				t := c.Text()
+				if !a.MatchCase {
+					t = strings.ToLower(t)
+				}
+				if !strings.Contains(t, q) {
+					continue
+				}
+				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
+				if len(matches) >= a.MaxResults || (len(matches) > 0 && !b.fits(jsonLen(m))) {
+					truncated = true
+					return workbook.ErrStop
+				}
+				matches = append(matches, m)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, workbookError(a.Path, err)
+		}
+		if truncated {
+			break
+		}
+	}
+	return &sdk.Result{Data: map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}}, nil
+}
+
+// ---- describe --------------------------------------------------------------
+
+type describeArgs struct {
+	Path      string `json:"path"`
+	Sheet     string `json:"sheet"`
+	HeaderRow int    `json:"header-row"`
+}
+
+type columnInfo struct {
+	Column   string         `json:"column"`
+	Header   any            `json:"header"`
+	Type     string         `json:"type"`
+	NonEmpty int            `json:"non_empty"`
+	Types    map[string]int `json:"types,omitempty"`
+	Examples []any          `json:"examples"`
+}
+
+func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a describeArgs
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	w, err := openWorkbook(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	sh, err := pickSheet(w, a.Sheet)
+	if err != nil {
+		return nil, err
+	}
+	var cols []*columnInfo
+	headerRow, dataRows := 0, 0
+	col := func(i int) *columnInfo {
+		for len(cols) <= i {
+			cols = append(cols, &columnInfo{Column: workbook.ColumnName(len(cols) + 1), Header: nil,
+				Types: map[string]int{}, Examples: []any{}})
+		}
+		return cols[i]
+	}
+	st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
+			headerRow = r.Num
+			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
+				for i, c := range r.Cells {
+					col(i).Header = c.JSON()
+				}
+				return nil
+			}
+		}
+		if headerRow == 0 {
+			return nil
+		}
+		dataRows++
+		for i, c := range r.Cells {
+			ci := col(i)
+			if c.IsEmpty() {
+				continue
+			}
+			ci.NonEmpty++
+			ci.Types[c.Kind.String()]++
+			if len(ci.Examples) < 3 {
+				v := c.JSON()
+				dup := false
+				for _, e := range ci.Examples {
+					if e == v {
+						dup = true
+					}
+				}
+				if !dup {
+					ci.Examples = append(ci.Examples, v)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, workbookError(a.Path, err)
+	}
+	out := make([]columnInfo, len(cols))
+	for i, c := range cols {
+		c.Type = inferType(c.Types)
+		if len(c.Types) <= 1 {
+			c.Types = nil
+		}
+		out[i] = *c
+	}
+	return &sdk.Result{Data: map[string]any{"sheet": sh.Name, "header_row": headerRow, "data_rows": dataRows,
+		"used_range": st.UsedRange, "columns": out}}, nil
+}
+
+// inferType names a column's type: the one kind of its values, "number"
+// when integers and decimals mix, "mixed" otherwise, "empty" when none.
+func inferType(kinds map[string]int) string {
+	switch len(kinds) {
+	case 0:
+		return "empty"
+	case 1:
+		for k := range kinds {
+			return k
+		}
+	}
+	if len(kinds) == 2 && kinds["integer"] > 0 && kinds["number"] > 0 {
+		return "number"
+	}
+	return "mixed"
+}

@@ -1,0 +1,462 @@
+package workbook
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// MaxColumns and MaxRows are Excel's grid; references beyond are refused.
+const (
+	MaxColumns = 16384
+	MaxRows    = 1048576
+)
+
+// ErrStop, returned by a row callback, ends a Stream early without error.
+var ErrStop = errors.New("workbook: stop")
+
+// Row is one row that holds at least one value. Cells[i] is column i+1;
+// trailing empty cells are trimmed, so the last cell is never empty.
+type Row struct {
+	// Num is the 1-based sheet row number.
+	Num int
+	// Cells are the row's values from column A. The slice is reused by the
+	// next row: copy what you keep.
+	Cells []Value
+}
+
+// Stats describes a sheet's extent, as far as it was read.
+type Stats struct {
+	// MaxRow and MaxColumn are openpyxl's max_row and max_column: the
+	// extent of every cell element the sheet stores (values or only
+	// formatting) and of its merged ranges; 1 and 1 for an empty sheet.
+	MaxRow, MaxColumn int
+	// Dimension is the sheet's own <dimension ref> claim, as written ("" when
+	// absent). It is reported, never trusted.
+	Dimension string
+	// UsedRange is the A1 range spanning the cells that hold values, "" when
+	// none do.
+	UsedRange string
+	// DataRows is the number of rows holding at least one value.
+	DataRows int
+	// MergedRanges counts the <mergeCell> elements.
+	MergedRanges int
+	// Complete is false when the stream stopped before the end of the sheet.
+	Complete bool
+}
+
+// StreamOptions tune Stream.
+type StreamOptions struct {
+	// StatsOnly skips building values (the callback gets rows whose Cells
+	// are nil); it still finds the used range.
+	StatsOnly bool
+}
+
+// Stream reads a worksheet row by row in document order, calling fn for
+// every row that holds a value. Memory depends on the widest row, not on
+// the number of rows. Stream returns the sheet's statistics; when fn
+// returns ErrStop, Stream stops and returns the statistics so far with a
+// nil error.
+func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn func(Row) error) (Stats, error) {
+	st := Stats{MaxRow: 1, MaxColumn: 1}
+	if sh.Type == "chartsheet" {
+		st.Complete = true
+		return st, nil
+	}
+	if sh.Part == "" {
+		return st, invalidf(nil, "sheet %q has no part: its relationship is missing from the workbook's rels", sh.Name)
+	}
+	var o StreamOptions
+	if opt != nil {
+		o = *opt
+	}
+	var sst []string
+	if !o.StatsOnly {
+		var err error
+		if sst, err = w.sharedStrings(); err != nil {
+			return st, err
+		}
+	}
+	rc, err := w.openPart(sh.Part)
+	if err != nil {
+		return st, err
+	}
+	defer rc.Close()
+	p := sheetParser{w: w, part: sh.Part, s: newScanner(rc), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
+	err = p.run(ctx)
+	if errors.Is(err, ErrStop) {
+		err = nil
+	} else if err == nil {
+		st.Complete = true
+	}
+	if p.minDataCol > 0 {
+		st.UsedRange = CellName(p.minDataRow, p.minDataCol) + ":" + CellName(p.maxDataRow, p.maxDataCol)
+	}
+	return st, err
+}
+
+type sheetParser struct {
+	w         *Workbook
+	part      string
+	s         *scanner
+	sst       []string
+	statsOnly bool
+	fn        func(Row) error
+	st        *Stats
+
+	rowNum, colCounter int
+	curRow             int
+	cells              []Value
+	rowHasValue        bool
+
+	minDataRow, maxDataRow, minDataCol, maxDataCol int
+
+	// the cell being read
+	inCell            bool
+	cRow, cCol, cXF   int
+	cType             []byte
+	cTypeBuf          [16]byte
+	inV, hasV, inIS   bool
+	vbuf              []byte
+	tb                textBuilder
+	hasIS             bool
+	inSheetData, done bool
+}
+
+func (p *sheetParser) run(ctx context.Context) error {
+	s := p.s
+	n := 0
+	for {
+		k, err := s.next()
+		if err != nil {
+			return invalidf(err, "part %s is not well-formed XML", p.partName())
+		}
+		if n++; n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		switch k {
+		case tokEOF:
+			return p.flush()
+		case tokStart:
+			if err := p.start(); err != nil {
+				return err
+			}
+		case tokEnd:
+			if err := p.end(); err != nil {
+				return err
+			}
+		case tokText:
+			if p.inV {
+				p.vbuf = s.appendText(p.vbuf)
+			} else if p.inIS {
+				p.tb.feed(s, k)
+			}
+		}
+	}
+}
+
+func (p *sheetParser) partName() string { return p.part }
+
+func (p *sheetParser) start() error {
+	s := p.s
+	if p.inIS {
+		p.tb.feed(s, tokStart)
+		return nil
+	}
+	switch string(s.name) {
+	case "dimension":
+		p.st.Dimension = string(s.attr("ref"))
+	case "sheetData":
+		p.inSheetData = true
+	case "row":
+		if err := p.flush(); err != nil {
+			return err
+		}
+		if r := s.attr("r"); r != nil {
+			n, ok := parseRowNum(r)
+			if !ok {
+				return invalidf(nil, "row number %q is not valid", r)
+			}
+			p.rowNum = n
+		} else {
+			p.rowNum++
+		}
+		p.colCounter = 0
+		p.curRow = p.rowNum
+	case "c":
+		p.inCell = true
+		p.hasV, p.hasIS = false, false
+		p.vbuf = p.vbuf[:0]
+		p.cType = append(p.cTypeBuf[:0], s.attr("t")...)
+		p.cXF = -1
+		if x := s.attr("s"); x != nil {
+			if n, err := strconv.Atoi(strings.TrimSpace(string(x))); err == nil {
+				p.cXF = n
+			}
+		}
+		if ref := s.attr("r"); len(ref) > 0 {
+			row, col, ok := parseRef(ref)
+			if !ok {
+				return invalidf(nil, "cell reference %q is not valid", ref)
+			}
+			p.colCounter = col
+			p.cRow, p.cCol = row, col
+		} else {
+			p.colCounter++
+			if p.colCounter > MaxColumns {
+				return invalidf(nil, "row %d has more than %d cells", p.rowNum, MaxColumns)
+			}
+			p.cRow, p.cCol = p.rowNum, p.colCounter
+		}
+		if p.cRow == 0 {
+			// A cell outside any <row> without a reference.
+			p.cRow = max(p.rowNum, 1)
+		}
+		if p.cRow != p.curRow {
+			if err := p.flush(); err != nil {
+				return err
+			}
+			p.curRow = p.cRow
+		}
+		p.st.MaxRow = max(p.st.MaxRow, p.cRow)
+		p.st.MaxColumn = max(p.st.MaxColumn, p.cCol)
+	case "v":
+		if p.inCell {
+			p.inV, p.hasV = true, true
+			p.vbuf = p.vbuf[:0]
+		}
+	case "is":
+		if p.inCell {
+			p.inIS, p.hasIS = true, true
+			p.tb.reset()
+		}
+	case "mergeCell":
+		p.st.MergedRanges++
+		if ref := s.attr("ref"); ref != nil {
+			_, last, _ := strings.Cut(string(ref), ":")
+			if last == "" {
+				last = string(ref)
+			}
+			if row, col, ok := parseRef([]byte(last)); ok {
+				p.st.MaxRow = max(p.st.MaxRow, row)
+				p.st.MaxColumn = max(p.st.MaxColumn, col)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *sheetParser) end() error {
+	s := p.s
+	if p.inIS {
+		if string(s.name) == "is" {
+			p.inIS = false
+			return nil
+		}
+		p.tb.feed(s, tokEnd)
+		return nil
+	}
+	switch string(s.name) {
+	case "v":
+		p.inV = false
+	case "c":
+		if p.inCell {
+			p.inCell = false
+			return p.cell()
+		}
+	case "row":
+		return p.flush()
+	case "sheetData":
+		p.inSheetData = false
+		return p.flush()
+	}
+	return nil
+}
+
+// cell finishes the cell just read, as openpyxl's WorksheetReader.parse_cell.
+func (p *sheetParser) cell() error {
+	var v Value
+	t := string(p.cType)
+	switch {
+	case t == "inlineStr":
+		if p.hasIS {
+			v = Value{Kind: KindString}
+			if !p.statsOnly {
+				v.Str = p.tb.string()
+			}
+		}
+	case !p.hasV || len(p.vbuf) == 0:
+		// No value: an empty cell, or a formula without a cached result.
+	case p.statsOnly:
+		v = Value{Kind: KindString}
+	default:
+		v = p.value(t)
+	}
+	if v.Kind == KindEmpty {
+		return nil
+	}
+	p.rowHasValue = true
+	if p.minDataCol == 0 {
+		p.minDataRow, p.minDataCol = p.cRow, p.cCol
+	}
+	p.minDataRow = min(p.minDataRow, p.cRow)
+	p.minDataCol = min(p.minDataCol, p.cCol)
+	p.maxDataRow = max(p.maxDataRow, p.cRow)
+	p.maxDataCol = max(p.maxDataCol, p.cCol)
+	if p.statsOnly {
+		return nil
+	}
+	for len(p.cells) < p.cCol {
+		p.cells = append(p.cells, Value{})
+	}
+	p.cells[p.cCol-1] = v
+	return nil
+}
+
+func (p *sheetParser) value(t string) Value {
+	raw := p.vbuf
+	switch t {
+	case "", "n":
+		v := castNumber(raw)
+		if v.Kind == KindString {
+			return v
+		}
+		if p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
+			f := v.Num
+			if v.Kind == KindInt {
+				f = float64(v.Int)
+			}
+			return serialToValue(f, p.w.Date1904, p.w.styles[p.cXF].elapsed)
+		}
+		return v
+	case "s":
+		i, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+		if err != nil || i < 0 || i >= len(p.sst) {
+			// openpyxl fails on a dangling index; we read the cell as empty.
+			return Value{}
+		}
+		return Value{Kind: KindString, Str: p.sst[i]}
+	case "b":
+		b := strings.TrimSpace(string(raw))
+		return Value{Kind: KindBool, Bool: b != "0" && !strings.EqualFold(b, "false")}
+	case "e":
+		return Value{Kind: KindError, Str: string(raw)}
+	case "str":
+		return Value{Kind: KindString, Str: string(raw)}
+	case "d":
+		return isoToValue(strings.TrimSpace(string(raw)))
+	default:
+		return Value{Kind: KindString, Str: string(raw)}
+	}
+}
+
+// castNumber is openpyxl's _cast_number: a float when the text has a '.',
+// 'e' or 'E', else an int. Text that is no number stays a string.
+func castNumber(b []byte) Value {
+	s := strings.TrimSpace(string(b))
+	if strings.ContainsAny(s, ".eE") {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return Value{Kind: KindString, Str: string(b)}
+		}
+		return Value{Kind: KindFloat, Num: f}
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil {
+			// Beyond int64: keep the magnitude.
+			return Value{Kind: KindFloat, Num: f}
+		}
+		return Value{Kind: KindString, Str: string(b)}
+	}
+	return Value{Kind: KindInt, Int: i}
+}
+
+func (p *sheetParser) flush() error {
+	if !p.rowHasValue {
+		p.cells = p.cells[:0]
+		return nil
+	}
+	p.rowHasValue = false
+	p.st.DataRows++
+	var err error
+	if p.statsOnly {
+		err = p.fn(Row{Num: p.curRow})
+	} else {
+		err = p.fn(Row{Num: p.curRow, Cells: p.cells})
+	}
+	clear(p.cells)
+	p.cells = p.cells[:0]
+	return err
+}
+
+func parseRowNum(b []byte) (int, bool) {
+	s := strings.TrimSpace(string(b))
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != float64(int(f)) {
+			return 0, false
+		}
+		n = int(f)
+	}
+	return n, n >= 1 && n <= MaxRows
+}
+
+// parseRef parses an A1 reference ("$B$12" too) into row and column.
+func parseRef(b []byte) (row, col int, ok bool) {
+	i := 0
+	if i < len(b) && b[i] == '$' {
+		i++
+	}
+	for ; i < len(b); i++ {
+		c := b[i] | 0x20
+		if c < 'a' || c > 'z' {
+			break
+		}
+		col = col*26 + int(c-'a'+1)
+		if col > MaxColumns {
+			return 0, 0, false
+		}
+	}
+	if col == 0 {
+		return 0, 0, false
+	}
+	if i < len(b) && b[i] == '$' {
+		i++
+	}
+	if i == len(b) {
+		return 0, 0, false
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		row = row*10 + int(c-'0')
+		if row > MaxRows {
+			return 0, 0, false
+		}
+	}
+	return row, col, row >= 1
+}
+
+// ParseRef parses an A1 cell reference such as "B12" or "$B$12".
+func ParseRef(s string) (row, col int, ok bool) { return parseRef([]byte(s)) }
+
+// ColumnName returns the letters of a 1-based column: 1 → A, 28 → AB.
+func ColumnName(col int) string {
+	var b []byte
+	for col > 0 {
+		col--
+		b = append([]byte{byte('A' + col%26)}, b...)
+		col /= 26
+	}
+	return string(b)
+}
+
+// CellName returns the A1 name of a cell.
+func CellName(row, col int) string { return ColumnName(col) + strconv.Itoa(row) }

@@ -1,0 +1,545 @@
+// Package workbook reads .xlsx and .xlsm workbooks the way openpyxl's
+// load_workbook(data_only=True) sees them, streaming each worksheet row by
+// row over archive/zip so memory does not grow with the number of rows.
+//
+// It reads what an agent needs: the sheets with their visibility, and cell
+// values typed as openpyxl types them (ints, floats, strings, booleans,
+// error values, dates and times by the cell's number format). Formulas give
+// their cached values. Transitional and Strict OOXML are both read.
+package workbook
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// Limits bound what opening a workbook may cost. The zero value of a field
+// means its default.
+type Limits struct {
+	// MaxPartSize is the most one part may decompress to (default 2 GiB).
+	MaxPartSize int64
+	// MaxTotalSize is the most all parts together may decompress to
+	// (default 8 GiB).
+	MaxTotalSize int64
+	// MaxRatio is the largest decompressed/compressed ratio allowed for a
+	// part that decompresses to more than 1 MiB (default 1000).
+	MaxRatio int64
+}
+
+func (l *Limits) withDefaults() Limits {
+	var o Limits
+	if l != nil {
+		o = *l
+	}
+	if o.MaxPartSize <= 0 {
+		o.MaxPartSize = 2 << 30
+	}
+	if o.MaxTotalSize <= 0 {
+		o.MaxTotalSize = 8 << 30
+	}
+	if o.MaxRatio <= 0 {
+		o.MaxRatio = 1000
+	}
+	return o
+}
+
+// Sheet is one sheet of a workbook, in workbook order.
+type Sheet struct {
+	// Name is the sheet's title.
+	Name string
+	// State is visible, hidden or veryHidden.
+	State string
+	// Type is worksheet or chartsheet. Dialog and macro sheets are
+	// worksheets, as openpyxl reads them.
+	Type string
+	// Part is the sheet's part name inside the package ("" when its
+	// relationship is missing).
+	Part string
+}
+
+// Workbook is an open workbook. It is not safe for concurrent use.
+type Workbook struct {
+	f      *os.File
+	zr     *zip.Reader
+	parts  map[string]*zip.File
+	folded map[string]*zip.File
+	lim    Limits
+
+	// Sheets are the workbook's sheets in order.
+	Sheets []Sheet
+	// Date1904 is true when the workbook counts dates from 1904.
+	Date1904 bool
+
+	styles    []styleInfo
+	sstPart   string
+	sst       []string
+	sstLoaded bool
+}
+
+type styleInfo struct {
+	date    bool
+	elapsed bool
+}
+
+// cfbSignature starts every OLE compound file: an encrypted OOXML package
+// or a legacy .xls workbook.
+var cfbSignature = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+
+// Open opens the workbook at path and reads its structure (sheets, styles);
+// cell data is read later, sheet by sheet. lim may be nil.
+func Open(name string, lim *Limits) (*Workbook, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("workbook: open: %w", err)
+	}
+	w, err := open(f, lim)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func open(f *os.File, lim *Limits) (*Workbook, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("workbook: stat: %w", err)
+	}
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(f, head)
+	if n == 8 && bytes.Equal(head, cfbSignature) {
+		return nil, &Error{Kind: Encrypted, Msg: "password-protected or legacy .xls workbooks are not supported (the file is an OLE compound document, not a zip package)"}
+	}
+	if st.Size() == 0 {
+		return nil, invalidf(nil, "the file is empty (0 bytes), not a zip package")
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return nil, invalidf(err, "not a zip package, or a truncated one")
+	}
+	w := &Workbook{f: f, zr: zr, lim: lim.withDefaults(),
+		parts: map[string]*zip.File{}, folded: map[string]*zip.File{}}
+	var total uint64
+	for _, zf := range zr.File {
+		name := strings.TrimPrefix(strings.ReplaceAll(zf.Name, `\`, "/"), "/")
+		w.parts[name] = zf
+		w.folded[strings.ToLower(name)] = zf
+		total += zf.UncompressedSize64
+		if zf.UncompressedSize64 > uint64(w.lim.MaxPartSize) {
+			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses to %d bytes, over the %d-byte limit", name, zf.UncompressedSize64, w.lim.MaxPartSize)}
+		}
+		if zf.UncompressedSize64 > 1<<20 && zf.UncompressedSize64 > uint64(w.lim.MaxRatio)*max(zf.CompressedSize64, 1) {
+			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses %d times its size (%d bytes), over the ratio limit of %d: refusing a likely zip bomb", name, zf.UncompressedSize64/max(zf.CompressedSize64, 1), zf.UncompressedSize64, w.lim.MaxRatio)}
+		}
+	}
+	if total > uint64(w.lim.MaxTotalSize) {
+		return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the package decompresses to %d bytes, over the %d-byte limit", total, w.lim.MaxTotalSize)}
+	}
+	if len(zr.File) == 0 {
+		return nil, invalidf(nil, "the zip archive is empty: missing xl/workbook.xml and every other part")
+	}
+	if err := w.readStructure(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Close releases the file.
+func (w *Workbook) Close() error { return w.f.Close() }
+
+// Sheet returns the sheet with this exact name.
+func (w *Workbook) Sheet(name string) (*Sheet, bool) {
+	for i := range w.Sheets {
+		if w.Sheets[i].Name == name {
+			return &w.Sheets[i], true
+		}
+	}
+	return nil, false
+}
+
+func (w *Workbook) part(name string) *zip.File {
+	if zf := w.parts[name]; zf != nil {
+		return zf
+	}
+	return w.folded[strings.ToLower(name)]
+}
+
+// openPart opens a part for reading; archive/zip refuses data longer than
+// the size the archive declares, which Open has checked against the limits.
+func (w *Workbook) openPart(name string) (io.ReadCloser, error) {
+	zf := w.part(name)
+	if zf == nil {
+		return nil, invalidf(nil, "missing part %s", name)
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		return nil, invalidf(err, "part %s cannot be read", name)
+	}
+	return rc, nil
+}
+
+type rel struct {
+	ID     string
+	Type   string
+	Target string
+	Mode   string
+}
+
+// relsFor reads the relationships of a part; a missing rels part is nil.
+func (w *Workbook) relsFor(part string) ([]rel, bool, error) {
+	dir, file := path.Split(part)
+	name := dir + "_rels/" + file + ".rels"
+	if w.part(name) == nil {
+		return nil, false, nil
+	}
+	var out []rel
+	err := w.decode(name, func(d *xml.Decoder, se xml.StartElement) error {
+		if se.Name.Local != "Relationship" {
+			return nil
+		}
+		var r rel
+		for _, a := range se.Attr {
+			switch a.Name.Local {
+			case "Id":
+				r.ID = a.Value
+			case "Type":
+				r.Type = a.Value
+			case "Target":
+				r.Target = a.Value
+			case "TargetMode":
+				r.Mode = a.Value
+			}
+		}
+		out = append(out, r)
+		return nil
+	})
+	return out, true, err
+}
+
+// resolve turns a relationship target into a part name.
+func resolve(source, target string) string {
+	target = strings.ReplaceAll(target, `\`, "/")
+	if strings.HasPrefix(target, "/") {
+		return strings.TrimPrefix(path.Clean(target), "/")
+	}
+	return strings.TrimPrefix(path.Clean(path.Join(path.Dir(source), target)), "/")
+}
+
+func relType(r rel) string {
+	if i := strings.LastIndexByte(r.Type, '/'); i >= 0 {
+		return r.Type[i+1:]
+	}
+	return r.Type
+}
+
+// decode streams a small part through encoding/xml, calling fn for each
+// start element.
+func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) error) error {
+	rc, err := w.openPart(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(rc)
+	d.Strict = false
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return invalidf(err, "part %s is not well-formed XML", name)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if err := fn(d, se); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (w *Workbook) readStructure() error {
+	wbPart := ""
+	rels, _, err := w.relsFor("")
+	if err != nil {
+		return err
+	}
+	for _, r := range rels {
+		if relType(r) == "officeDocument" {
+			wbPart = resolve("", r.Target)
+			break
+		}
+	}
+	if wbPart == "" || w.part(wbPart) == nil {
+		switch {
+		case w.part("xl/workbook.xml") != nil:
+			wbPart = "xl/workbook.xml"
+		case wbPart != "":
+			return invalidf(nil, "missing part %s (the workbook named by _rels/.rels)", wbPart)
+		default:
+			return invalidf(nil, "missing part xl/workbook.xml (and _rels/.rels names no workbook)")
+		}
+	}
+	wbRels, ok, err := w.relsFor(wbPart)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		dir, file := path.Split(wbPart)
+		return invalidf(nil, "missing part %s_rels/%s.rels (the workbook's relationships, which locate its sheets)", dir, file)
+	}
+	byID := map[string]rel{}
+	var stylesPart string
+	for _, r := range wbRels {
+		byID[r.ID] = r
+		switch relType(r) {
+		case "styles":
+			stylesPart = resolve(wbPart, r.Target)
+		case "sharedStrings":
+			w.sstPart = resolve(wbPart, r.Target)
+		}
+	}
+	err = w.decode(wbPart, func(d *xml.Decoder, se xml.StartElement) error {
+		switch se.Name.Local {
+		case "workbookPr":
+			for _, a := range se.Attr {
+				if a.Name.Local == "date1904" {
+					w.Date1904 = a.Value == "1" || strings.EqualFold(a.Value, "true")
+				}
+			}
+		case "sheet":
+			sh := Sheet{State: "visible", Type: "worksheet"}
+			var id string
+			for _, a := range se.Attr {
+				switch {
+				case a.Name.Local == "name" && a.Name.Space == "":
+					sh.Name = a.Value
+				case a.Name.Local == "state" && a.Name.Space == "":
+					sh.State = a.Value
+				case a.Name.Local == "id" && a.Name.Space != "":
+					id = a.Value
+				}
+			}
+			if r, ok := byID[id]; ok {
+				sh.Part = resolve(wbPart, r.Target)
+				if relType(r) == "chartsheet" {
+					sh.Type = "chartsheet"
+				}
+			}
+			w.Sheets = append(w.Sheets, sh)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if stylesPart == "" && w.part("xl/styles.xml") != nil {
+		stylesPart = "xl/styles.xml"
+	}
+	if w.sstPart == "" && w.part("xl/sharedStrings.xml") != nil {
+		w.sstPart = "xl/sharedStrings.xml"
+	}
+	if stylesPart != "" && w.part(stylesPart) != nil {
+		if err := w.readStyles(stylesPart); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readStyles decides once per cell style (cellXfs entry) whether its
+// number format is a date or an elapsed time.
+func (w *Workbook) readStyles(name string) error {
+	custom := map[int]string{}
+	var xfs []int
+	inXfs := false
+	rc, err := w.openPart(name)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	d := xml.NewDecoder(rc)
+	d.Strict = false
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return invalidf(err, "part %s is not well-formed XML", name)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				id, code := -1, ""
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "numFmtId":
+						id, _ = strconv.Atoi(strings.TrimSpace(a.Value))
+					case "formatCode":
+						code = a.Value
+					}
+				}
+				if id >= 0 {
+					custom[id] = code
+				}
+			case "cellXfs":
+				inXfs = true
+			case "xf":
+				if inXfs {
+					id := 0
+					for _, a := range t.Attr {
+						if a.Name.Local == "numFmtId" {
+							id, _ = strconv.Atoi(strings.TrimSpace(a.Value))
+						}
+					}
+					xfs = append(xfs, id)
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				inXfs = false
+			}
+		}
+	}
+	w.styles = make([]styleInfo, len(xfs))
+	for i, id := range xfs {
+		f, ok := custom[id]
+		if !ok {
+			f, ok = builtinFormats[id]
+		}
+		if ok {
+			w.styles[i] = styleInfo{date: isDateFormat(f), elapsed: isElapsedFormat(f)}
+		}
+	}
+	return nil
+}
+
+// sharedStrings loads the shared-string table on first use.
+func (w *Workbook) sharedStrings() ([]string, error) {
+	if w.sstLoaded {
+		return w.sst, nil
+	}
+	w.sstLoaded = true
+	if w.sstPart == "" || w.part(w.sstPart) == nil {
+		return nil, nil
+	}
+	rc, err := w.openPart(w.sstPart)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	s := newScanner(rc)
+	var tb textBuilder
+	inSI := false
+	for {
+		k, err := s.next()
+		if err != nil {
+			return nil, invalidf(err, "part %s is not well-formed XML", w.sstPart)
+		}
+		if k == tokEOF {
+			break
+		}
+		if k == tokStart && string(s.name) == "si" {
+			inSI = true
+			tb.reset()
+			continue
+		}
+		if k == tokEnd && string(s.name) == "si" {
+			inSI = false
+			w.sst = append(w.sst, tb.string())
+			continue
+		}
+		if inSI {
+			tb.feed(s, k)
+		}
+	}
+	return w.sst, nil
+}
+
+// textBuilder collects the text of a string item (<si> or <is>): the plain
+// <t> first, then each run's <t>, leaving out phonetic runs (<rPh>), as
+// openpyxl's Text.content does.
+type textBuilder struct {
+	plain, runs []byte
+	inR, inRPh  int
+	inT         bool
+	tIsRun      bool
+}
+
+func (b *textBuilder) reset() {
+	b.plain, b.runs = b.plain[:0], b.runs[:0]
+	b.inR, b.inRPh, b.inT = 0, 0, false
+}
+
+func (b *textBuilder) feed(s *scanner, k tokKind) {
+	switch k {
+	case tokStart:
+		switch string(s.name) {
+		case "r":
+			b.inR++
+		case "rPh":
+			b.inRPh++
+		case "t":
+			if b.inRPh == 0 {
+				b.inT = true
+				b.tIsRun = b.inR > 0
+			}
+		}
+	case tokEnd:
+		switch string(s.name) {
+		case "r":
+			b.inR--
+		case "rPh":
+			b.inRPh--
+		case "t":
+			b.inT = false
+		}
+	case tokText:
+		if b.inT {
+			if b.tIsRun {
+				b.runs = s.appendText(b.runs)
+			} else {
+				b.plain = s.appendText(b.plain)
+			}
+		}
+	}
+}
+
+func (b *textBuilder) string() string {
+	if len(b.runs) == 0 {
+		return unescapeOOXML(string(b.plain))
+	}
+	return unescapeOOXML(string(b.plain) + string(b.runs))
+}
+
+// unescapeOOXML decodes the _xHHHH_ escapes OOXML uses for characters XML
+// cannot carry (_x000D_ is a carriage return); _x005F_ escapes an
+// underscore that would otherwise start one.
+func unescapeOOXML(s string) string {
+	if !strings.Contains(s, "_x") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' {
+			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+				b.WriteRune(rune(n))
+				i += 7
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
