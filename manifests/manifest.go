@@ -87,10 +87,16 @@ type Arg struct {
 	Type        ArgType
 	Required    bool
 	Description string
-	Enum        []any
-	Default     any
-	Minimum     *float64
-	Maximum     *float64
+	// Enum, when set, lists the only values allowed: strings, int64s or
+	// float64s by Type.
+	Enum []any
+	// Default is the value Check fills in when an optional arg is not given,
+	// in the representation Check returns (see the package documentation).
+	Default any
+	// Minimum and Maximum, when set, bound an integer or number arg
+	// (inclusive).
+	Minimum *float64
+	Maximum *float64
 	// Items is the JSON Schema of an array's items, if given.
 	Items map[string]any
 }

@@ -57,7 +57,9 @@ var (
 // digits in words joined by single hyphens ("read-sheet", "max-results").
 func IsKebab(name string) bool { return kebabRE.MatchString(name) }
 
-// Parse reads and validates the manifest at path. See ParseBytes.
+// Parse reads and validates the manifest at path. See ParseBytes. A file
+// that cannot be read gives a nil manifest and an error wrapping the
+// operating system's (errors.Is(err, fs.ErrNotExist) works).
 func Parse(path string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -74,9 +76,9 @@ func Parse(path string) (*Manifest, error) {
 // problem, each with file, line and field, and the returned *Manifest holds
 // what could be read (its Path and usually its Name, enough to list a broken
 // plugin); use it for nothing else. ParseBytes never panics.
-func ParseBytes(path string, data []byte) (m *Manifest, err error) {
+func ParseBytes(path string, data []byte) (*Manifest, error) {
 	p := &parser{file: path, budget: 20*len(data) + 10000}
-	m = &Manifest{Path: path, Kind: KindTool, Timeout: DefaultTimeout, Concurrency: DefaultConcurrency}
+	m := &Manifest{Path: path, Kind: KindTool, Timeout: DefaultTimeout, Concurrency: DefaultConcurrency}
 	p.parse(data, m)
 	if len(p.problems) > 0 {
 		sort.SliceStable(p.problems, func(i, j int) bool { return p.problems[i].Line < p.problems[j].Line })
@@ -254,7 +256,7 @@ func (p *parser) text(e entry) (string, bool) {
 	}
 	if e.val.Kind == yaml.ScalarNode {
 		switch e.val.ShortTag() {
-		case "!!str", "!!int", "!!float":
+		case "!!str", "!!int", "!!float", "!!timestamp":
 			return e.val.Value, true
 		}
 	}
