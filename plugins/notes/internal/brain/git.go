@@ -1,0 +1,178 @@
+package brain
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+)
+
+// gitRunner runs the git command line in a brain, isolated from the user's
+// and the system's git configuration, with a fixed identity.
+type gitRunner struct {
+	dir string
+}
+
+func gitEnv() []string {
+	keep := []string{"PATH", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
+	var env []string
+	for _, k := range keep {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return append(env,
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"HOME=/nonexistent",
+		"XDG_CONFIG_HOME=/nonexistent",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_AUTHOR_NAME=notes",
+		"GIT_AUTHOR_EMAIL=notes@toolhost.local",
+		"GIT_COMMITTER_NAME=notes",
+		"GIT_COMMITTER_EMAIL=notes@toolhost.local",
+		"GIT_OPTIONAL_LOCKS=0",
+	)
+}
+
+// run runs git with args and returns stdout. A failure is git_failed with
+// git's stderr in the message.
+func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
+	full := append([]string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = g.dir
+	cmd.Env = gitEnv()
+	var out, errb bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), &gitError{args: args, stderr: strings.TrimSpace(errb.String() + "\n" + out.String()), err: err}
+	}
+	return out.String(), nil
+}
+
+type gitError struct {
+	args   []string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	return fmt.Sprintf("git %s: %v: %s", strings.Join(e.args, " "), e.err, e.stderr)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// trailers are the provenance lines of every commit.
+type trailers struct {
+	Op       string
+	Action   string
+	Session  string
+	Client   string
+	Request  string
+	Approved bool
+	Undoes   []string
+}
+
+func commitMessage(subject string, body []string, t trailers) string {
+	var b strings.Builder
+	b.WriteString(subject)
+	b.WriteString("\n\n")
+	if len(body) > 0 {
+		b.WriteString(strings.Join(body, "\n"))
+		b.WriteString("\n\n")
+	}
+	fmt.Fprintf(&b, "Notes-Op: %s\nNotes-Action: %s\nNotes-Session: %s\nNotes-Client: %s\n", t.Op, t.Action, t.Session, t.Client)
+	if t.Request != "" {
+		fmt.Fprintf(&b, "Notes-Request: %s\n", t.Request)
+	}
+	if t.Approved {
+		b.WriteString("Notes-Approved: user\n")
+	}
+	for _, u := range t.Undoes {
+		fmt.Fprintf(&b, "Notes-Undoes: %s\n", u)
+	}
+	return b.String()
+}
+
+// logEntry is one commit with its trailers.
+type logEntry struct {
+	Commit  string
+	Subject string
+	Body    string
+	Trailer trailers
+	Changes []string
+}
+
+// log returns commits newest first, with parsed trailers.
+func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error) {
+	out, err := g.run(ctx, append([]string{"log", "--format=%H%x1f%s%x1f%B%x1e"}, extra...)...)
+	if err != nil {
+		if strings.Contains(err.Error(), "does not have any commits") {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var entries []logEntry
+	for _, rec := range strings.Split(out, "\x1e") {
+		rec = strings.TrimLeft(rec, "\n")
+		parts := strings.SplitN(rec, "\x1f", 3)
+		if len(parts) < 3 {
+			continue
+		}
+		e := logEntry{Commit: parts[0], Subject: parts[1], Body: parts[2]}
+		for _, line := range strings.Split(parts[2], "\n") {
+			k, v, ok := strings.Cut(line, ": ")
+			if !ok {
+				continue
+			}
+			switch k {
+			case "Notes-Op":
+				e.Trailer.Op = v
+			case "Notes-Action":
+				e.Trailer.Action = v
+			case "Notes-Session":
+				e.Trailer.Session = v
+			case "Notes-Client":
+				e.Trailer.Client = v
+			case "Notes-Request":
+				e.Trailer.Request = v
+			case "Notes-Approved":
+				e.Trailer.Approved = true
+			case "Notes-Undoes":
+				e.Trailer.Undoes = append(e.Trailer.Undoes, v)
+			}
+		}
+		for _, line := range strings.Split(parts[2], "\n") {
+			if strings.HasPrefix(line, "- ") {
+				e.Changes = append(e.Changes, strings.TrimPrefix(line, "- "))
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries, nil
+}
+
+func (g gitRunner) head(ctx context.Context) (string, error) {
+	out, err := g.run(ctx, "rev-parse", "HEAD")
+	return strings.TrimSpace(out), err
+}
+
+// changedPaths lists the paths that differ between two commits.
+func (g gitRunner) changedPaths(ctx context.Context, from, to string) ([]string, error) {
+	out, err := g.run(ctx, "diff", "--name-only", "--no-renames", "-z", from, to)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
+}

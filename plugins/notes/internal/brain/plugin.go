@@ -1,0 +1,139 @@
+package brain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// Service serves the notes actions. It keeps the brains it opened (their
+// index connections) for the life of the plugin process.
+type Service struct {
+	// Root, when set, is the brain folder; else DefaultRoot decides per call.
+	Root string
+	// Configure, when set, runs on every brain the service opens (tests set
+	// the clock and lock timeout here).
+	Configure func(*Brain)
+
+	mu     sync.Mutex
+	brains map[string]*Brain
+}
+
+// Close closes every open brain.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, b := range s.brains {
+		errs = append(errs, b.Close())
+	}
+	s.brains = nil
+	return errors.Join(errs...)
+}
+
+// Brain opens (or returns the already open) brain; created reports that
+// this call created it.
+func (s *Service) Brain(ctx context.Context) (*Brain, bool, error) {
+	root := s.Root
+	if root == "" {
+		var err error
+		if root, err = DefaultRoot(); err != nil {
+			return nil, false, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b, ok := s.brains[root]; ok {
+		return b, false, nil
+	}
+	b, created, err := Open(ctx, root)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.Configure != nil {
+		s.Configure(b)
+	}
+	if s.brains == nil {
+		s.brains = map[string]*Brain{}
+	}
+	s.brains[root] = b
+	return b, created, nil
+}
+
+// common are the args every write shares.
+type common struct {
+	Session string `json:"session-handle"`
+	Token   string `json:"confirm-token"`
+}
+
+func handle[A any, R any](s *Service, fn func(b *Brain, ctx context.Context, c Call, a A) (R, error)) sdk.Handler {
+	return func(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+		var a A
+		if err := req.Bind(&a); err != nil {
+			return nil, err
+		}
+		var cm common
+		if err := req.Bind(&cm); err != nil {
+			return nil, err
+		}
+		b, created, err := s.Brain(ctx)
+		if err != nil {
+			return nil, toSDK(err)
+		}
+		c := Call{Caller: req.Caller, Session: cm.Session, Args: argsDigest(req.Args), Token: cm.Token}
+		r, err := fn(b, ctx, c, a)
+		if err != nil {
+			return nil, toSDK(err)
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return nil, toSDK(fmt.Errorf("notes: encode result: %w", err))
+		}
+		if created {
+			note, _ := json.Marshal(map[string]string{"root": b.Root, "message": "created a new brain at " + b.Root + " (git repository, .brain.json, AGENTS.md)"})
+			raw = append(append(raw[:len(raw)-1], []byte(`,"brain_created":`)...), append(note, '}')...)
+		}
+		return &sdk.Result{Data: json.RawMessage(raw)}, nil
+	}
+}
+
+// toSDK returns err as the error envelope: the reference's codes pass
+// through; anything else is internal_error.
+func toSDK(err error) error {
+	var e *sdk.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &sdk.Error{Code: sdk.CodeCancelled, Message: err.Error()}
+	}
+	sdk.Logger().Error("notes: unexpected error", "err", err)
+	return &sdk.Error{Code: CodeInternal, Message: err.Error(),
+		NextStep: "Check with status or read whether the operation happened before repeating it."}
+}
+
+type noArgs struct{}
+
+// Plugin returns the notes actions.
+func (s *Service) Plugin() sdk.Plugin {
+	return sdk.Plugin{Actions: map[string]sdk.Handler{
+		"recall":       handle(s, (*Brain).Recall),
+		"search":       handle(s, (*Brain).Search),
+		"read":         handle(s, (*Brain).Read),
+		"graph":        handle(s, (*Brain).Graph),
+		"facts":        handle(s, (*Brain).Facts),
+		"status":       handle(s, func(b *Brain, ctx context.Context, c Call, _ noArgs) (*StatusResult, error) { return b.Status(ctx, c) }),
+		"lint":         handle(s, (*Brain).Lint),
+		"remember":     handle(s, (*Brain).Remember),
+		"handoff-save": handle(s, (*Brain).HandoffSave),
+		"write-page":   handle(s, (*Brain).WritePage),
+		"patch-page":   handle(s, (*Brain).PatchPage),
+		"relate":       handle(s, (*Brain).Relate),
+		"forget":       handle(s, (*Brain).Forget),
+		"undo":         handle(s, (*Brain).Undo),
+	}}
+}

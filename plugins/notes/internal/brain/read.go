@@ -1,0 +1,1078 @@
+package brain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/index"
+	"github.com/toolhost/toolhost/plugins/notes/internal/markdown"
+	"github.com/toolhost/toolhost/plugins/notes/internal/note"
+)
+
+// NoteView is a note as read tools return it.
+type NoteView struct {
+	ID          string   `json:"id"`
+	Path        string   `json:"path"`
+	Type        string   `json:"type"`
+	Title       string   `json:"title"`
+	Scope       string   `json:"scope"`
+	Validity    string   `json:"validity"`
+	Trust       string   `json:"trust"`
+	Origin      string   `json:"origin"`
+	EditedBy    *string  `json:"edited_by"`
+	Sources     []string `json:"sources"`
+	ContentKind string   `json:"content_kind"`
+	Content     string   `json:"content"`
+}
+
+func (b *Brain) view(r index.Row, asOf, kind, content string) NoteView {
+	v := NoteView{ID: r.ID, Path: r.Path, Type: r.Type, Title: r.Title, Scope: r.Scope, Validity: r.Validity(asOf),
+		Trust: r.Trust, Origin: r.Origin, Sources: []string{}, ContentKind: kind, Content: content}
+	if r.EditedBy != "" {
+		v.EditedBy = strp(r.EditedBy)
+	}
+	return v
+}
+
+// fullView reads the note's body for the view, cut at max runes.
+func (b *Brain) fullView(r index.Row, asOf string, max int) NoteView {
+	n, _, err := b.readNote(r.Path)
+	if err != nil {
+		return b.view(r, asOf, "unreadable", "")
+	}
+	body := strings.TrimSpace(n.Body)
+	kind := "full"
+	if rs := []rune(body); max > 0 && len(rs) > max {
+		body, kind = string(rs[:max])+"…", "truncated"
+	}
+	v := b.view(r, asOf, kind, body)
+	v.Sources = append(v.Sources, n.FM.Sources...)
+	return v
+}
+
+func tokensOf(v any) int {
+	raw, _ := json.Marshal(v)
+	return (len(raw) + 3) / 4
+}
+
+// RecallArgs are recall's args.
+type RecallArgs struct {
+	Task         string `json:"task"`
+	Scope        string `json:"scope"`
+	BudgetTokens int    `json:"budget-tokens"`
+}
+
+// RecallResult is recall's answer.
+type RecallResult struct {
+	DataNotice    string     `json:"data_notice"`
+	SessionHandle string     `json:"session_handle"`
+	Task          string     `json:"task"`
+	Scope         string     `json:"scope"`
+	Rules         []NoteView `json:"rules"`
+	Handoff       *NoteView  `json:"handoff"`
+	HandoffSeen   any        `json:"handoff_seen"`
+	Preferences   []NoteView `json:"preferences"`
+	Gotchas       []NoteView `json:"gotchas"`
+	Memories      []NoteView `json:"memories"`
+	Priority      []string   `json:"priority"`
+	BudgetTokens  int        `json:"budget_tokens"`
+	UsedTokens    int        `json:"used_tokens"`
+	Truncated     bool       `json:"truncated"`
+	Omitted       int        `json:"omitted"`
+	NextStep      string     `json:"next_step"`
+}
+
+// Recall is the briefing at the start of a task.
+func (b *Brain) Recall(ctx context.Context, c Call, a RecallArgs) (*RecallResult, error) {
+	if strings.TrimSpace(a.Task) == "" || len([]rune(a.Task)) > 4000 {
+		return nil, fail(CodeInvalidArgument, "Describe the task in up to 4,000 characters.", "task must be 1 to 4,000 characters")
+	}
+	if a.Scope == "" {
+		a.Scope = "global"
+	}
+	if err := validateScope(a.Scope); err != nil {
+		return nil, err
+	}
+	if a.BudgetTokens <= 0 {
+		a.BudgetTokens = 2000
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	today := b.today()
+	res := &RecallResult{DataNotice: DataNotice, SessionHandle: newID(), Task: a.Task, Scope: a.Scope,
+		Rules: []NoteView{}, Preferences: []NoteView{}, Gotchas: []NoteView{}, Memories: []NoteView{},
+		Priority: []string{"rules", "handoff", "preferences", "gotchas", "memories"}, BudgetTokens: a.BudgetTokens}
+	res.UsedTokens = tokensOf(res)
+	seen := map[string]bool{}
+	take := func(v NoteView) bool {
+		t := tokensOf(v)
+		if res.UsedTokens+t > a.BudgetTokens {
+			res.Omitted++
+			res.Truncated = true
+			return false
+		}
+		res.UsedTokens += t
+		seen[v.Path] = true
+		return true
+	}
+	list := func(typ string) []index.Row {
+		rows, _ := b.ix.List(ctx, index.Filter{Types: []string{typ}, Scope: a.Scope, AsOf: today})
+		return rows
+	}
+	for _, r := range list("rule") {
+		if !strings.HasPrefix(r.Path, "memory/rules/") || !(r.Origin == "human" || r.ApprovedBy == "user") {
+			continue
+		}
+		if v := b.fullView(r, today, 1500); take(v) {
+			res.Rules = append(res.Rules, v)
+		}
+	}
+	handoffs := list("handoff")
+	sort.SliceStable(handoffs, func(i, j int) bool {
+		pi, pj := handoffs[i].Scope == a.Scope, handoffs[j].Scope == a.Scope
+		if pi != pj {
+			return pi
+		}
+		return handoffs[i].Path > handoffs[j].Path
+	})
+	if len(handoffs) > 0 {
+		if v := b.fullView(handoffs[0], today, 3000); take(v) {
+			res.Handoff = &v
+		}
+	}
+	for _, p := range []struct {
+		typ string
+		dst *[]NoteView
+	}{{"preference", &res.Preferences}, {"gotcha", &res.Gotchas}} {
+		for _, r := range list(p.typ) {
+			if v := b.fullView(r, today, 800); take(v) {
+				*p.dst = append(*p.dst, v)
+			}
+		}
+	}
+	hits, _, _, err := b.ix.Search(ctx, a.Task, index.Filter{Scope: a.Scope, AsOf: today}, 10)
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
+	}
+	for _, h := range hits {
+		if seen[h.Path] || h.Type == "rule" || h.Type == "handoff" {
+			continue
+		}
+		if v := b.fullView(h.Row, today, 600); take(v) {
+			res.Memories = append(res.Memories, v)
+		}
+	}
+	res.NextStep = fmt.Sprintf("Pass session_handle %q to every write of this task. Before you finish, save a handoff with handoff-save.", res.SessionHandle)
+	if res.Truncated {
+		res.NextStep += fmt.Sprintf(" %d item(s) did not fit in budget_tokens; raise it or use search.", res.Omitted)
+	}
+	return res, nil
+}
+
+// SearchArgs are search's args.
+type SearchArgs struct {
+	Query        string   `json:"query"`
+	Scope        string   `json:"scope"`
+	Types        []string `json:"types"`
+	Limit        int      `json:"limit"`
+	BudgetTokens int      `json:"budget-tokens"`
+	AsOf         string   `json:"as-of"`
+	Mode         string   `json:"mode"`
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	NoteView
+	Score       float64  `json:"score"`
+	HeadingPath []string `json:"heading_path"`
+}
+
+// Related is a graph neighbour of the best hits.
+type Related struct {
+	Path    string   `json:"path"`
+	Title   string   `json:"title"`
+	Type    string   `json:"type"`
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons"`
+}
+
+// SearchResult is search's answer.
+type SearchResult struct {
+	DataNotice    string      `json:"data_notice"`
+	Query         string      `json:"query"`
+	Mode          string      `json:"mode"`
+	ModeRequested string      `json:"mode_requested"`
+	ModeUsed      string      `json:"mode_used"`
+	ModeReason    string      `json:"mode_reason"`
+	Warnings      []Warning   `json:"warnings"`
+	Terms         []string    `json:"terms"`
+	AsOf          string      `json:"as_of"`
+	Hits          []SearchHit `json:"hits"`
+	Related       []Related   `json:"related"`
+	Truncated     bool        `json:"truncated"`
+	NextStep      string      `json:"next_step,omitempty"`
+}
+
+// Search finds notes by keyword, current at as-of.
+func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult, error) {
+	if strings.TrimSpace(a.Query) == "" || len([]rune(a.Query)) > 4000 {
+		return nil, fail(CodeInvalidArgument, "Give a query of up to 4,000 characters.", "query must be 1 to 4,000 characters")
+	}
+	if a.Limit == 0 {
+		a.Limit = 10
+	}
+	if a.Limit < 1 || a.Limit > 100 {
+		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 100.", "limit %d is out of range", a.Limit)
+	}
+	if a.AsOf == "" {
+		a.AsOf = b.today()
+	}
+	if !note.ValidDate(a.AsOf) {
+		return nil, fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", a.AsOf)
+	}
+	if a.Scope != "" {
+		if err := validateScope(a.Scope); err != nil {
+			return nil, err
+		}
+	}
+	if a.Mode == "" {
+		a.Mode = "auto"
+	}
+	res := &SearchResult{DataNotice: DataNotice, Query: a.Query, ModeRequested: a.Mode, ModeUsed: "keyword",
+		ModeReason: "search by meaning is not available in this plugin; keyword search (SQLite FTS5, BM25) is used", Warnings: []Warning{}, AsOf: a.AsOf, Related: []Related{}}
+	switch a.Mode {
+	case "auto", "keyword":
+	case "semantic", "hybrid":
+		res.Warnings = append(res.Warnings, Warning{Code: "mode_unavailable", Message: a.Mode + " search is not available; keyword search was used"})
+	default:
+		return nil, fail(CodeInvalidArgument, "Use mode auto, keyword, semantic or hybrid.", "mode %q is not known", a.Mode)
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	hits, mode, terms, err := b.ix.Search(ctx, a.Query, index.Filter{Scope: a.Scope, Types: a.Types, AsOf: a.AsOf}, a.Limit)
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again; the index is rebuilt when needed.", "%v", err)
+	}
+	res.Mode, res.Terms = mode, nonNil(terms)
+	res.Hits = []SearchHit{}
+	for _, h := range hits {
+		v := b.view(h.Row, a.AsOf, "snippet", h.Snippet)
+		res.Hits = append(res.Hits, SearchHit{NoteView: v, Score: round3(h.Score), HeadingPath: h.HeadingPath})
+	}
+	// Graph neighbours of the three best hits.
+	inHits := map[string]bool{}
+	for _, h := range hits {
+		inHits[h.Path] = true
+	}
+	rel := map[string]*Related{}
+	for i, h := range hits {
+		if i == 3 {
+			break
+		}
+		out, _ := b.ix.Outgoing(ctx, h.Path)
+		in, _ := b.ix.Backlinks(ctx, h.Path)
+		add := func(path, reason string) {
+			if path == "" || inHits[path] {
+				return
+			}
+			r, ok := rel[path]
+			if !ok {
+				row, err := b.ix.Get(ctx, path)
+				if err != nil || row.Archived || row.Validity(a.AsOf) != note.Current {
+					return
+				}
+				r = &Related{Path: path, Title: row.Title, Type: row.Type}
+				rel[path] = r
+			}
+			r.Score = round3(r.Score + h.Score/2)
+			r.Reasons = append(r.Reasons, reason)
+		}
+		for _, l := range out {
+			add(l.To, fmt.Sprintf("%s links to it (%s)", h.Path, l.Type))
+		}
+		for _, l := range in {
+			add(l.From, fmt.Sprintf("it links to %s (%s)", h.Path, l.Type))
+		}
+	}
+	for _, r := range rel {
+		res.Related = append(res.Related, *r)
+	}
+	sort.Slice(res.Related, func(i, j int) bool {
+		if res.Related[i].Score != res.Related[j].Score {
+			return res.Related[i].Score > res.Related[j].Score
+		}
+		return res.Related[i].Path < res.Related[j].Path
+	})
+	if len(res.Related) > 10 {
+		res.Related = res.Related[:10]
+	}
+	maxBytes := c.Caller.MaxResultBytes
+	if a.BudgetTokens > 0 && (maxBytes == 0 || a.BudgetTokens*4 < maxBytes) {
+		maxBytes = a.BudgetTokens * 4
+	}
+	if maxBytes > 0 {
+		for len(res.Hits) > 0 && jsonLen(res) > maxBytes {
+			if len(res.Related) > 0 {
+				res.Related = res.Related[:len(res.Related)-1]
+			} else {
+				res.Hits = res.Hits[:len(res.Hits)-1]
+			}
+			res.Truncated = true
+		}
+	}
+	switch {
+	case res.Truncated:
+		res.NextStep = "Results were cut to the budget; narrow with types, scope or limit, or read a hit by path."
+	case mode == "or":
+		res.NextStep = "No note has all the terms; these have some of them."
+	case mode == "none":
+		res.NextStep = "Nothing matched; try other words, a wider scope, or another as-of date."
+	}
+	return res, nil
+}
+
+func jsonLen(v any) int {
+	raw, _ := json.Marshal(v)
+	return len(raw)
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+// ReadArgs are read's args.
+type ReadArgs struct {
+	Path    string `json:"path"`
+	ID      string `json:"id"`
+	Section string `json:"section"`
+}
+
+// OutLink is a link from the note read.
+type OutLink struct {
+	Origin   string  `json:"origin"`
+	Type     string  `json:"type"`
+	Target   string  `json:"target"`
+	Path     *string `json:"path"`
+	Title    *string `json:"title"`
+	NoteType *string `json:"note_type"`
+	Broken   bool    `json:"broken"`
+}
+
+// BackLink is a link to the note read.
+type BackLink struct {
+	Origin   string `json:"origin"`
+	Type     string `json:"type"`
+	Path     string `json:"path"`
+	Title    string `json:"title"`
+	NoteType string `json:"note_type"`
+	Archived bool   `json:"archived"`
+	Line     int    `json:"line"`
+}
+
+// ReadResult is read's answer.
+type ReadResult struct {
+	DataNotice       string             `json:"data_notice"`
+	Note             NoteView           `json:"note"`
+	Frontmatter      any                `json:"frontmatter"`
+	FrontmatterError *string            `json:"frontmatter_error"`
+	Section          *markdown.Heading  `json:"section"`
+	Headings         []markdown.Heading `json:"headings"`
+	Archived         bool               `json:"archived"`
+	OutgoingLinks    []OutLink          `json:"outgoing_links"`
+	Backlinks        []BackLink         `json:"backlinks"`
+}
+
+// Read returns one note, or one section of it, with its links.
+func (b *Brain) Read(ctx context.Context, c Call, a ReadArgs) (*ReadResult, error) {
+	if (a.Path == "") == (a.ID == "") {
+		return nil, fail(CodeInvalidArgument, "Pass path or id, exactly one.", "read needs path or id, not both and not neither")
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	rel := a.Path
+	if a.ID != "" {
+		r, err := b.resolveOne(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		rel = r.Path
+	} else {
+		var err error
+		if rel, err = b.checkPath(a.Path, false); err != nil {
+			return nil, err
+		}
+	}
+	n, _, err := b.readNote(rel)
+	if err != nil {
+		return nil, err
+	}
+	row, err := b.ix.Get(ctx, rel)
+	if err != nil {
+		row = index.Row{Path: rel, Title: n.Title(), Scope: n.Scope(), Origin: n.Origin(), ID: n.FM.ID, Type: n.FM.Type, Trust: n.FM.Trust}
+	}
+	today := b.today()
+	doc := markdown.Parse(n.Body)
+	content := n.Body
+	res := &ReadResult{DataNotice: DataNotice, Headings: doc.Headings, Archived: note.Archived(rel), OutgoingLinks: []OutLink{}, Backlinks: []BackLink{}}
+	if res.Headings == nil {
+		res.Headings = []markdown.Heading{}
+	}
+	if a.Section != "" {
+		h, ok := doc.Section(a.Section)
+		if !ok {
+			return nil, fail(CodeNotFound, "Pick a heading from headings, by its text or as Parent › Child.", "%s has no section %q", rel, a.Section)
+		}
+		res.Section = &h
+		content = n.Body[h.Offset:h.End]
+	}
+	res.Note = b.view(row, today, "full", content)
+	if a.Section != "" {
+		res.Note.ContentKind = "section"
+	}
+	res.Note.Sources = append(res.Note.Sources, n.FM.Sources...)
+	if n.HasFM && n.FMError == "" {
+		res.Frontmatter = n.FM
+	}
+	if n.FMError != "" {
+		res.FrontmatterError = strp(n.FMError)
+	}
+	out, _ := b.ix.Outgoing(ctx, rel)
+	for _, l := range out {
+		ol := OutLink{Origin: l.Origin, Type: l.Type, Target: l.Target, Broken: l.To == ""}
+		if l.To != "" {
+			if r, err := b.ix.Get(ctx, l.To); err == nil {
+				ol.Path, ol.Title, ol.NoteType = strp(r.Path), strp(r.Title), strp(r.Type)
+			}
+		}
+		res.OutgoingLinks = append(res.OutgoingLinks, ol)
+	}
+	in, _ := b.ix.Backlinks(ctx, rel)
+	for _, l := range in {
+		r, err := b.ix.Get(ctx, l.From)
+		if err != nil {
+			continue
+		}
+		res.Backlinks = append(res.Backlinks, BackLink{Origin: l.Origin, Type: l.Type, Path: r.Path, Title: r.Title, NoteType: r.Type, Archived: r.Archived, Line: l.Line})
+	}
+	return res, nil
+}
+
+// GraphArgs are graph's args.
+type GraphArgs struct {
+	Node          string   `json:"node"`
+	Depth         int      `json:"depth"`
+	RelationTypes []string `json:"relation-types"`
+	AsOf          string   `json:"as-of"`
+	Limit         int      `json:"limit"`
+	BudgetTokens  int      `json:"budget-tokens"`
+}
+
+// GraphLink is one edge in a graph answer.
+type GraphLink struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Type      string `json:"type"`
+	Origin    string `json:"origin"`
+	Direction string `json:"direction"`
+	Validity  string `json:"validity"`
+}
+
+// Neighbor is one note near the node.
+type Neighbor struct {
+	Path     string      `json:"path"`
+	Title    string      `json:"title"`
+	Type     string      `json:"type"`
+	Distance int         `json:"distance"`
+	Validity string      `json:"validity"`
+	Links    []GraphLink `json:"links"`
+}
+
+// GraphResult is graph's answer.
+type GraphResult struct {
+	DataNotice    string     `json:"data_notice"`
+	Node          string     `json:"node"`
+	Path          string     `json:"path"`
+	ResolvedBy    string     `json:"resolved_by"`
+	AsOf          string     `json:"as_of"`
+	Depth         int        `json:"depth"`
+	RelationTypes []string   `json:"relation_types"`
+	Neighbors     []Neighbor `json:"neighbors"`
+	Total         int        `json:"total"`
+	Truncated     bool       `json:"truncated"`
+	Omitted       int        `json:"omitted"`
+	NextStep      string     `json:"next_step"`
+}
+
+// Graph returns the notes one or two links away from node.
+func (b *Brain) Graph(ctx context.Context, c Call, a GraphArgs) (*GraphResult, error) {
+	if a.Depth == 0 {
+		a.Depth = 1
+	}
+	if a.Depth != 1 && a.Depth != 2 {
+		return nil, fail(CodeInvalidArgument, "Use depth 1 or 2.", "depth %d is not 1 or 2", a.Depth)
+	}
+	if a.Limit == 0 {
+		a.Limit = 50
+	}
+	if a.Limit < 1 || a.Limit > 200 {
+		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 200.", "limit %d is out of range", a.Limit)
+	}
+	if a.BudgetTokens <= 0 {
+		a.BudgetTokens = 3000
+	}
+	if a.AsOf == "" {
+		a.AsOf = b.today()
+	}
+	if !note.ValidDate(a.AsOf) {
+		return nil, fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", a.AsOf)
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	rows, kinds, err := b.ix.Resolve(ctx, a.Node)
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
+	}
+	if len(rows) == 0 {
+		return nil, fail(CodeNotFound, "Name the note by title, path, [[wikilink]] or id; search finds it.", "no note is named %q", a.Node)
+	}
+	start := rows[0]
+	want := map[string]bool{}
+	for _, t := range a.RelationTypes {
+		want[t] = true
+	}
+	typeOK := func(t string) bool {
+		if len(want) == 0 {
+			return true
+		}
+		return want[t] || (want["wikilink"] && t == "wikilink")
+	}
+	res := &GraphResult{DataNotice: DataNotice, Node: a.Node, Path: start.Path, ResolvedBy: kinds[0], AsOf: a.AsOf, Depth: a.Depth,
+		RelationTypes: nonNil(a.RelationTypes), Neighbors: []Neighbor{}}
+	found := map[string]*Neighbor{}
+	var order []string
+	frontier := []string{start.Path}
+	visited := map[string]bool{start.Path: true}
+	for d := 1; d <= a.Depth; d++ {
+		var next []string
+		for _, p := range frontier {
+			out, _ := b.ix.Outgoing(ctx, p)
+			in, _ := b.ix.Backlinks(ctx, p)
+			edge := func(other string, l index.Link, dir string) {
+				if other == "" || other == start.Path || !typeOK(l.Type) {
+					return
+				}
+				r, err := b.ix.Get(ctx, other)
+				if err != nil || r.Archived {
+					return
+				}
+				nb, ok := found[other]
+				if !ok {
+					nb = &Neighbor{Path: r.Path, Title: r.Title, Type: r.Type, Distance: d, Validity: r.Validity(a.AsOf), Links: []GraphLink{}}
+					found[other] = nb
+					order = append(order, other)
+				}
+				to := l.To
+				if to == "" {
+					to = l.Target
+				}
+				nb.Links = append(nb.Links, GraphLink{From: l.From, To: to, Type: l.Type, Origin: l.Origin, Direction: dir, Validity: nb.Validity})
+				if !visited[other] {
+					visited[other] = true
+					next = append(next, other)
+				}
+			}
+			for _, l := range out {
+				edge(l.To, l, "out")
+			}
+			for _, l := range in {
+				edge(l.From, l, "in")
+			}
+		}
+		frontier = next
+	}
+	res.Total = len(order)
+	used := tokensOf(res)
+	for _, p := range order {
+		nb := found[p]
+		t := tokensOf(nb)
+		if len(res.Neighbors) >= a.Limit || used+t > a.BudgetTokens {
+			res.Omitted++
+			res.Truncated = true
+			continue
+		}
+		used += t
+		res.Neighbors = append(res.Neighbors, *nb)
+	}
+	res.NextStep = "Read a neighbour with read({ path })."
+	if res.Truncated {
+		res.NextStep = fmt.Sprintf("%d neighbour(s) were left out; narrow with relation-types or raise limit/budget-tokens.", res.Omitted)
+	}
+	return res, nil
+}
+
+// FactsArgs are facts' args.
+type FactsArgs struct {
+	Subject   string `json:"subject"`
+	Predicate string `json:"predicate"`
+	Object    string `json:"object"`
+	AsOf      string `json:"as-of"`
+	Limit     int    `json:"limit"`
+}
+
+// QueryRef is how a subject or object query resolved.
+type QueryRef struct {
+	Query string  `json:"query"`
+	Path  *string `json:"path"`
+}
+
+// FactView is one fact.
+type FactView struct {
+	Path         string   `json:"path"`
+	Title        string   `json:"title"`
+	Validity     string   `json:"validity"`
+	Subject      string   `json:"subject"`
+	SubjectPath  *string  `json:"subject_path"`
+	Predicate    string   `json:"predicate"`
+	Object       string   `json:"object"`
+	ObjectPath   *string  `json:"object_path"`
+	ValidFrom    *string  `json:"valid_from"`
+	ValidUntil   *string  `json:"valid_until"`
+	SupersededOn *string  `json:"superseded_on"`
+	Supersedes   []string `json:"supersedes"`
+	SupersededBy []string `json:"superseded_by"`
+}
+
+// FactsResult is facts' answer.
+type FactsResult struct {
+	DataNotice string     `json:"data_notice"`
+	AsOf       string     `json:"as_of"`
+	Subject    *QueryRef  `json:"subject"`
+	Predicate  *string    `json:"predicate"`
+	Object     *QueryRef  `json:"object"`
+	Facts      []FactView `json:"facts"`
+	Total      int        `json:"total"`
+	Truncated  bool       `json:"truncated"`
+}
+
+// Facts lists facts with their validity at as-of; expired ones are shown,
+// never hidden.
+func (b *Brain) Facts(ctx context.Context, c Call, a FactsArgs) (*FactsResult, error) {
+	if a.AsOf == "" {
+		a.AsOf = b.today()
+	}
+	if !note.ValidDate(a.AsOf) {
+		return nil, fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", a.AsOf)
+	}
+	if a.Limit == 0 {
+		a.Limit = 50
+	}
+	if a.Limit < 1 || a.Limit > 200 {
+		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 200.", "limit %d is out of range", a.Limit)
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	res := &FactsResult{DataNotice: DataNotice, AsOf: a.AsOf, Facts: []FactView{}}
+	names := func(q string) (map[string]bool, *QueryRef) {
+		if q == "" {
+			return nil, nil
+		}
+		set := map[string]bool{index.Key(markdown.Unwrap(q)): true}
+		ref := &QueryRef{Query: q}
+		if rows, _, err := b.ix.Resolve(ctx, q); err == nil && len(rows) > 0 {
+			ref.Path = strp(rows[0].Path)
+			set[index.Key(rows[0].Title)] = true
+			set[index.Key(note.Stem(rows[0].Path))] = true
+			set[index.Key(rows[0].Path)] = true
+		}
+		return set, ref
+	}
+	subj, sref := names(a.Subject)
+	obj, oref := names(a.Object)
+	res.Subject, res.Object = sref, oref
+	if a.Predicate != "" {
+		res.Predicate = strp(a.Predicate)
+	}
+	rows, err := b.ix.List(ctx, index.Filter{Types: []string{"fact"}})
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
+	}
+	resolve := func(s string) *string {
+		if rs, _, err := b.ix.Resolve(ctx, s); err == nil && len(rs) > 0 {
+			return strp(rs[0].Path)
+		}
+		return nil
+	}
+	paths := func(links []string) []string {
+		out := []string{}
+		for _, l := range links {
+			if p := resolve(l); p != nil {
+				out = append(out, *p)
+			} else {
+				out = append(out, markdown.Unwrap(l))
+			}
+		}
+		return out
+	}
+	for _, r := range rows {
+		if subj != nil && !subj[index.Key(r.Subject)] {
+			continue
+		}
+		if obj != nil && !obj[index.Key(r.Object)] {
+			continue
+		}
+		if a.Predicate != "" && !strings.EqualFold(a.Predicate, r.Predicate) {
+			continue
+		}
+		f := FactView{Path: r.Path, Title: r.Title, Validity: r.Validity(a.AsOf), Subject: r.Subject, Predicate: r.Predicate, Object: r.Object,
+			SubjectPath: resolve(r.Subject), ObjectPath: resolve(r.Object), Supersedes: paths(r.Supersedes), SupersededBy: paths(r.SupersededBy)}
+		if r.ValidFrom != "" {
+			f.ValidFrom = strp(r.ValidFrom)
+		}
+		if r.ValidUntil != "" {
+			f.ValidUntil = strp(r.ValidUntil)
+			if len(r.SupersededBy) > 0 {
+				f.SupersededOn = strp(r.ValidUntil)
+			}
+		}
+		res.Facts = append(res.Facts, f)
+	}
+	sort.SliceStable(res.Facts, func(i, j int) bool {
+		fi, fj := res.Facts[i], res.Facts[j]
+		if fi.Subject != fj.Subject {
+			return fi.Subject < fj.Subject
+		}
+		if fi.Predicate != fj.Predicate {
+			return fi.Predicate < fj.Predicate
+		}
+		return deref(fi.ValidFrom) < deref(fj.ValidFrom)
+	})
+	res.Total = len(res.Facts)
+	if len(res.Facts) > a.Limit {
+		res.Facts, res.Truncated = res.Facts[:a.Limit], true
+	}
+	return res, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// StatusResult is status's answer.
+type StatusResult struct {
+	DataNotice         string         `json:"data_notice"`
+	Healthy            bool           `json:"healthy"`
+	Problems           []string       `json:"problems"`
+	Root               string         `json:"root"`
+	Client             string         `json:"client"`
+	Machine            string         `json:"machine"`
+	BrainSchemaVersion int            `json:"brain_schema_version"`
+	NoteDirs           []string       `json:"note_dirs"`
+	Notes              map[string]any `json:"notes"`
+	Index              map[string]any `json:"index"`
+	BrokenLinks        int            `json:"broken_links"`
+	Sync               map[string]any `json:"sync"`
+	Conflicts          []string       `json:"conflicts"`
+	Embeddings         any            `json:"embeddings"`
+	NextStep           string         `json:"next_step"`
+}
+
+// Status reports the brain's health.
+func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	res := &StatusResult{DataNotice: DataNotice, Healthy: true, Problems: []string{}, Root: b.Root, Client: c.Client(), Machine: host,
+		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}}
+	for _, t := range note.Types() {
+		res.NoteDirs = append(res.NoteDirs, note.Folders[t])
+	}
+	sort.Strings(res.NoteDirs)
+	counts, err := b.ix.Count(ctx)
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
+	}
+	res.Notes = map[string]any{"total": counts.Notes, "by_type": counts.ByType, "untyped": counts.Untyped, "archived": counts.Archived}
+	res.Index = map[string]any{"schema_version": index.SchemaVersion, "chunks": counts.Chunks, "edges": counts.Links, "facts": counts.Facts,
+		"head": b.ix.Meta(ctx, "head"), "last_scan": b.ix.Meta(ctx, "scanned_at")}
+	links, _ := b.ix.AllLinks(ctx)
+	for _, l := range links {
+		if l.To == "" && l.Type != "fact" && !strings.HasPrefix(l.From, "raw/") {
+			res.BrokenLinks++
+		}
+	}
+	g := gitRunner{dir: b.Root}
+	branch, _ := g.run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
+	remotes, _ := g.run(ctx, "remote")
+	porcelain, _ := g.run(ctx, "status", "--porcelain", "-z")
+	pending := 0
+	for _, p := range strings.Split(porcelain, "\x00") {
+		if len(p) > 3 {
+			pending++
+			if conflictCopy.MatchString(p[3:]) {
+				res.Conflicts = append(res.Conflicts, p[3:])
+			}
+		}
+	}
+	res.Sync = map[string]any{"branch": strings.TrimSpace(branch), "remote_configured": strings.TrimSpace(remotes) != "", "pending_changes": pending, "running": false}
+	if pending > 0 {
+		res.Problems = append(res.Problems, fmt.Sprintf("%d file(s) changed outside the notes tool and not committed", pending))
+	}
+	if res.BrokenLinks > 0 {
+		res.Problems = append(res.Problems, fmt.Sprintf("%d broken link(s)", res.BrokenLinks))
+	}
+	res.Healthy = len(res.Problems) == 0
+	res.NextStep = "Run lint for the details of each problem."
+	if res.Healthy {
+		res.NextStep = "The brain is healthy."
+	}
+	return res, nil
+}
+
+// LintArgs are lint's args.
+type LintArgs struct {
+	Rules []string `json:"rules"`
+	Scope string   `json:"scope"`
+	Limit int      `json:"limit"`
+}
+
+// Finding is one lint finding.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Severity string   `json:"severity"`
+	Path     string   `json:"path"`
+	Line     int      `json:"line"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix"`
+	Related  []string `json:"related"`
+}
+
+// LintResult is lint's answer.
+type LintResult struct {
+	DataNotice   string         `json:"data_notice"`
+	Findings     []Finding      `json:"findings"`
+	Counts       map[string]int `json:"counts"`
+	ByRule       map[string]int `json:"by_rule"`
+	CheckedNotes int            `json:"checked_notes"`
+	Total        int            `json:"total"`
+	Truncated    bool           `json:"truncated"`
+	Warnings     []Warning      `json:"warnings"`
+	NextStep     string         `json:"next_step"`
+}
+
+// LintRules are lint's rules with their severities.
+var LintRules = map[string]string{
+	"invalid_frontmatter": "error", "fact_contradiction": "warning", "conflict_copy": "warning", "broken_link": "warning",
+	"expired_note": "info", "unconfirmed_memory": "info", "unlinked_mention": "info", "orphan_note": "info", "agent_approved": "info",
+}
+
+// mentionLimit bounds unlinked_mention's quadratic scan.
+const mentionLimit = 2000
+
+// Lint reports problems by rule; it changes nothing.
+func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, error) {
+	on := map[string]bool{}
+	for _, r := range a.Rules {
+		if _, ok := LintRules[r]; !ok {
+			names := make([]string, 0, len(LintRules))
+			for k := range LintRules {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			return nil, fail(CodeInvalidArgument, "Use rules from: "+strings.Join(names, ", ")+".", "lint rule %q is not known", r)
+		}
+		on[r] = true
+	}
+	if len(on) == 0 {
+		for r := range LintRules {
+			on[r] = true
+		}
+	}
+	if a.Limit == 0 {
+		a.Limit = 200
+	}
+	if a.Limit < 1 || a.Limit > 1000 {
+		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 1000.", "limit %d is out of range", a.Limit)
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	today := b.today()
+	rows, err := b.ix.List(ctx, index.Filter{Scope: a.Scope})
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
+	}
+	res := &LintResult{DataNotice: DataNotice, Findings: []Finding{}, Counts: map[string]int{"error": 0, "warning": 0, "info": 0}, ByRule: map[string]int{}, CheckedNotes: len(rows), Warnings: []Warning{}}
+	add := func(rule, path string, line int, msg, fix string, related ...string) {
+		if !on[rule] {
+			return
+		}
+		if related == nil {
+			related = []string{}
+		}
+		res.Findings = append(res.Findings, Finding{Rule: rule, Severity: LintRules[rule], Path: path, Line: line, Message: msg, Fix: fix, Related: related})
+	}
+	links, _ := b.ix.AllLinks(ctx)
+	linked := map[string]bool{}
+	for _, l := range links {
+		linked[l.From] = true
+		if l.To != "" {
+			linked[l.To] = true
+		}
+		if l.To == "" && l.Type != "fact" && !strings.HasPrefix(l.From, "raw/") {
+			add("broken_link", l.From, l.Line, fmt.Sprintf("[[%s]] (%s) points to no note", l.Target, l.Type), "Create the note, fix the link's name, or remove it.")
+		}
+	}
+	type factKey struct{ s, p, scope string }
+	objects := map[factKey][]index.Row{}
+	for _, r := range rows {
+		if r.FMError != "" {
+			add("invalid_frontmatter", r.Path, 1, "the frontmatter cannot be read: "+r.FMError, "Fix the YAML between the --- lines.")
+		} else if r.HasFM {
+			if n, _, err := b.readNote(r.Path); err == nil {
+				for _, p := range n.FM.Validate() {
+					add("invalid_frontmatter", r.Path, 1, p, "Fix the field.")
+				}
+			}
+		}
+		v := r.Validity(today)
+		if r.Type == "fact" && v == note.Current {
+			k := factKey{index.Key(r.Subject), r.Predicate, r.Scope}
+			objects[k] = append(objects[k], r)
+		}
+		if v == note.Expired && len(r.SupersededBy) == 0 {
+			add("expired_note", r.Path, 1, "expired (valid_until or expires_at has passed) and nothing supersedes it", "Archive it with forget, or extend its validity.")
+		}
+		if (r.Type == "preference" || r.Type == "gotcha" || r.Type == "procedure") && r.Confirmed == "" {
+			if t, ok := parseDay(r.Updated); ok && b.Now().Sub(t) >= 180*24*time.Hour {
+				add("unconfirmed_memory", r.Path, 1, "not confirmed and not updated for 180 days or more", "Ask the user whether it still holds; set confirmed to today's date, or forget it.")
+			}
+		}
+		if r.ApprovedBy == "user" {
+			add("agent_approved", r.Path, 1, "written or changed by an agent with the user's confirmation", "Review that it says what the user meant.")
+		}
+		if !linked[r.Path] && r.Type != "handoff" && r.Type != "episode" && strings.Contains(r.Path, "/") && !strings.HasPrefix(r.Path, "raw/") {
+			add("orphan_note", r.Path, 1, "no link goes in or out", "Link it from a related note, or relate it.")
+		}
+	}
+	for _, group := range objects {
+		distinct := map[string]bool{}
+		for _, r := range group {
+			distinct[index.Key(r.Object)] = true
+		}
+		if len(distinct) > 1 {
+			var rel []string
+			for _, r := range group[1:] {
+				rel = append(rel, r.Path)
+			}
+			add("fact_contradiction", group[0].Path, 1, fmt.Sprintf("current facts %s %s with %d different objects", group[0].Subject, group[0].Predicate, len(distinct)),
+				"Supersede the wrong one with remember (resolution supersede:<id>).", rel...)
+		}
+	}
+	if on["conflict_copy"] {
+		_ = filepath.WalkDir(b.Root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && (d.Name() == ".git" || d.Name() == StateDir) {
+				return filepath.SkipDir
+			}
+			rel, _ := filepath.Rel(b.Root, p)
+			if conflictCopy.MatchString(filepath.ToSlash(rel)) {
+				add("conflict_copy", filepath.ToSlash(rel), 1, "a sync conflict copy is waiting", "Merge what it adds into the original note, then remove the copy.")
+			}
+			return nil
+		})
+	}
+	if on["unlinked_mention"] {
+		if len(rows) > mentionLimit {
+			res.Warnings = append(res.Warnings, Warning{Code: "rule_skipped", Field: "unlinked_mention", Message: fmt.Sprintf("skipped: more than %d notes", mentionLimit)})
+		} else {
+			b.mentions(ctx, rows, add)
+		}
+	}
+	sevRank := map[string]int{"error": 0, "warning": 1, "info": 2}
+	sort.SliceStable(res.Findings, func(i, j int) bool {
+		fi, fj := res.Findings[i], res.Findings[j]
+		if sevRank[fi.Severity] != sevRank[fj.Severity] {
+			return sevRank[fi.Severity] < sevRank[fj.Severity]
+		}
+		if fi.Rule != fj.Rule {
+			return fi.Rule < fj.Rule
+		}
+		return fi.Path < fj.Path
+	})
+	for _, f := range res.Findings {
+		res.Counts[f.Severity]++
+		res.ByRule[f.Rule]++
+	}
+	res.Total = len(res.Findings)
+	if len(res.Findings) > a.Limit {
+		res.Findings, res.Truncated = res.Findings[:a.Limit], true
+	}
+	res.NextStep = "Fix what is safe (broken links, orphans); ask the user about the rest."
+	if res.Total == 0 {
+		res.NextStep = "No findings."
+	}
+	return res, nil
+}
+
+func (b *Brain) mentions(ctx context.Context, rows []index.Row, add func(rule, path string, line int, msg, fix string, related ...string)) {
+	type name struct{ folded, title, path string }
+	var names []name
+	for _, r := range rows {
+		for _, n := range append([]string{r.Title}, r.Aliases...) {
+			if len([]rune(n)) >= 4 {
+				names = append(names, name{" " + note.Fold(n) + " ", n, r.Path})
+			}
+		}
+	}
+	for _, r := range rows {
+		if strings.HasPrefix(r.Path, "raw/") {
+			continue
+		}
+		n, _, err := b.readNote(r.Path)
+		if err != nil {
+			continue
+		}
+		out, _ := b.ix.Outgoing(ctx, r.Path)
+		linkedTo := map[string]bool{}
+		for _, l := range out {
+			linkedTo[l.To] = true
+		}
+		text := " " + strings.Join(strings.FieldsFunc(note.Fold(n.Body), func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '\'' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127)
+		}), " ") + " "
+		for _, nm := range names {
+			if nm.path == r.Path || linkedTo[nm.path] {
+				continue
+			}
+			if strings.Contains(text, nm.folded) {
+				add("unlinked_mention", r.Path, 1, fmt.Sprintf("mentions %q without a [[link]]", nm.title), "Write [["+nm.title+"]] where it is mentioned.", nm.path)
+				linkedTo[nm.path] = true
+			}
+		}
+	}
+}
+
+func parseDay(s string) (time.Time, bool) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse(note.DateLayout, s); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}

@@ -1,0 +1,205 @@
+package brain
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// UndoArgs are undo's args.
+type UndoArgs struct {
+	Op      string `json:"op"`
+	Session string `json:"session"`
+}
+
+// Undone is one operation an undo reverted.
+type Undone struct {
+	Op      string   `json:"op"`
+	Commit  string   `json:"commit"`
+	Changes []string `json:"changes"`
+}
+
+// UndoResult is undo's answer.
+type UndoResult struct {
+	DataNotice   string    `json:"data_notice"`
+	Op           *string   `json:"op"`
+	Commit       *string   `json:"commit"`
+	Undone       []Undone  `json:"undone"`
+	ChangedPaths []string  `json:"changed_paths"`
+	Warnings     []Warning `json:"warnings"`
+	NextStep     string    `json:"next_step"`
+	*Confirmation
+}
+
+// userClients are the clients whose operations a person made by hand.
+var userClients = []string{"cli", "host-cli"}
+
+func isUserOp(e logEntry) bool {
+	name, _, _ := strings.Cut(e.Trailer.Client, "/")
+	for _, u := range userClients {
+		if name == u {
+			return true
+		}
+	}
+	return false
+}
+
+// Undo reverts one operation, a whole session, or the last operation, as
+// one new commit (itself undoable).
+func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, error) {
+	if a.Op != "" && a.Session != "" {
+		return nil, fail(CodeInvalidArgument, "Pass op or session, not both.", "op and session are both set")
+	}
+	g := gitRunner{dir: b.Root}
+	entries, err := g.log(ctx)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	// Walk newest to oldest: an undo commit that is itself undone does not
+	// count; one that is active marks the ops it reverted as undone.
+	undone := map[string]bool{}
+	for _, e := range entries {
+		if e.Trailer.Op == "" || undone[e.Trailer.Op] {
+			continue
+		}
+		for _, u := range e.Trailer.Undoes {
+			undone[u] = true
+		}
+	}
+	var targets []logEntry
+	var reasons []string
+	switch {
+	case a.Op != "":
+		matches := map[string]bool{}
+		for _, e := range entries {
+			if e.Trailer.Op == a.Op || (len(a.Op) >= 6 && len(a.Op) < 26 && strings.HasPrefix(e.Trailer.Op, strings.ToUpper(a.Op))) {
+				matches[e.Trailer.Op] = true
+				targets = append(targets, e)
+			}
+		}
+		if len(targets) == 0 {
+			return nil, fail(CodeNotFound, "Use the op a write returned, or status to see recent operations.", "no operation %q", a.Op)
+		}
+		if len(matches) > 1 {
+			return nil, fail(CodeInvalidArgument, "Give more of the op id.", "%q matches %d operations", a.Op, len(matches))
+		}
+		if targets[0].Trailer.Op != a.Op {
+			reasons = append(reasons, "the op was given by the start of its id only")
+		}
+		if undone[targets[0].Trailer.Op] {
+			return nil, fail(CodeAlreadyUndone, "Nothing to do; to redo it, undo the undo.", "operation %s was already undone", targets[0].Trailer.Op)
+		}
+	case a.Session != "":
+		seen := false
+		for _, e := range entries {
+			if e.Trailer.Session == a.Session && e.Trailer.Op != "" {
+				seen = true
+				if !undone[e.Trailer.Op] {
+					targets = append(targets, e)
+				}
+			}
+		}
+		if !seen {
+			return nil, fail(CodeNotFound, "Pass the full session_handle recall returned.", "no operation belongs to session %q", a.Session)
+		}
+		if len(targets) == 0 {
+			return nil, fail(CodeAlreadyUndone, "Nothing to do.", "every operation of session %s was already undone", a.Session)
+		}
+	default:
+		for _, e := range entries {
+			if e.Trailer.Op != "" && e.Trailer.Action != "init" && !undone[e.Trailer.Op] && !isUserOp(e) {
+				targets = append(targets, e)
+				break
+			}
+		}
+		if len(targets) == 0 {
+			return nil, fail(CodeNothingToUndo, "There is no agent operation left to undo.", "nothing to undo")
+		}
+	}
+	for _, t := range targets {
+		if t.Trailer.Action == "init" {
+			return nil, fail(CodeInvalidArgument, "The brain's first commit cannot be undone.", "operation %s created the brain", t.Trailer.Op)
+		}
+		if isUserOp(t) {
+			reasons = append(reasons, "operation "+t.Trailer.Op+" was made by the user")
+			break
+		}
+	}
+	res := &UndoResult{DataNotice: DataNotice, Warnings: []Warning{}, Undone: []Undone{}, ChangedPaths: []string{}}
+	var lines []string
+	ops := []string{}
+	seenOp := map[string]bool{}
+	for _, t := range targets {
+		res.Undone = append(res.Undone, Undone{Op: t.Trailer.Op, Commit: t.Commit, Changes: nonNil(t.Changes)})
+		lines = append(lines, t.Changes...)
+		if !seenOp[t.Trailer.Op] {
+			seenOp[t.Trailer.Op] = true
+			ops = append(ops, t.Trailer.Op)
+		}
+	}
+	head, err := g.head(ctx)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	summary := fmt.Sprintf("Undo %d operation(s): %s.", len(ops), strings.Join(ops, ", "))
+	conf, approved, err := b.confirm(c, "undo", head, reasons, summary)
+	if err != nil {
+		return nil, err
+	}
+	if conf != nil {
+		res.Confirmation, res.NextStep = conf, conf.NextStep
+		return res, nil
+	}
+	op := newID()
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if now, err := g.head(ctx); err != nil || now != head {
+		return nil, fail(CodeConflict, "Call undo again.", "the brain changed while the undo was prepared; nothing was changed")
+	}
+	args := []string{"revert", "--no-commit", "--no-edit"}
+	for _, t := range targets {
+		args = append(args, t.Commit)
+	}
+	if _, err := g.run(ctx, args...); err != nil {
+		_, _ = g.run(context.WithoutCancel(ctx), "revert", "--abort")
+		_, _ = g.run(context.WithoutCancel(ctx), "reset", "-q", "--hard", head)
+		return nil, fail(CodeConflict, "Later operations changed the same lines; undo those first (or the whole session), then this one.",
+			"the undo does not apply without conflict; nothing was changed")
+	}
+	undoLines := make([]string, 0, len(lines))
+	for _, l := range lines {
+		undoLines = append(undoLines, "undo "+l)
+	}
+	msg := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
+		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops})
+	if _, err := g.run(ctx, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+		_, _ = g.run(context.WithoutCancel(ctx), "revert", "--abort")
+		_, _ = g.run(context.WithoutCancel(ctx), "reset", "-q", "--hard", head)
+		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	newHead, err := g.head(ctx)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	changed, err := g.changedPaths(ctx, head, newHead)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	if err := b.reindex(ctx, head, newHead, changed); err != nil {
+		return nil, err
+	}
+	res.Op, res.Commit = strp(op), strp(newHead)
+	res.ChangedPaths = nonNil(changed)
+	res.NextStep = fmt.Sprintf("To redo, undo this undo: undo({ op: %q }).", op)
+	return res, nil
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
