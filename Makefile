@@ -1,0 +1,50 @@
+# toolhost — `make` builds the host and every plugin, `make run` serves MCP
+# over stdio, `make test` runs every test (what CI runs).
+
+GO        ?= go
+PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+export GOFLAGS ?= -buildvcs=false
+
+.PHONY: all build host plugins test test-go check run bench soak clean npm
+
+all: build
+
+build: host plugins
+
+host:
+	$(GO) build -o bin/host ./host
+
+# Each plugin's binary goes into its own folder, next to its tool.yaml.
+plugins:
+	@for p in $(PLUGINS); do \
+		echo "$(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
+		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
+	done
+
+# The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
+npm: tests/node_modules/.installed
+
+tests/node_modules/.installed: tests/package.json tests/package-lock.json
+	cd tests && npm ci --no-audit --no-fund
+	touch $@
+
+test: build npm
+	$(GO) test -race -timeout 30m ./...
+
+check: build
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) test -race -timeout 30m ./...
+
+run: build
+	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
+	./bin/host serve
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
+
+clean:
+	rm -rf bin
+	@for p in $(PLUGINS); do rm -f plugins/$$p/$$p; done

@@ -1,0 +1,197 @@
+package dispatch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/host/internal/supervisor"
+	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// liveHost is the host's core running in this process: a watching registry,
+// a supervisor and a dispatcher, as `host serve` wires them.
+type liveHost struct {
+	plugins string
+	reg     *registry.Registry
+	d       *Dispatcher
+	changes <-chan struct{}
+}
+
+func newLiveHost(t *testing.T) *liveHost {
+	t.Helper()
+	plugins := t.TempDir()
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}, Debounce: 50 * time.Millisecond, Rescan: time.Hour})
+	changes := reg.Changes()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = reg.Watch(ctx) }()
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir()})
+	t.Cleanup(func() { cancel(); <-done; sup.Close() })
+	return &liveHost{plugins: plugins, reg: reg, changes: changes, d: &Dispatcher{Registry: reg, Runner: sup}}
+}
+
+// waitFor waits until cond holds on the current snapshot, failing after a
+// generous limit (a liveness bound, not a speed assertion).
+func (h *liveHost) waitFor(t *testing.T, what string, cond func(*registry.Snapshot) bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond(h.reg.Snapshot()) {
+		select {
+		case <-h.changes:
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("the watcher never saw: %s; snapshot %+v", what, h.reg.Snapshot())
+		}
+	}
+}
+
+func (h *liveHost) run(action string, args string) Outcome {
+	return h.d.Run(context.Background(), Call{Kind: manifests.KindTool, Name: "testtool", Action: action, Args: json.RawMessage(args),
+		Caller: &wire.Caller{ClientName: "test"}}, nil)
+}
+
+func field(t *testing.T, o Outcome, key string) any {
+	t.Helper()
+	if o.IsError {
+		t.Fatalf("call failed: %s", o.JSON)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(o.JSON, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m[key]
+}
+
+func TestLiveRegistryLifecycle(t *testing.T) {
+	h := newLiveHost(t)
+	hasTool := func(s *registry.Snapshot) bool { tool, _ := s.Tool("testtool"); return tool != nil && tool.Ready }
+
+	// Drop a plugin folder in: it becomes callable.
+	staging := t.TempDir()
+	testplugin.Install(t, staging, "1")
+	if err := os.Rename(filepath.Join(staging, "testtool"), filepath.Join(h.plugins, "testtool")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor(t, "the dropped-in plugin", hasTool)
+	if got := field(t, h.run("echo", `{"text":"hi"}`), "text"); got != "hi" {
+		t.Fatalf("got %v", got)
+	}
+
+	// A second, broken plugin is listed as broken; the first still works.
+	brokenDir := filepath.Join(h.plugins, "broken")
+	os.MkdirAll(brokenDir, 0o755)
+	os.WriteFile(filepath.Join(brokenDir, "tool.yaml"), []byte("name: broken\nactions:\n  - name: Bad_Name\n"), 0o644)
+	h.waitFor(t, "the broken manifest", func(s *registry.Snapshot) bool { return len(s.Broken) == 1 })
+	if b := h.reg.Snapshot().Broken[0]; !strings.Contains(b.Error, "tool.yaml:") {
+		t.Fatalf("broken manifest error lacks file:line: %s", b.Error)
+	}
+	if got := field(t, h.run("echo", `{"text":"still"}`), "text"); got != "still" {
+		t.Fatalf("got %v", got)
+	}
+
+	// Edit the manifest: the change shows.
+	manifest := filepath.Join(h.plugins, "testtool", "tool.yaml")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, []byte(strings.Replace(string(b), "version: 1.0.0", "version: 1.1.0", 1)), 0o644)
+	h.waitFor(t, "the edited version", func(s *registry.Snapshot) bool {
+		tool, _ := s.Tool("testtool")
+		return tool != nil && tool.Manifest.Version == "1.1.0"
+	})
+
+	// Break its manifest: listed as broken, others unaffected; then mend it.
+	os.WriteFile(manifest, []byte("name: testtool\nentrypoint: testtool\nactions: [\n"), 0o644)
+	h.waitFor(t, "testtool broken", func(s *registry.Snapshot) bool {
+		tool, _ := s.Tool("testtool")
+		return tool == nil && len(s.Broken) == 2
+	})
+	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
+		t.Fatalf("broken tool still callable: %s", o.JSON)
+	}
+	os.WriteFile(manifest, b, 0o644)
+	h.waitFor(t, "testtool mended", hasTool)
+
+	// Replace the binary while a call runs: that call finishes on the old
+	// binary, the next one runs the new.
+	done := make(chan Outcome)
+	go func() { done <- h.run("slow", `{"ms":800}`) }()
+	time.Sleep(300 * time.Millisecond)
+	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(h.plugins, "testtool", "testtool"))
+	h.waitFor(t, "the new binary", func(s *registry.Snapshot) bool {
+		tool, _ := s.Tool("testtool")
+		return tool != nil && tool.SHA256 != "" && tool.Ready && tool.SHA256 != shaOf(t, testplugin.Build(t, "1"))
+	})
+	if v := field(t, h.run("version", `{}`), "version"); v != "2" {
+		t.Fatalf("next call ran version %v, want 2", v)
+	}
+	if v := field(t, <-done, "version"); v != "1" {
+		t.Fatalf("in-flight call ran version %v, want 1", v)
+	}
+
+	// Remove it: gone.
+	os.RemoveAll(filepath.Join(h.plugins, "testtool"))
+	h.waitFor(t, "testtool removed", func(s *registry.Snapshot) bool { tool, _ := s.Tool("testtool"); return tool == nil })
+	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
+		t.Fatalf("removed tool still callable: %s", o.JSON)
+	}
+}
+
+func shaOf(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}
+
+func TestRunAnswersThemselves(t *testing.T) {
+	h := newLiveHost(t)
+	testplugin.Install(t, h.plugins, "1")
+	h.reg.Scan()
+	tests := []struct {
+		name, tool, action, args string
+		confirmed, deny          bool
+		code                     string
+		didYouMean               string
+	}{
+		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool"},
+		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing"},
+		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
+		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
+		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, ""},
+		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, ""},
+		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", ""},
+		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, ""},
+		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, ""},
+		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h.d.DenyIrreversible = tt.deny
+			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed}, nil)
+			if o.Code() != tt.code {
+				t.Fatalf("got %s, want code %q", o.JSON, tt.code)
+			}
+			if tt.didYouMean != "" && !strings.Contains(string(o.JSON), `"did_you_mean":["`+tt.didYouMean) {
+				t.Fatalf("got %s, want did_you_mean %s first", o.JSON, tt.didYouMean)
+			}
+			if tt.name == "missing required" && !strings.Contains(string(o.JSON), `"schema"`) {
+				t.Fatalf("missing arg answer lacks the schema: %s", o.JSON)
+			}
+			if tt.code == wire.CodeResultTooLarge && !strings.Contains(string(o.JSON), "bytes") {
+				t.Fatalf("result_too_large does not name narrow_with: %s", o.JSON)
+			}
+		})
+	}
+	h.d.DenyIrreversible = false
+}
