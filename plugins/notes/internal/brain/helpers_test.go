@@ -1,0 +1,229 @@
+package brain
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// env is one temp brain behind a Service, driven through the plugin's
+// handlers the way the host drives them.
+type env struct {
+	t     *testing.T
+	s     *Service
+	root  string
+	clock *clock
+}
+
+// isolate points HOME and the XDG folders at temp dirs so nothing touches
+// the real user's files.
+func isolate(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv("NOTES_BRAIN", "")
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	isolate(t)
+	e := &env{t: t, root: filepath.Join(t.TempDir(), "brain"), clock: &clock{now: time.Date(2026, 11, 13, 12, 0, 0, 0, time.UTC)}}
+	e.s = &Service{Root: e.root, Configure: func(b *Brain) {
+		b.Now = e.clock.Now
+		b.LockTimeout = 5 * time.Second
+	}}
+	t.Cleanup(func() { e.s.Close() })
+	return e
+}
+
+func (e *env) brain() *Brain {
+	e.t.Helper()
+	b, _, err := e.s.Brain(context.Background())
+	if err != nil {
+		e.t.Fatalf("open brain: %v", err)
+	}
+	return b
+}
+
+// call runs action with args as client claude-code and returns the result
+// as a map, or the error envelope.
+func (e *env) call(action string, args map[string]any) (map[string]any, *sdk.Error) {
+	e.t.Helper()
+	return e.callAs("claude-code", action, args)
+}
+
+func (e *env) callAs(client, action string, args map[string]any) (map[string]any, *sdk.Error) {
+	e.t.Helper()
+	req, err := sdk.NewRequest(action, args)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Caller = sdk.Caller{ClientName: client, ClientVersion: "1.0.0", RequestID: "7"}
+	h, ok := e.s.Plugin().Actions[action]
+	if !ok {
+		e.t.Fatalf("no action %s", action)
+	}
+	res, err := h(context.Background(), req)
+	if err != nil {
+		return nil, sdk.AsError(err)
+	}
+	raw, err := json.Marshal(res.Data)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		e.t.Fatalf("result is not a JSON object: %s", raw)
+	}
+	return m, nil
+}
+
+// ok runs a call that must succeed.
+func (e *env) ok(action string, args map[string]any) map[string]any {
+	e.t.Helper()
+	m, err := e.call(action, args)
+	if err != nil {
+		e.t.Fatalf("%s %v: %v (next: %s, details: %v)", action, args, err, err.NextStep, err.Details)
+	}
+	return m
+}
+
+// fails runs a call that must fail with code.
+func (e *env) fails(code sdk.Code, action string, args map[string]any) *sdk.Error {
+	e.t.Helper()
+	m, err := e.call(action, args)
+	if err == nil {
+		e.t.Fatalf("%s %v: got result %v, want error %s", action, args, m, code)
+	}
+	if err.Code != code {
+		e.t.Fatalf("%s %v: got error %s (%s), want %s", action, args, err.Code, err.Message, code)
+	}
+	return err
+}
+
+func (e *env) git(args ...string) string {
+	e.t.Helper()
+	out, err := gitRunner{dir: e.root}.run(context.Background(), args...)
+	if err != nil {
+		e.t.Fatalf("git %v: %v", args, err)
+	}
+	return out
+}
+
+func (e *env) head() string {
+	e.brain()
+	return strings.TrimSpace(e.git("rev-parse", "HEAD"))
+}
+
+// clean asserts nothing is uncommitted in the brain.
+func (e *env) clean() {
+	e.t.Helper()
+	if st := e.git("status", "--porcelain"); st != "" {
+		e.t.Fatalf("brain has uncommitted changes:\n%s", st)
+	}
+}
+
+func (e *env) file(rel string) string {
+	e.t.Helper()
+	raw, err := os.ReadFile(filepath.Join(e.root, filepath.FromSlash(rel)))
+	if err != nil {
+		e.t.Fatalf("read %s: %v", rel, err)
+	}
+	return string(raw)
+}
+
+func (e *env) exists(rel string) bool {
+	_, err := os.Lstat(filepath.Join(e.root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+// writeHuman writes a file as a person would and commits it outside the
+// tool.
+func (e *env) writeHuman(rel, content string) {
+	e.t.Helper()
+	e.brain()
+	abs := filepath.Join(e.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	e.git("add", "-A")
+	e.git("commit", "-q", "-m", "by hand: "+rel)
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func list(m map[string]any, key string) []any {
+	l, _ := m[key].([]any)
+	return l
+}
+
+func obj(m map[string]any, key string) map[string]any {
+	o, _ := m[key].(map[string]any)
+	return o
+}
+
+func paths(items []any) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, str(it.(map[string]any), "path"))
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func requireGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+}
+
+func writeFileT(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(content), 0o644)
+}

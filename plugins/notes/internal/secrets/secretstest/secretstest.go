@@ -1,0 +1,72 @@
+// Package secretstest builds credential-shaped fixtures at test time, one
+// per format the scanner knows, so no real-looking secret literal is ever
+// committed to the repository.
+package secretstest
+
+import (
+	"math/rand/v2"
+	"strings"
+)
+
+// Character sets of the generated strings.
+const (
+	alnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	upnum  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	hexlow = "0123456789abcdef"
+	// HexLower is lowercase hex, e.g. for commit SHAs.
+	HexLower = hexlow
+	urlb64   = alnum + "_-"
+	std64    = alnum + "+/"
+)
+
+// Gen builds a random string of n characters from set. Fixtures are built at
+// test time so no credential-shaped literal lives in the repository.
+func Gen(r *rand.Rand, set string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteByte(set[r.IntN(len(set))])
+	}
+	return b.String()
+}
+
+// Fixtures returns one generated example of each documented format, keyed by
+// the rule expected to catch it. The seed makes them deterministic.
+func Fixtures(seed uint64) map[string]string {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	j := func(parts ...string) string { return strings.Join(parts, "") }
+	return map[string]string{
+		"aws-access-key-id":          j("AK", "IA", Gen(r, upnum, 16)),
+		"aws-secret-access-key":      j("aws_secret_access_key = ", Gen(r, std64, 40)),
+		"github-token":               j("gh", "p_", Gen(r, alnum, 36)),
+		"github-fine-grained-token":  j("github", "_pat_", Gen(r, alnum, 22), "_", Gen(r, alnum, 59)),
+		"gitlab-token":               j("gl", "pat-", Gen(r, urlb64, 20)),
+		"slack-token":                j("xo", "xb-", Gen(r, "0123456789", 12), "-", Gen(r, alnum, 24)),
+		"slack-webhook":              j("https://hooks.slack.com/services/T", Gen(r, upnum, 8), "/B", Gen(r, upnum, 8), "/", Gen(r, alnum, 24)),
+		"stripe-key":                 j("sk", "_live_", Gen(r, alnum, 24)),
+		"google-api-key":             j("AI", "za", Gen(r, urlb64, 35)),
+		"google-oauth-secret":        j("GOC", "SPX-", Gen(r, urlb64, 28)),
+		"anthropic-key":              j("sk-", "ant-api03-", Gen(r, urlb64, 93)),
+		"openai-key":                 j("sk-", "proj-", Gen(r, urlb64, 20), "T3Blbk", "FJ", Gen(r, urlb64, 20)),
+		"private-key":                j("-----BEGIN ", "RSA PRIVATE KEY-----\n", Gen(r, std64, 64), "\n-----END RSA PRIVATE KEY-----"),
+		"jwt":                        j("ey", "J", Gen(r, urlb64, 20), ".ey", "J", Gen(r, urlb64, 30), ".", Gen(r, urlb64, 43)),
+		"connection-string-password": j("postgres://app:", Gen(r, alnum, 14), "@db.internal:5432/app"),
+		"url-credentials":            j("https://deploy:", Gen(r, alnum, 12), "@git.example.com/repo.git"),
+		"azure-storage-key":          j("DefaultEndpointsProtocol=https;AccountName=x;Account", "Key=", Gen(r, std64, 86), "=="),
+		"gcp-service-account":        j(`{"type": "service_account", "private`, `_key_id": "`, Gen(r, hexlow, 40), `"}`),
+		"twilio-api-key":             j("S", "K", Gen(r, hexlow, 32)),
+		"sendgrid-key":               j("S", "G.", Gen(r, urlb64, 22), ".", Gen(r, urlb64, 43)),
+		"npm-token":                  j("np", "m_", Gen(r, alnum, 36)),
+		"pypi-token":                 j("py", "pi-AgE", Gen(r, urlb64, 60)),
+		"huggingface-token":          j("h", "f_", Gen(r, alnum, 34)),
+		"digitalocean-token":         j("do", "p_v1_", Gen(r, hexlow, 64)),
+		"shopify-token":              j("shp", "at_", Gen(r, hexlow, 32)),
+		"mailgun-key":                j("ke", "y-", Gen(r, alnum, 32)),
+		"square-token":               j("sq0", "atp-", Gen(r, urlb64, 22)),
+		"telegram-bot-token":         j("1234567", "89:AA", Gen(r, urlb64, 33)),
+		"databricks-token":           j("da", "pi", Gen(r, hexlow, 32)),
+		"notes-confirm-token":        j("nc", "t_", Gen(r, urlb64, 40)),
+		"labelled-secret":            j("password: ", Gen(r, alnum, 10), "!"),
+		"bearer-header":              j("Authorization: Bearer ", Gen(r, urlb64, 30)),
+		"high-entropy-string":        j("the value is ", Gen(r, alnum, 40)),
+	}
+}
