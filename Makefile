@@ -23,7 +23,7 @@ plugins:
 	done
 
 # The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
-npm: tests/node_modules/.installed
+npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)
 
 tests/node_modules/.installed: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund

@@ -2,11 +2,51 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/toolhost/toolhost/host/internal/mcpserver"
 )
 
-// runServe serves MCP; the MCP server lands with its own package.
+// runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set.
+// It returns when the client goes away (stdin closes) or ctx ends, after
+// the calls in flight are answered and every plugin is stopped.
 func runServe(ctx context.Context, httpAddr string) error {
-	_, _ = ctx, httpAddr
-	return errors.New("serve: not yet available")
+	// stdout is the protocol: keep it for the transport before anything can
+	// print, and point descriptor 1 at stderr.
+	var out *os.File
+	if httpAddr == "" {
+		var err error
+		if out, err = mcpserver.GuardStdout(); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
+	a := newApp(os.Stderr, hclog.Info)
+	defer a.close()
+	a.registry.Scan()
+
+	// The watcher keeps the snapshot live so hot-loaded plugins show up in
+	// capabilities; it stops with the session.
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := a.registry.Watch(watchCtx); err != nil {
+			a.logger.Warn("registry watcher stopped; plugins are read at start only", "error", err)
+		}
+	}()
+	defer func() { stopWatch(); wg.Wait() }()
+
+	srv := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
+		CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger})
+	if httpAddr != "" {
+		return mcpserver.ServeHTTP(ctx, srv, mcpserver.HTTPOptions{Addr: httpAddr,
+			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http")})
+	}
+	a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
+	return srv.Run(ctx, &mcpserver.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(), Logger: a.logger.Named("stdio")})
 }

@@ -27,7 +27,7 @@ type fixture struct {
 	sup     *Supervisor
 }
 
-func newFixture(t *testing.T, manifestEdit func(string) string, opts Options) *fixture {
+func newFixture(t testing.TB, manifestEdit func(string) string, opts Options) *fixture {
 	t.Helper()
 	plugins := t.TempDir()
 	dir := testplugin.Install(t, plugins, "1")
@@ -50,7 +50,7 @@ func newFixture(t *testing.T, manifestEdit func(string) string, opts Options) *f
 	return &fixture{plugins: plugins, reg: reg, sup: sup}
 }
 
-func (f *fixture) tool(t *testing.T) *registry.Tool {
+func (f *fixture) tool(t testing.TB) *registry.Tool {
 	t.Helper()
 	tool, _ := f.reg.Snapshot().Tool("testtool")
 	if tool == nil {

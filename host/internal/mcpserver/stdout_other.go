@@ -1,0 +1,14 @@
+//go:build !unix
+
+package mcpserver
+
+import "os"
+
+// GuardStdout returns the protocol's stdout. On this platform descriptor 1
+// is not redirected: stray prints are kept out by the project's stdout test
+// alone.
+func GuardStdout() (*os.File, error) {
+	out := os.Stdout
+	os.Stdout = os.Stderr
+	return out, nil
+}

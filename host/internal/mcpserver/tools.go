@@ -1,0 +1,300 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/host/internal/discovery"
+	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// toolDef is one published tool and its handler.
+type toolDef struct {
+	tool    *mcp.Tool
+	handler mcp.ToolHandler
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// object is a JSON Schema object with the given properties; required names
+// the properties that must be present.
+func object(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+
+// runSchema is the input of run_tool, run_agent and their twins; key is
+// "tool" or "agent".
+func runSchema(key string) map[string]any {
+	return object(map[string]any{
+		key: str(fmt.Sprintf("The %s's name, exactly as capabilities lists it (kebab-case).", key)),
+		"action": str("The action's name, exactly as capabilities lists it (kebab-case, e.g. read-sheet). " +
+			"May be omitted when the " + key + " has a single action."),
+		"args": map[string]any{"type": "object",
+			"description": "The action's args as a JSON object, names exactly as capabilities lists them (kebab-case, e.g. max-results)."},
+	}, key)
+}
+
+func (s *Server) toolDefs() []toolDef {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
+	return []toolDef{
+		{&mcp.Tool{
+			Name:  "capabilities",
+			Title: "Discover tools, agents and skills",
+			Description: "Call this first. Answers narrowest first: {} lists the ready tools, agents and skills (name + one line); " +
+				`{"search":"words"} finds matching actions everywhere (name + description); ` +
+				`{"name":"xlsx","action":"read-sheet"} gives that action's args (name, type, required, description) and the literal run_tool call; ` +
+				`{"name":"xlsx"} gives the tool's full schema, or its action index when that would be too large. ` +
+				"kind filters to tool, agent or skill. Arg and action names are kebab-case and must be used verbatim.",
+			InputSchema: object(map[string]any{
+				"kind":   map[string]any{"type": "string", "enum": discovery.Kinds, "description": "Only tools, agents or skills."},
+				"name":   str("A tool, agent or skill name."),
+				"action": str("One action of name: answers its args and the exact call shape."),
+				"search": str("Words to find actions by name and description."),
+			}),
+			Annotations: readOnly,
+		}, s.capabilities},
+		{&mcp.Tool{
+			Name:  "run_tool",
+			Title: "Run a tool action",
+			Description: "Run one action of a tool: {\"tool\":\"xlsx\",\"action\":\"read-sheet\",\"args\":{\"path\":\"f.xlsx\"}}. " +
+				"Get the exact names and args from capabilities first. Returns the tool's result as JSON (and Markdown when it has one). " +
+				"Irreversible actions (delete, send, pay, …) are refused with approval_required: ask the user, then use run_tool_confirmed. " +
+				"Errors come back as {\"error\":{code, message, did_you_mean, schema, next_step}}.",
+			InputSchema: runSchema("tool"),
+			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+		}, s.run(manifests.KindTool, false)},
+		{&mcp.Tool{
+			Name:  "run_agent",
+			Title: "Run an agent action",
+			Description: "Run one action of an agent (a plugin that calls other tools through the host): " +
+				"{\"agent\":\"name\",\"action\":\"…\",\"args\":{…}}. Same rules as run_tool: discover with capabilities first; " +
+				"irreversible actions answer approval_required and need run_agent_confirmed after the user approves.",
+			InputSchema: runSchema("agent"),
+			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
+		}, s.run(manifests.KindAgent, false)},
+		{&mcp.Tool{
+			Name:  "run_tool_confirmed",
+			Title: "Run a tool action the user approved",
+			Description: "Run any tool action, irreversible ones included, after the user has approved this exact call. " +
+				"Same input as run_tool. Use it only when run_tool answered approval_required and the user said yes. " +
+				"The host may refuse it (denied) when irreversible actions are switched off.",
+			InputSchema: runSchema("tool"),
+			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		}, s.run(manifests.KindTool, true)},
+		{&mcp.Tool{
+			Name:  "run_agent_confirmed",
+			Title: "Run an agent action the user approved",
+			Description: "Run any agent action, irreversible ones included, after the user has approved this exact call. " +
+				"Same input as run_agent. Use it only when run_agent answered approval_required and the user said yes.",
+			InputSchema: runSchema("agent"),
+			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
+		}, s.run(manifests.KindAgent, true)},
+		{&mcp.Tool{
+			Name:  "get_skill",
+			Title: "Read a skill",
+			Description: "Return a skill's full Markdown (how to do a task with the tools here). " +
+				"capabilities with {} or {\"kind\":\"skill\"} lists the skills.",
+			InputSchema: object(map[string]any{"name": str("The skill's name, as capabilities lists it.")}, "name"),
+			Annotations: readOnly,
+		}, s.getSkill},
+	}
+}
+
+// decodeInput strictly decodes a tool's arguments into dst. An unknown or
+// mistyped field is an invalid_args outcome naming the valid fields.
+func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *dispatch.Outcome {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
+		return &out
+	}
+	var unknown []string
+	for k := range obj {
+		if !contains(fields, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			Message:    fmt.Sprintf("%s has no argument %q; its arguments are %s", tool, unknown[0], strings.Join(fields, ", ")),
+			DidYouMean: manifests.Suggest(unknown[0], fields)}
+		if contains(fields, "args") {
+			env.NextStep = "put the action's own args inside \"args\": {\"tool\":\"…\",\"action\":\"…\",\"args\":{…}}"
+		}
+		out := dispatch.Fail(env)
+		return &out
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			Message: fmt.Sprintf("%s: %v", tool, jsonTypeError(err)), NextStep: "give " + strings.Join(fields, ", ")})
+		return &out
+	}
+	return nil
+}
+
+// jsonTypeError says which field had the wrong type, in the user's words.
+func jsonTypeError(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return fmt.Sprintf("argument %q must be a %s, not a %s", te.Field, te.Type.Kind(), te.Value)
+	}
+	return err.Error()
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var q discovery.Query
+	if bad := decodeInput("capabilities", req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
+		return toResult(*bad), nil
+	}
+	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
+	if env != nil {
+		return toResult(dispatch.Fail(env)), nil
+	}
+	b, err := json.Marshal(ans)
+	if err != nil {
+		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
+	}
+	return toResult(dispatch.Outcome{JSON: b}), nil
+}
+
+// runInput is the input of the four run tools; Tool or Agent is set
+// according to the kind.
+type runInput struct {
+	Tool   string          `json:"tool"`
+	Agent  string          `json:"agent"`
+	Action string          `json:"action"`
+	Args   json.RawMessage `json:"args"`
+}
+
+func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
+	key := "tool"
+	name := "run_tool"
+	if kind == manifests.KindAgent {
+		key, name = "agent", "run_agent"
+	}
+	if confirmed {
+		name += "_confirmed"
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in runInput
+		if bad := decodeInput(name, req.Params.Arguments, &in, []string{key, "action", "args"}); bad != nil {
+			return toResult(*bad), nil
+		}
+		target := in.Tool
+		if kind == manifests.KindAgent {
+			target = in.Agent
+		}
+		if target == "" {
+			return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+				Message:  fmt.Sprintf("%s needs %q: which %s to run", name, key, key),
+				NextStep: "call capabilities with {} to list them"})), nil
+		}
+		var onProgress func(*wire.Progress)
+		if token := req.Params.GetProgressToken(); token != nil {
+			onProgress = progressSender(ctx, req.Session, token)
+		}
+		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
+			Confirmed: confirmed, Caller: s.callerOf(req)}, onProgress)
+		return toResult(out), nil
+	}
+}
+
+// progressSender forwards a plugin's progress as notifications/progress
+// with the request's token, keeping progress strictly increasing as the
+// spec asks.
+func progressSender(ctx context.Context, ss *mcp.ServerSession, token any) func(*wire.Progress) {
+	last := -1.0
+	return func(p *wire.Progress) {
+		v := p.GetProgress()
+		if v <= last {
+			v = last + 1
+		}
+		last = v
+		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+			Progress: v, Total: p.GetTotal(), Message: p.GetMessage()})
+	}
+}
+
+// callerOf builds the caller of §2a: the client's name and version (modern:
+// the request's _meta; legacy: initialize's clientInfo) and the request id.
+func (s *Server) callerOf(req *mcp.CallToolRequest) *wire.Caller {
+	c := &wire.Caller{ClientName: "unknown"}
+	if info := req.ClientInfo(); info != nil && info.Name != "" {
+		c.ClientName, c.ClientVersion = info.Name, info.Version
+	}
+	if meta := req.Params.GetMeta(); meta != nil {
+		if id, ok := meta[requestIDMetaKey].(string); ok {
+			c.RequestId = id
+		}
+	}
+	if !isModern(req.Params.GetMeta()) {
+		if info := s.legacyClientInfo(req.Session); info != nil && info.Name != "" {
+			c.ClientName, c.ClientVersion = info.Name, info.Version
+		}
+	}
+	return c
+}
+
+func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if bad := decodeInput("get_skill", req.Params.Arguments, &in, []string{"name"}); bad != nil {
+		return toResult(*bad), nil
+	}
+	snap := s.opts.Registry.Snapshot()
+	sk, suggestions := snap.Skill(in.Name)
+	if sk == nil {
+		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
+			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
+	}
+	body, err := sk.Body()
+	if err != nil {
+		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeNotReady,
+			Message: fmt.Sprintf("skill %s cannot be read: %v", sk.Name, err)})), nil
+	}
+	b, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "markdown": body})
+	return toResult(dispatch.Outcome{JSON: b, Markdown: body}), nil
+}
+
+// toResult is DESIGN.md §4's result: content text is the Markdown when the
+// plugin gave one, else the JSON; structuredContent is the JSON object.
+func toResult(out dispatch.Outcome) *mcp.CallToolResult {
+	text := out.Markdown
+	if text == "" {
+		text = string(out.JSON)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(out.JSON),
+		IsError:           out.IsError,
+	}
+}
