@@ -21,7 +21,7 @@ func FileSchema() []byte { return append([]byte(nil), fileSchema...) }
 // call returns a fresh map the caller may change.
 func (a *Action) ArgsSchema() map[string]any {
 	props := make(map[string]any, len(a.Args))
-	required := []any{}
+	var required []string
 	for i := range a.Args {
 		arg := &a.Args[i]
 		p := map[string]any{"type": string(arg.Type)}

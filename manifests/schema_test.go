@@ -27,7 +27,7 @@ func TestArgsSchema(t *testing.T) {
 			"sheet":       map[string]any{"type": "string", "description": "Sheet name (default first/active)"},
 			"max-results": map[string]any{"type": "integer", "description": "Cap rows returned", "minimum": 1.0, "maximum": 100000.0, "default": int64(1000)},
 		},
-		"required":             []any{"path"},
+		"required":             []string{"path"},
 		"additionalProperties": false,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
