@@ -131,4 +131,3 @@ func isLoopbackHost(h string) bool {
 	ip := net.ParseIP(strings.Trim(h, "[]"))
 	return ip != nil && ip.IsLoopback()
 }
-
