@@ -1,0 +1,90 @@
+package layout
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/toolhost/toolhost"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+}
+
+// listPackages runs `go list -json -deps=false` over the whole module.
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return pkgs
+}
+
+// under reports whether the import path is the module's folder prefix or
+// inside it.
+func under(path, prefix string) bool {
+	return path == module+"/"+prefix || strings.HasPrefix(path, module+"/"+prefix+"/")
+}
+
+// TestImportDirections checks DESIGN.md §1's rules on every package.
+func TestImportDirections(t *testing.T) {
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		me := p.ImportPath
+		for _, dep := range p.Deps {
+			switch {
+			case under(me, "sdk") && (under(dep, "host") || under(dep, "registry")):
+				t.Errorf("%s depends on %s: sdk never imports host or registry", p.ImportPath, dep)
+			case under(me, "host") && (dep == module+"/sdk" || strings.HasPrefix(dep, module+"/plugins/")):
+				t.Errorf("%s depends on %s: host never imports sdk (the author API) or plugins", p.ImportPath, dep)
+			case under(me, "registry") && (strings.HasPrefix(dep, module+"/host") || strings.HasPrefix(dep, module+"/sdk") ||
+				strings.Contains(dep, "hashicorp/go-plugin") || strings.Contains(dep, "modelcontextprotocol")):
+				t.Errorf("%s depends on %s: registry imports manifests only, never host, sdk, go-plugin or MCP", p.ImportPath, dep)
+			case under(me, "manifests") && strings.Contains(dep, ".") && !strings.HasPrefix(dep, "gopkg.in/yaml.v3") &&
+				!strings.HasPrefix(dep, "github.com/agnivade/levenshtein") && !isStd(dep):
+				t.Errorf("%s depends on %s: manifests imports only yaml.v3, levenshtein and the standard library", p.ImportPath, dep)
+			case under(dep, "tests") && !under(me, "tests"):
+				t.Errorf("%s depends on %s: nothing imports tests", p.ImportPath, dep)
+			}
+		}
+		if strings.HasPrefix(rel, "plugins/") {
+			own := module + "/" + strings.Join(strings.SplitN(rel, "/", 3)[:2], "/")
+			for _, imp := range p.Imports {
+				if strings.HasPrefix(imp, module+"/") && imp != module+"/sdk" && imp != own && !strings.HasPrefix(imp, own+"/") {
+					t.Errorf("%s imports %s: a plugin imports only sdk and its own packages", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+}
+
+// isStd reports whether an import path looks like the standard library's
+// vendored golang.org/x packages, which `go list -deps` shows as
+// vendor/golang.org/x/….
+func isStd(dep string) bool { return strings.HasPrefix(dep, "vendor/") }
