@@ -69,6 +69,23 @@ func call(t *testing.T, action string, args map[string]any) (map[string]any, *sd
 
 func callBudget(t *testing.T, action string, args map[string]any, maxBytes int) (map[string]any, *sdk.Error) {
 	t.Helper()
+	data, e := callData(t, action, args, maxBytes)
+	if e != nil {
+		return nil, e
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatalf("%s: marshal result: %v", action, err)
+	}
+	if maxBytes > 0 && len(b) > maxBytes {
+		t.Errorf("%s: result is %d bytes, over the budget of %d", action, len(b), maxBytes)
+	}
+	return decodeJSON(t, b), nil
+}
+
+// callData runs a handler and returns its Data as the handler built it.
+func callData(t *testing.T, action string, args map[string]any, maxBytes int) (any, *sdk.Error) {
+	t.Helper()
 	h, ok := actions()[action]
 	if !ok {
 		t.Fatalf("no handler for %q", action)
@@ -86,14 +103,7 @@ func callBudget(t *testing.T, action string, args map[string]any, maxBytes int) 
 		}
 		return nil, e
 	}
-	b, err := json.Marshal(res.Data)
-	if err != nil {
-		t.Fatalf("%s: marshal result: %v", action, err)
-	}
-	if maxBytes > 0 && len(b) > maxBytes {
-		t.Errorf("%s: result is %d bytes, over the budget of %d", action, len(b), maxBytes)
-	}
-	return decodeJSON(t, b), nil
+	return res.Data, nil
 }
 
 func decodeJSON(t *testing.T, b []byte) map[string]any {
