@@ -145,7 +145,9 @@ func TestConcurrentWritersAreSerialised(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	before := e.head()
-	const n = 8
+	topics := []string{"kafka partitions rebalance slowly", "terraform state locking in s3", "postgres vacuum freezes tables",
+		"redis eviction drops sessions", "nginx buffers large uploads", "docker layers cache poorly", "grpc deadlines propagate", "cron jobs overlap on reboot"}
+	n := len(topics)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
@@ -153,7 +155,7 @@ func TestConcurrentWritersAreSerialised(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			_, err := e.call("remember", map[string]any{"type": "gotcha", "title": fmt.Sprintf("Gotcha %d", i),
-				"content": fmt.Sprintf("Distinct memory number %d about subsystem %c with its own words", i, 'a'+i)})
+				"content": "Watch out: " + topics[i]})
 			if err != nil {
 				errs <- err
 			}

@@ -185,14 +185,18 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 	if err != nil {
 		return fmt.Errorf("index: put %s: %w", n.Path, err)
 	}
-	names := map[string]string{Key(n.Path): "path", Key(note.Stem(n.Path)): "stem", Key(n.Title()): "title"}
-	if fm.ID != "" {
-		names[Key(fm.ID)] = "id"
-	}
-	for _, a := range fm.Aliases {
-		if _, ok := names[Key(a)]; !ok {
-			names[Key(a)] = "alias"
+	names := map[string]string{}
+	add := func(name, kind string) {
+		if _, ok := names[name]; !ok && name != "" {
+			names[name] = kind
 		}
+	}
+	add(Key(fm.ID), "id")
+	add(Key(n.Path), "path")
+	add(Key(note.Stem(n.Path)), "stem")
+	add(Key(n.Title()), "title")
+	for _, a := range fm.Aliases {
+		add(Key(a), "alias")
 	}
 	for name, kind := range names {
 		if _, err := b.tx.ExecContext(ctx, `INSERT INTO names VALUES(?,?,?)`, name, n.Path, kind); err != nil {
