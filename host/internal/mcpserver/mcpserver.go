@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -98,6 +99,9 @@ func New(opts Options) *Server {
 		s.mcp.AddTool(t.tool, t.handler)
 		s.tools = append(s.tools, t.tool)
 	}
+	// tools/list publishes the tools sorted by name; the digest is over
+	// that array.
+	slices.SortFunc(s.tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	s.digest = mustDigest(s.tools)
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	return s
