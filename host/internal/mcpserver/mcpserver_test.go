@@ -320,9 +320,9 @@ func TestDiscoverThenInitialize(t *testing.T) {
 
 func TestCallerReachesTheRunner(t *testing.T) {
 	tests := []struct {
-		name, line            string
+		name, line             string
 		client, version, reqID string
-		confirmed             bool
+		confirmed              bool
 	}{
 		{"legacy", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`,
 			"wire-test", "9.9", "7", false},
