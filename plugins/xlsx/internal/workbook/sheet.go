@@ -105,6 +105,7 @@ type sheetParser struct {
 	fn        func(Row) error
 	st        *Stats
 
+	depth              int
 	rowNum, colCounter int
 	curRow             int
 	cells              []Value
@@ -139,12 +140,20 @@ func (p *sheetParser) run(ctx context.Context) error {
 		}
 		switch k {
 		case tokEOF:
-			return p.flush()
+			if err := p.flush(); err != nil {
+				return err
+			}
+			if p.depth != 0 {
+				return invalidf(nil, "part %s ends before its elements close (%d still open)", p.partName(), p.depth)
+			}
+			return nil
 		case tokStart:
+			p.depth++
 			if err := p.start(); err != nil {
 				return err
 			}
 		case tokEnd:
+			p.depth--
 			if err := p.end(); err != nil {
 				return err
 			}
