@@ -45,11 +45,13 @@ func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
 		Logger:     logger.Named("registry"),
 	})
 	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))
-	sup := supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle})
-	a := &app{logger: logger, registry: reg, supervisor: sup, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes)}
-	a.dispatcher = &dispatch.Dispatcher{Registry: reg, Runner: sup,
+	a := &app{logger: logger, registry: reg, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes)}
+	a.dispatcher = &dispatch.Dispatcher{Registry: reg,
 		MaxResultBytes:   envInt("HOST_MAX_RESULT_BYTES", dispatch.DefaultMaxResultBytes),
 		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1"}
+	// Agents call other tools back through the same dispatcher and gate.
+	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer})
+	a.dispatcher.Runner = a.supervisor
 	return a
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -63,7 +64,19 @@ actions:
   - name: fail
     description: Fail with a plugin error code.
     read_only: true
+  - name: relay
+    description: Call another tool through the host (agents only).
+    read_only: true
+    args:
+      - {name: tool, type: string, required: true}
+      - {name: action, type: string, required: true}
+      - {name: args, type: object}
+      - {name: confirmed, type: boolean}
 `
+
+// AgentManifest is the test plugin's binary declared as an agent named
+// testagent: the host gives it a host client for its relay action.
+var AgentManifest = strings.Replace(Manifest, "name: testtool\nkind: tool", "name: testagent\nkind: agent", 1)
 
 var (
 	buildMu sync.Mutex
@@ -125,4 +138,19 @@ func CopyBinary(t testing.TB, src, dst string) {
 	if err := os.Rename(tmp, dst); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// InstallAgent puts the test plugin, declared as the agent testagent, into
+// pluginsDir/testagent and returns that folder.
+func InstallAgent(t testing.TB, pluginsDir string) string {
+	t.Helper()
+	dir := filepath.Join(pluginsDir, "testagent")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(AgentManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	CopyBinary(t, Build(t, "1"), filepath.Join(dir, "testtool"))
+	return dir
 }

@@ -195,3 +195,41 @@ func TestRunAnswersThemselves(t *testing.T) {
 	}
 	h.d.DenyIrreversible = false
 }
+
+func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	testplugin.InstallAgent(t, plugins)
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	reg.Scan()
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	relay := func(kind manifests.Kind, name, action string, confirmedOuter, confirmedInner bool) Outcome {
+		args, _ := json.Marshal(map[string]any{"tool": "testtool", "action": action, "args": map[string]any{"text": "via agent"}, "confirmed": confirmedInner})
+		return d.Run(context.Background(), Call{Kind: kind, Name: name, Action: "relay", Args: args, Confirmed: confirmedOuter,
+			Caller: &wire.Caller{ClientName: "test"}}, nil)
+	}
+	// A nested reversible call works and carries the agent's name.
+	o := relay(manifests.KindAgent, "testagent", "echo", false, false)
+	relayed := field(t, o, "relayed").(map[string]any)
+	if relayed["text"] != "via agent" || relayed["caller"].(map[string]any)["agent"] != "testagent" {
+		t.Fatalf("got %s", o.JSON)
+	}
+	// A nested irreversible call is refused unless the agent's own call was confirmed.
+	if o := relay(manifests.KindAgent, "testagent", "delete-thing", false, true); o.Code() != wire.CodeApprovalRequired {
+		t.Fatalf("unconfirmed agent ran an irreversible call: %s", o.JSON)
+	}
+	if o := relay(manifests.KindAgent, "testagent", "delete-thing", true, true); o.IsError {
+		t.Fatalf("confirmed agent could not run it: %s", o.JSON)
+	}
+	// A plain tool gets no host client; run_tool on an agent is pointed to run_agent.
+	if o := relay(manifests.KindTool, "testtool", "echo", false, false); o.Code() != "no_host" {
+		t.Fatalf("got %s", o.JSON)
+	}
+	if o := relay(manifests.KindTool, "testagent", "echo", false, false); o.Code() != wire.CodeUnknownTool || !strings.Contains(string(o.JSON), "run_agent") {
+		t.Fatalf("got %s", o.JSON)
+	}
+}

@@ -22,7 +22,7 @@ func Irreversible(m *manifests.Manifest, a *manifests.Action) (bool, string) {
 		return true, fmt.Sprintf("the action name %q contains the irreversible verb %q", a.Name, w)
 	}
 	if !a.Reversible {
-		return true, fmt.Sprintf("%s %s is declared reversible: false", m.Name, a.Name)
+		return true, fmt.Sprintf("%s %s is not declared reversible in its manifest", m.Name, a.Name)
 	}
 	return false, ""
 }

@@ -59,7 +59,7 @@ type Options struct {
 	Backoff time.Duration
 	// HostServer, when set, is served to agents over go-plugin's broker for
 	// the duration of each of their calls.
-	HostServer func(caller *wire.Caller) wire.HostServer
+	HostServer func(agent string, caller *wire.Caller) wire.HostServer
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -175,7 +175,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 	defer cancel()
 
 	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
-		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(req.GetCaller()), req)
+		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(tool.Name(), req.GetCaller()), req)
 		defer stopHost()
 	}
 

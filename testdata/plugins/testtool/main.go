@@ -31,6 +31,7 @@ func main() {
 		"version":      func(context.Context, *sdk.Request) (*sdk.Result, error) { return data("version", version), nil },
 		"delete-thing": echo,
 		"fail":         fail,
+		"relay":        relay,
 	}})
 }
 
@@ -117,4 +118,26 @@ func big(_ context.Context, req *sdk.Request) (*sdk.Result, error) {
 
 func fail(context.Context, *sdk.Request) (*sdk.Result, error) {
 	return nil, &sdk.Error{Code: "thing_not_found", Message: "no such thing", NextStep: "try another thing"}
+}
+
+// relay calls another tool through the host (only agents get a host client).
+func relay(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		Tool      string         `json:"tool"`
+		Action    string         `json:"action"`
+		Args      map[string]any `json:"args"`
+		Confirmed bool           `json:"confirmed"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	host := req.Host()
+	if host == nil {
+		return nil, sdk.Errorf("no_host", "this plugin was not given a host client")
+	}
+	res, err := host.Call(ctx, a.Tool, a.Action, a.Args, a.Confirmed)
+	if err != nil {
+		return nil, err
+	}
+	return data("relayed", res.Data, "markdown", res.Markdown), nil
 }

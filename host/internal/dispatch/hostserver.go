@@ -1,0 +1,74 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// MaxAgentDepth bounds how deeply agents may call agents.
+const MaxAgentDepth = 3
+
+// HostServer returns the Host service an agent gets for one of its calls:
+// its nested calls go through this dispatcher, under the same gate, and an
+// irreversible nested call is allowed only when the agent's own call was
+// confirmed. agent is the agent's name.
+func (d *Dispatcher) HostServer(agent string, caller *wire.Caller) wire.HostServer {
+	return &hostServer{d: d, agent: agent, caller: caller}
+}
+
+type hostServer struct {
+	wire.UnimplementedHostServer
+	d      *Dispatcher
+	agent  string
+	caller *wire.Caller
+}
+
+// Call runs a nested call and streams its progress and result.
+func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingServer[wire.CallEvent]) error {
+	send := func(r *wire.Result) error {
+		return stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Result{Result: r}})
+	}
+	chain := h.agent
+	if prev := h.caller.GetAgent(); prev != "" {
+		chain = prev + ">" + h.agent
+	}
+	if strings.Count(chain, ">")+1 > MaxAgentDepth {
+		return send(wire.Failure(wire.CodeDenied, "agents may nest at most 3 deep: "+chain, "do the work in fewer agent hops"))
+	}
+	if in.GetConfirmed() && !h.caller.GetConfirmed() {
+		// The agent asks for an irreversible nested call, but nobody
+		// approved the agent's own call: the gate answers as for run_tool.
+		in = proto.Clone(in).(*wire.HostCallRequest)
+		in.Confirmed = false
+	}
+	caller := proto.Clone(h.caller).(*wire.Caller)
+	caller.Agent = chain
+	kind := manifests.KindTool
+	if t, _ := h.d.Registry.Snapshot().Tool(in.GetTool()); t != nil {
+		kind = t.Manifest.Kind
+	}
+	out := h.d.Run(stream.Context(), Call{Kind: kind, Name: in.GetTool(), Action: in.GetAction(), Args: in.GetArgsJson(),
+		Confirmed: in.GetConfirmed(), Caller: caller}, func(p *wire.Progress) {
+		_ = stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: p}})
+	})
+	return send(outcomeToWire(out))
+}
+
+// outcomeToWire turns an Outcome back into a wire result for the agent.
+func outcomeToWire(o Outcome) *wire.Result {
+	if !o.IsError {
+		return &wire.Result{Json: o.JSON, Markdown: o.Markdown}
+	}
+	var e struct {
+		Error Envelope `json:"error"`
+	}
+	_ = json.Unmarshal(o.JSON, &e)
+	return &wire.Result{Error: &wire.ErrorEnvelope{Code: e.Error.Code, Message: e.Error.Message, DidYouMean: e.Error.DidYouMean,
+		SchemaJson: e.Error.Schema, NextStep: e.Error.NextStep, DetailsJson: e.Error.Details}}
+}
