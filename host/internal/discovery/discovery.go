@@ -172,9 +172,13 @@ func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any,
 	for _, a := range m.Actions {
 		index = append(index, map[string]any{"name": a.Name, "description": oneLine(a.Description)})
 	}
-	return map[string]any{"kind": string(m.Kind), "name": m.Name, "description": oneLine(m.Description), "version": m.Version,
+	out := map[string]any{"kind": string(m.Kind), "name": m.Name, "description": oneLine(m.Description), "version": m.Version,
 		"ready": t.Ready, "actions": index, "truncated": true,
-		"next_step": fmt.Sprintf("the full schema is over %d bytes: call capabilities with {\"name\":%q,\"action\":\"…\"} for one action, or {\"search\":\"…\"}", maxBytes, m.Name)}, nil
+		"next_step": fmt.Sprintf("the full schema is over %d bytes: call capabilities with {\"name\":%q,\"action\":\"…\"} for one action's args, or {\"search\":\"…\"}", maxBytes, m.Name)}
+	if b, err := json.Marshal(out); err == nil && len(b) > maxBytes {
+		out["actions"] = m.ActionNames() // names alone when even the index is too large
+	}
+	return out, nil
 }
 
 func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.ErrorEnvelope) {
