@@ -51,6 +51,10 @@ type service struct {
 
 	memoMu sync.Mutex
 	memo   map[string]memoEntry
+
+	// Test hooks: hookCompute runs at the start of a shared computation,
+	// hookJoined after a caller joined one.
+	hookCompute, hookJoined func()
 }
 
 type memoEntry struct {
@@ -230,11 +234,17 @@ func (s *service) cacheFile() string {
 func (s *service) shared(ctx context.Context, key string, req *sdk.Request,
 	compute func(ctx context.Context, progress source.Progress) (*sdk.Result, error)) (*sdk.Result, error) {
 	ch := s.flight.DoChan(key, func() (any, error) {
+		if s.hookCompute != nil {
+			s.hookCompute()
+		}
 		progress := func(done, total int) {
 			req.Progress(float64(done), float64(total), "parsing session logs")
 		}
 		return compute(s.bg, progress)
 	})
+	if s.hookJoined != nil {
+		s.hookJoined()
+	}
 	select {
 	case r := <-ch:
 		if r.Err != nil {

@@ -304,9 +304,9 @@ func (s *ccSession) snapshot() {
 	b := fmt.Appendf(nil, `{"type":"file-history-snapshot","messageId":"%s","snapshot":{"messageId":"%s","trackedFileBackups":{"%s/pkg/a.go":{"backupFileName":"a.go@v1","version":1,"backupTime":"%s","content":"`,
 		g.uuid(), g.uuid(), s.cwd, ts(s.t))
 	for size > 0 {
-		c := g.content(min(size, 60000))
+		c := g.content(max(min(size, 60000), 100))
 		b = append(b, c...)
-		size -= len(c)
+		size -= len(c) + 1
 	}
 	b = fmt.Appendf(b, `"}},"timestamp":"%s"},"isSnapshotUpdate":false}`, ts(s.t))
 	s.emit(b, false)

@@ -252,6 +252,11 @@ func (g *gen) content(n int) []byte {
 	for end > off && g.text[end-1] != ' ' {
 		end--
 	}
+	if end == off { // shorter than a word: take one word
+		for end < len(g.text) && g.text[end] != ' ' {
+			end++
+		}
+	}
 	return g.text[off:end]
 }
 

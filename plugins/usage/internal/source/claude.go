@@ -195,11 +195,11 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 		}
 		return true
 	})
-	if err != nil || usage == nil {
+	if err != nil {
 		st.Skipped++
 		return
 	}
-	if string(typ) != `"assistant"` {
+	if string(typ) != `"assistant"` || usage == nil {
 		return // e.g. a tool result whose payload carries a usage object
 	}
 	t, ok := parseTime(ts)
