@@ -1,0 +1,115 @@
+package workbook
+
+import (
+	"archive/zip"
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+// writeRows writes a one-sheet workbook of n rows (a number, an inline
+// string, a date-formatted serial), stored uncompressed so the test spends
+// its time reading, not deflating.
+func writeRows(t *testing.T, n int) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), fmt.Sprintf("rows%d.xlsx", n))
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	put := func(name, body string) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	put("_rels/.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`)
+	put("xl/workbook.xml", `<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Big" sheetId="1" r:id="rId1"/></sheets></workbook>`)
+	put("xl/_rels/workbook.xml.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`)
+	put("xl/styles.xml", `<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`)
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: "xl/worksheets/sheet1.xml", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>`)
+	var b []byte
+	for r := 1; r <= n; r++ {
+		rs := strconv.Itoa(r)
+		b = append(b[:0], `<row r="`...)
+		b = append(b, rs...)
+		b = append(b, `"><c r="A`...)
+		b = append(b, rs...)
+		b = append(b, `"><v>`...)
+		b = append(b, rs...)
+		b = append(b, `</v></c><c r="B`...)
+		b = append(b, rs...)
+		b = append(b, `" t="inlineStr"><is><t>name `...)
+		b = strconv.AppendInt(b, int64(r%1000), 10)
+		b = append(b, `</t></is></c><c r="C`...)
+		b = append(b, rs...)
+		b = append(b, `" s="1"><v>`...)
+		b = strconv.AppendInt(b, int64(40000+r%3000), 10)
+		b = append(b, `</v></c></row>`...)
+		bw.Write(b)
+	}
+	bw.WriteString(`</sheetData></worksheet>`)
+	bw.Flush()
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// peakHeap streams the whole sheet and returns the largest live heap seen
+// (measured after a collection at every tenth of the n rows) above the heap
+// before.
+func peakHeap(t *testing.T, p string, n int) (peak uint64, rows int) {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	w, err := Open(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, err = w.Stream(context.Background(), &w.Sheets[0], nil, func(r Row) error {
+		rows++
+		if rows%(n/10) == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > base {
+				peak = max(peak, ms.HeapAlloc-base)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return peak, rows
+}
+
+func TestStreamingMemoryIndependentOfRows(t *testing.T) {
+	small, nSmall := peakHeap(t, writeRows(t, 10_000), 10_000)
+	big, nBig := peakHeap(t, writeRows(t, 200_000), 200_000)
+	if nSmall != 10_000 || nBig != 200_000 {
+		t.Fatalf("streamed %d and %d rows, want 10000 and 200000", nSmall, nBig)
+	}
+	t.Logf("live heap while streaming: %d bytes for 10k rows, %d bytes for 200k rows", small, big)
+	// 20 times the rows may not take more than 1.5 times the memory (plus
+	// 256 KiB of slack for the collector's own bookkeeping).
+	if big > small*3/2+256<<10 {
+		t.Errorf("heap grows with the row count: %d bytes for 10k rows, %d for 200k", small, big)
+	}
+}
