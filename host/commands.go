@@ -142,9 +142,13 @@ func newCallCmd() *cobra.Command {
 				kind = t.Manifest.Kind
 			}
 			stderr := cmd.ErrOrStderr()
+			progressed := false
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1"}},
-				func(p *wire.Progress) { printProgress(stderr, p) })
+				func(p *wire.Progress) { progressed = true; printProgress(stderr, p) })
+			if progressed {
+				fmt.Fprintln(stderr)
+			}
 			return printOutcome(cmd.OutOrStdout(), stderr, out, asJSON, confirm)
 		},
 	}

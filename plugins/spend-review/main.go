@@ -50,6 +50,10 @@ func weeklyReview(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		report = "(the usage tool gave no report)"
 	}
 	out := map[string]any{"period": args.Period, "savings": savings.Data}
+	if empty, _ := savings.Data.(map[string]any)["empty"].(bool); empty {
+		out["recorded"] = nil // nothing worth remembering
+		return &sdk.Result{Data: out, Markdown: report}, nil
+	}
 	if !record {
 		return &sdk.Result{Data: out, Markdown: report}, nil
 	}
