@@ -164,7 +164,7 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				st.BytesRead = 0
 				st.Err = safeParse(ctx, j.provider, st)
 				n := done.Add(1)
-				if progress != nil {
+				if step := max(len(jobs)/20, 1); progress != nil && (int(n)%step == 0 || int(n) == len(jobs)) {
 					progMu.Lock()
 					progress(int(n), len(jobs))
 					progMu.Unlock()

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/tests/usagegen"
+)
+
+// TestCLI builds the real binary, puts the tool.yaml beside it and runs it
+// in CLI mode on generated logs.
+func TestCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "usage")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	manifest, err := os.ReadFile("tool.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(bin), "tool.yaml"), manifest, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exp, env := generated(t, usagegen.Config{Seed: 21, Days: 3, ContentBytes: 100})
+	run := func(args ...string) (stdout string, code int) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = []string{"HOME=" + env["HOME"], "CLAUDE_CONFIG_DIR=" + env["CLAUDE_CONFIG_DIR"], "CODEX_HOME=" + env["CODEX_HOME"]}
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return out.String(), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), 0
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		check    func(t *testing.T, out string)
+	}{
+		{"by model", []string{"get-usage", "--from", exp.From, "--to", exp.To, "--by", "model", "--timezone", "UTC"}, 0,
+			func(t *testing.T, out string) {
+				var u usageOut
+				if err := json.Unmarshal([]byte(out), &u); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if u.Totals.InputTokens != exp.All.Total.Input || !sameCost(u.Totals.CostUSD, exp.All.Total.CostUSD) {
+					t.Errorf("got %+v, want input %d cost %.6f", u.Totals, exp.All.Total.Input, exp.All.Total.CostUSD)
+				}
+			}},
+		{"ccusage pricing", []string{"get-usage", "--json", `{"from":"` + exp.From + `","to":"` + exp.To + `","timezone":"UTC","pricing":"ccusage"}`}, 0,
+			func(t *testing.T, out string) {
+				var u usageOut
+				if err := json.Unmarshal([]byte(out), &u); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if !sameCost(u.Totals.CostUSD, exp.All.Total.CostCCUsage) {
+					t.Errorf("got $%.6f, want $%.6f", u.Totals.CostUSD, exp.All.Total.CostCCUsage)
+				}
+			}},
+		{"unknown by", []string{"get-usage", "--by", "modle"}, 2,
+			func(t *testing.T, out string) {
+				if !strings.Contains(out, `"did_you_mean"`) || !strings.Contains(out, `"model"`) {
+					t.Errorf("got %s", out)
+				}
+			}},
+		{"status", []string{"status"}, 0,
+			func(t *testing.T, out string) {
+				if !strings.Contains(out, `"providers"`) || strings.Contains(out, env["CLAUDE_CONFIG_DIR"]) {
+					t.Errorf("got %s", out)
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := run(tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, out)
+			}
+			tt.check(t, out)
+		})
+	}
+}
