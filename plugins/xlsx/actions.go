@@ -137,7 +137,7 @@ func levenshtein(a, b string) int {
 type budget struct{ limit, used int }
 
 func newBudget(req *sdk.Request, overhead int) *budget {
-	return &budget{limit: req.Caller.MaxResultBytes, used: overhead + 64}
+	return &budget{limit: req.Caller.MaxResultBytes, used: overhead + 256}
 }
 
 // fits adds n bytes when they fit (always when there is no limit).
@@ -324,9 +324,16 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	var sb strings.Builder
 	sb.WriteString("### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n")
+	// Inline, the text need not grow past the byte budget: stop reading
+	// once it does.
+	limit := 0
+	if a.Save == "" {
+		limit = req.Caller.MaxResultBytes
+	}
+	over := false
 	for i := range w.Sheets {
 		sh := &w.Sheets[i]
-		if sh.Type != "worksheet" {
+		if sh.Type != "worksheet" || over {
 			continue
 		}
 		var lines strings.Builder
@@ -338,6 +345,10 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 			fmt.Fprintf(&lines, "r%d: %s\n", r.Num, strings.Join(parts, " | "))
 			shown++
+			if limit > 0 && sb.Len()+lines.Len() > limit {
+				over = true
+				return workbook.ErrStop
+			}
 			if a.MaxResults > 0 && shown >= a.MaxResults {
 				fmt.Fprintf(&lines, "... [truncated at %d non-empty rows]\n", a.MaxResults)
 				return workbook.ErrStop
