@@ -22,7 +22,7 @@ import (
 
 // SchemaVersion changes whenever the tables change; an index of another
 // version is rebuilt.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,6 +44,8 @@ CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, target TEXT NOT NULL, key TE
   origin TEXT NOT NULL, type TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_key ON links(key);
+CREATE TABLE IF NOT EXISTS chunk_rows(path TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS chunk_rows_path ON chunk_rows(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(path UNINDEXED, heading UNINDEXED,
   title, aliases, body, tokenize='unicode61 remove_diacritics 2');
 `
@@ -64,7 +66,7 @@ func Open(ctx context.Context, file string) (*Index, error) {
 	var v string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema'`).Scan(&v)
 	if err != nil || v != SchemaVersion {
-		for _, t := range []string{"meta", "notes", "names", "links", "chunks"} {
+		for _, t := range []string{"meta", "notes", "names", "links", "chunks", "chunk_rows"} {
 			if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				db.Close()
 				return nil, fmt.Errorf("index: reset %s: %w", file, err)
@@ -94,7 +96,25 @@ func (ix *Index) Meta(ctx context.Context, key string) string {
 
 // Batch is a write transaction over the index.
 type Batch struct {
-	tx *sql.Tx
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+	clear bool
+}
+
+// exec runs q with a statement prepared once per batch.
+func (b *Batch) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	st, ok := b.stmts[q]
+	if !ok {
+		var err error
+		if st, err = b.tx.PrepareContext(ctx, q); err != nil {
+			return nil, err
+		}
+		if b.stmts == nil {
+			b.stmts = map[string]*sql.Stmt{}
+		}
+		b.stmts[q] = st
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // Begin starts a batch of updates.
@@ -119,7 +139,7 @@ func (b *Batch) Rollback() { _ = b.tx.Rollback() }
 
 // SetMeta sets a meta value.
 func (b *Batch) SetMeta(ctx context.Context, key, value string) error {
-	_, err := b.tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, key, value)
+	_, err := b.exec(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)`, key, value)
 	if err != nil {
 		return fmt.Errorf("index: set %s: %w", key, err)
 	}
@@ -128,21 +148,25 @@ func (b *Batch) SetMeta(ctx context.Context, key, value string) error {
 
 // Clear empties every table but meta.
 func (b *Batch) Clear(ctx context.Context) error {
-	for _, t := range []string{"notes", "names", "links", "chunks"} {
+	for _, t := range []string{"notes", "names", "links", "chunks", "chunk_rows"} {
 		if _, err := b.tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 			return fmt.Errorf("index: clear %s: %w", t, err)
 		}
 	}
+	b.clear = true
 	return nil
 }
 
 // Delete removes path from the index.
 func (b *Batch) Delete(ctx context.Context, path string) error {
+	if b.clear {
+		return nil // a cleared batch has nothing to delete
+	}
 	for _, q := range []string{
-		`DELETE FROM notes WHERE path=?`, `DELETE FROM names WHERE path=?`,
-		`DELETE FROM links WHERE src=?`, `DELETE FROM chunks WHERE path=?`,
+		`DELETE FROM notes WHERE path=?`, `DELETE FROM names WHERE path=?`, `DELETE FROM links WHERE src=?`,
+		`DELETE FROM chunks WHERE rowid IN (SELECT id FROM chunk_rows WHERE path=?)`, `DELETE FROM chunk_rows WHERE path=?`,
 	} {
-		if _, err := b.tx.ExecContext(ctx, q, path); err != nil {
+		if _, err := b.exec(ctx, q, path); err != nil {
 			return fmt.Errorf("index: delete %s: %w", path, err)
 		}
 	}
@@ -177,7 +201,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 		hasFM = 1
 	}
 	typ := fm.Type
-	_, err := b.tx.ExecContext(ctx, `INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+	_, err := b.exec(ctx, `INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		n.Path, fm.ID, typ, n.Title(), n.Scope(), fm.Trust, n.Origin(), fm.EditedBy,
 		fm.ValidFrom, fm.ValidUntil, fm.ExpiresAt, markdown.Unwrap(fm.Subject), fm.Predicate, markdown.Unwrap(fm.Object),
 		fm.ApprovedBy, fm.Updated, fm.Confirmed, archived, hasFM, n.FMError,
@@ -199,7 +223,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 		add(Key(a), "alias")
 	}
 	for name, kind := range names {
-		if _, err := b.tx.ExecContext(ctx, `INSERT INTO names VALUES(?,?,?)`, name, n.Path, kind); err != nil {
+		if _, err := b.exec(ctx, `INSERT INTO names VALUES(?,?,?)`, name, n.Path, kind); err != nil {
 			return fmt.Errorf("index: put name of %s: %w", n.Path, err)
 		}
 	}
@@ -209,7 +233,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 		if target == "" {
 			return nil
 		}
-		_, err := b.tx.ExecContext(ctx, `INSERT INTO links VALUES(?,?,?,?,?,?)`, n.Path, target, Key(target), origin, typ, line)
+		_, err := b.exec(ctx, `INSERT INTO links VALUES(?,?,?,?,?,?)`, n.Path, target, Key(target), origin, typ, line)
 		if err != nil {
 			return fmt.Errorf("index: put link of %s: %w", n.Path, err)
 		}
@@ -253,8 +277,16 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 	}
 	aliases := strings.Join(fm.Aliases, " ")
 	for _, c := range Chunks(n.Body, doc) {
-		if _, err := b.tx.ExecContext(ctx, `INSERT INTO chunks(path, heading, title, aliases, body) VALUES(?,?,?,?,?)`,
-			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text); err != nil {
+		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body) VALUES(?,?,?,?,?)`,
+			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text)
+		if err != nil {
+			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
+		}
+		if _, err := b.exec(ctx, `INSERT INTO chunk_rows VALUES(?,?)`, n.Path, id); err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}
 	}

@@ -1,0 +1,159 @@
+package brain
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/sdk"
+)
+
+// benchVocabulary is the word pool of generated notes: Portuguese and
+// English, with diacritics, so tokenisation and folding are exercised.
+var benchVocabulary = strings.Fields(`fila consumidor mensagem lote faturamento idempotência deploy migração
+banco índice consulta latência timeout retry backoff cache sessão usuário preferência armadilha decisão
+procedimento projeto equipe revisão código teste integração produção staging kafka sqs postgres redis
+nginx docker kubernetes terraform lambda bucket política segurança chave rotação certificado domínio
+queue consumer message batch billing deploy migration database index query latency timeout retry
+backoff cache session user preference gotcha decision procedure project team review code test
+integration production partition offset replica leader follower snapshot compaction vacuum schema
+contrato evento webhook agenda relatório métrica alerta painel incidente postmortem capacidade custo`)
+
+var benchTypes = []string{"preference", "gotcha", "decision", "procedure", "fact", "concept", "entity", "episode"}
+
+// GenerateBrain writes n notes into a new brain at root as files plus one
+// commit (as a person importing notes would), for benchmarks.
+func GenerateBrain(ctx context.Context, root string, n int, seed uint64) error {
+	b, _, err := Open(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	words := func(k int) string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = benchVocabulary[r.IntN(len(benchVocabulary))]
+		}
+		return strings.Join(out, " ")
+	}
+	for i := 0; i < n; i++ {
+		typ := benchTypes[i%len(benchTypes)]
+		title := fmt.Sprintf("%s %d %s", words(3), i, words(1))
+		var body strings.Builder
+		body.WriteString(words(40) + ".\n\n")
+		fmt.Fprintf(&body, "## %s\n\n%s [[%s]].\n\n", words(2), words(50), fmt.Sprintf("note-%05d", r.IntN(n)))
+		fmt.Fprintf(&body, "### %s\n\n%s.\n", words(2), words(30))
+		fm := fmt.Sprintf("---\nid: BENCH%021d\ntype: %s\ntitle: %s\nscope: global\ntrust: medium\norigin: human\n", i, typ, title)
+		if typ == "fact" {
+			fm += fmt.Sprintf("subject: subject-%d\npredicate: uses\nobject: object-%d\n", r.IntN(n/10+1), i)
+		}
+		fm += "---\n\n"
+		rel := fmt.Sprintf("%s/note-%05d.md", strings.Split(map[string]string{"preference": "memory/preferences", "gotcha": "memory/gotchas", "decision": "memory/decisions",
+			"procedure": "memory/procedures", "fact": "memory/facts", "concept": "wiki/concepts", "entity": "wiki/entities", "episode": "memory/episodes"}[typ], " ")[0], i)
+		if err := writeFileT(filepath.Join(root, filepath.FromSlash(rel)), fm+body.String()); err != nil {
+			return err
+		}
+	}
+	g := gitRunner{dir: root}
+	if _, err := g.run(ctx, "add", "-A"); err != nil {
+		return err
+	}
+	_, err = g.run(ctx, "commit", "-q", "-m", fmt.Sprintf("import %d notes", n))
+	return err
+}
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[int(float64(len(s)-1)*p)]
+}
+
+// TestBenchNotes measures, over a generated brain of NOTES_BENCH_NOTES
+// notes (default 10000): the full reindex, search p50 and remember p50
+// (dedup + commit + index update), in the resident process as the host
+// drives it. It runs only with NOTES_BENCH=1 (make bench-notes) and asserts
+// nothing about time: it reports.
+func TestBenchNotes(t *testing.T) {
+	if os.Getenv("NOTES_BENCH") != "1" {
+		t.Skip("set NOTES_BENCH=1 to run the notes benchmark")
+	}
+	requireGit(t)
+	isolate(t)
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("NOTES_BENCH_NOTES")); err == nil && v > 0 {
+		n = v
+	}
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "brain")
+	start := time.Now()
+	if err := GenerateBrain(ctx, root, n, 1); err != nil {
+		t.Fatal(err)
+	}
+	gen := time.Since(start)
+	s := &Service{Root: root}
+	defer s.Close()
+	b, _, err := s.Brain(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reindex []time.Duration
+	for i := 0; i < 3; i++ {
+		start = time.Now()
+		if err := b.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		reindex = append(reindex, time.Since(start))
+	}
+	h := s.Plugin().Actions
+	call := func(action string, args map[string]any) time.Duration {
+		req, err := sdk.NewRequest(action, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Caller.ClientName = "bench"
+		start := time.Now()
+		if _, err := h[action](ctx, req); err != nil {
+			t.Fatalf("%s: %v", action, err)
+		}
+		return time.Since(start)
+	}
+	// Baseline: status, the cheapest call that touches git and the index.
+	var base, search, remember []time.Duration
+	for i := 0; i < 30; i++ {
+		base = append(base, call("status", nil))
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := 0; i < 200; i++ {
+		q := benchVocabulary[r.IntN(len(benchVocabulary))] + " " + benchVocabulary[r.IntN(len(benchVocabulary))]
+		search = append(search, call("search", map[string]any{"query": q}))
+	}
+	for i := 0; i < 50; i++ {
+		content := fmt.Sprintf("Benchmark memory %d: %s %s %s %s %s", i, benchVocabulary[r.IntN(len(benchVocabulary))], benchVocabulary[r.IntN(len(benchVocabulary))],
+			benchVocabulary[r.IntN(len(benchVocabulary))], strconv.Itoa(r.IntN(1e6)), benchVocabulary[r.IntN(len(benchVocabulary))])
+		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
+	}
+	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)
+  full reindex:   p50 %s (3 runs, min %s)
+  search:         p50 %s  p90 %s  (200 queries)   = %.1fx baseline
+  remember:       p50 %s  p90 %s  (50 writes: dedup + git commit + index)   = %.1fx baseline
+  baseline status p50 %s (git rev-parse + index counts)
+`, n, gen.Round(time.Millisecond),
+		percentile(reindex, 0.5).Round(time.Millisecond), percentile(reindex, 0).Round(time.Millisecond),
+		percentile(search, 0.5).Round(10*time.Microsecond), percentile(search, 0.9).Round(10*time.Microsecond), float64(percentile(search, 0.5))/float64(percentile(base, 0.5)),
+		percentile(remember, 0.5).Round(10*time.Microsecond), percentile(remember, 0.9).Round(10*time.Microsecond), float64(percentile(remember, 0.5))/float64(percentile(base, 0.5)),
+		percentile(base, 0.5).Round(10*time.Microsecond))
+	t.Log("\n" + report)
+	if out := os.Getenv("NOTES_BENCH_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

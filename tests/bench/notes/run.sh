@@ -1,0 +1,16 @@
+#!/bin/sh
+# Notes benchmark: generates a brain of NOTES_BENCH_NOTES notes (default
+# 10000) in a temp folder and reports the full reindex time, search p50 and
+# remember p50 (dedup + commit + index update) as the resident plugin
+# serves them, with a baseline (status) measured in the same run.
+#
+# The measuring code lives in plugins/notes/internal/brain/bench_test.go
+# (TestBenchNotes) because it drives the plugin's internal packages, which Go
+# lets only plugins/notes import. The report is also written to
+# tests/bench/notes/last.txt.
+set -eu
+cd "$(dirname "$0")/../../.."
+out="$(pwd)/tests/bench/notes/last.txt"
+NOTES_BENCH=1 NOTES_BENCH_NOTES="${NOTES_BENCH_NOTES:-10000}" NOTES_BENCH_OUT="$out" \
+	go test -count=1 -run '^TestBenchNotes$' -timeout 30m ./plugins/notes/internal/brain/ >/dev/null
+cat "$out"
