@@ -1,0 +1,393 @@
+// Package tests holds the end-to-end tests: they build the real host and
+// plugin binaries once (TestMain) and drive `host serve` the way MCP
+// clients do — raw JSON-RPC lines, the Go SDK's client, and the npm clients
+// people use.
+package tests
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts under testdata/")
+
+var (
+	// repoRoot is the module's root folder.
+	repoRoot string
+	// hostBin is the built host binary (in a bin/ folder, as installed).
+	hostBin string
+	// realPlugins is a plugins folder holding every plugin under plugins/
+	// that has a tool.yaml and builds.
+	realPlugins string
+	// realPluginNames are the plugins in realPlugins.
+	realPluginNames []string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	_, file, _, _ := runtime.Caller(0)
+	repoRoot = filepath.Dir(filepath.Dir(file))
+	tmp, err := os.MkdirTemp("", "toolhost-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(tmp)
+		hostBin = filepath.Join(tmp, "bin", "host")
+		if out, err := goBuild(hostBin, "./host", "-ldflags", "-X main.version="+hostVersion); err != nil {
+			fmt.Fprintf(os.Stderr, "build host: %v\n%s", err, out)
+			return 1
+		}
+		realPlugins = filepath.Join(tmp, "plugins")
+		buildRealPlugins(realPlugins)
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// hostVersion is the version the e2e host is built with, so transcripts do
+// not change with the release number.
+const hostVersion = "0.0.0-e2e"
+
+func goBuild(out, pkg string, flags ...string) ([]byte, error) {
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
+	cmd.Dir = repoRoot
+	return cmd.CombinedOutput()
+}
+
+// buildRealPlugins builds each plugins/NAME with a tool.yaml into
+// dir/NAME; one that does not build (work in progress) is left out, with a
+// note on stderr.
+func buildRealPlugins(dir string) {
+	manifests, _ := filepath.Glob(filepath.Join(repoRoot, "plugins", "*", "tool.yaml"))
+	for _, m := range manifests {
+		src := filepath.Dir(m)
+		name := filepath.Base(src)
+		raw, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		entry := name
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "entrypoint:"); ok {
+				entry = strings.TrimSpace(strings.SplitN(v, "#", 2)[0])
+			}
+		}
+		dst := filepath.Join(dir, name)
+		if out, err := goBuild(filepath.Join(dst, entry), "./plugins/"+name); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: plugin %s does not build, left out: %v\n%s", name, err, firstLines(string(out), 5))
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dst, "tool.yaml"), raw, 0o644); err != nil {
+			continue
+		}
+		realPluginNames = append(realPluginNames, name)
+	}
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// env is one host installation for a test: a plugins folder with the test
+// plugin (and fixtures), a skills folder, and host-owned caches.
+type env struct {
+	plugins string
+	skills  string
+	vars    []string
+}
+
+// sheetsManifest is a fixture tool with sheet-like actions. Its binary is
+// the test plugin, which does not implement them: the tests only ask about
+// it (capabilities, did_you_mean, the gate), which never starts it.
+const sheetsManifest = `name: sheets
+kind: tool
+description: Fixture spreadsheet tool for the transcripts.
+version: 0.0.1
+entrypoint: sheets
+actions:
+  - name: list-sheets
+    description: List the sheets of a workbook.
+    read_only: true
+    args:
+      - {name: path, type: string, required: true, description: Local .xlsx file}
+  - name: read-sheet
+    description: Read one sheet's rows as a JSON 2D array.
+    read_only: true
+    args:
+      - {name: path, type: string, required: true, description: Local .xlsx file}
+      - {name: sheet, type: string, description: Sheet name (default first)}
+      - {name: max-results, type: integer, minimum: 1, default: 1000, description: Most rows to return}
+    narrow_with: [sheet, max-results]
+`
+
+// bigManifest is a fixture tool whose full schema is over the transcripts'
+// HOST_CAPABILITIES_MAX_BYTES, so {name} answers its index.
+func bigManifest() string {
+	var b strings.Builder
+	b.WriteString("name: bigtool\nkind: tool\ndescription: Fixture tool with many actions.\nversion: 0.0.1\nentrypoint: bigtool\nactions:\n")
+	for i := range 12 {
+		fmt.Fprintf(&b, "  - name: action-%02d\n    description: Fixture action number %d, described at some length so the schema grows.\n    read_only: true\n    args:\n", i, i)
+		for _, a := range []string{"alpha", "beta", "gamma"} {
+			fmt.Fprintf(&b, "      - {name: %s, type: string, description: The %s argument of this action}\n", a, a)
+		}
+	}
+	return b.String()
+}
+
+const skillMD = `---
+name: weekly-review
+description: How to review the week's spend with the usage and notes tools.
+---
+# Weekly review
+
+1. Call capabilities with {"search":"usage"}.
+2. Run the usage tool's get-savings action.
+`
+
+func newEnv(t *testing.T, extra ...string) *env {
+	t.Helper()
+	e := &env{plugins: t.TempDir(), skills: t.TempDir()}
+	dir := testplugin.Install(t, e.plugins, "1")
+	bin := filepath.Join(dir, "testtool")
+	for name, manifest := range map[string]string{"sheets": sheetsManifest, "bigtool": bigManifest()} {
+		d := filepath.Join(e.plugins, name)
+		must(t, os.MkdirAll(d, 0o755))
+		must(t, os.WriteFile(filepath.Join(d, "tool.yaml"), []byte(manifest), 0o644))
+		testplugin.CopyBinary(t, bin, filepath.Join(d, name))
+	}
+	must(t, os.MkdirAll(filepath.Join(e.skills, "weekly-review"), 0o755))
+	must(t, os.WriteFile(filepath.Join(e.skills, "weekly-review", "SKILL.md"), []byte(skillMD), 0o644))
+	home := t.TempDir()
+	e.vars = append(filteredEnviron(),
+		"HOST_PLUGIN_PATH="+e.plugins,
+		"HOST_SKILL_PATH="+e.skills,
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"HOST_LOG_LEVEL=debug",
+	)
+	e.vars = append(e.vars, extra...)
+	return e
+}
+
+// filteredEnviron is the test's environment without HOST_* settings.
+func filteredEnviron() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOST_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serveCmd is `host serve` in e.
+func (e *env) serveCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(hostBin, append([]string{"serve"}, args...)...)
+	cmd.Env = e.vars
+	cmd.Dir = e.plugins
+	return cmd
+}
+
+// wire is a `host serve` process driven with raw JSON-RPC lines.
+type wire struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	stderr *lockedBuffer
+	exited chan struct{} // closed when the process has exited
+	err    error         // its exit status, once exited is closed
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (e *env) startWire(t *testing.T) *wire {
+	t.Helper()
+	cmd := e.serveCmd()
+	stdin, err := cmd.StdinPipe()
+	must(t, err)
+	stdout, err := cmd.StdoutPipe()
+	must(t, err)
+	w := &wire{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	must(t, cmd.Start())
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+		close(w.lines)
+		w.err = cmd.Wait()
+		close(w.exited)
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-w.exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("host stderr:\n%s", w.stderr.String())
+		}
+	})
+	return w
+}
+
+func (w *wire) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.stdin, line+"\n"); err != nil {
+		w.t.Fatalf("write to host: %v", err)
+	}
+}
+
+// next returns the next line the host wrote; every line must be JSON.
+func (w *wire) next() string {
+	w.t.Helper()
+	select {
+	case line, ok := <-w.lines:
+		if !ok {
+			w.t.Fatalf("host closed stdout; stderr:\n%s", w.stderr.String())
+		}
+		if !json.Valid([]byte(line)) {
+			w.t.Fatalf("host wrote a line that is not JSON (stream corrupted): %q", line)
+		}
+		return line
+	case <-time.After(60 * time.Second):
+		w.t.Fatalf("no answer from the host; stderr:\n%s", w.stderr.String())
+	}
+	return ""
+}
+
+// exchange sends one line and returns every line the host wrote up to and
+// including the answer to it (none for a notification).
+func (w *wire) exchange(line string) []string {
+	w.t.Helper()
+	w.send(line)
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	isJSON := json.Unmarshal([]byte(line), &msg) == nil
+	if isJSON && msg.Method != "" && len(msg.ID) == 0 {
+		return nil // a notification: no answer
+	}
+	want := "null"
+	if isJSON && len(msg.ID) > 0 {
+		want = string(msg.ID)
+	}
+	var out []string
+	for {
+		got := w.next()
+		out = append(out, got)
+		var resp struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal([]byte(got), &resp)
+		if resp.Method == "" && string(resp.ID) == want {
+			return out
+		}
+	}
+}
+
+// call is exchange for a request, returning its decoded answer.
+func (w *wire) call(line string) map[string]any {
+	w.t.Helper()
+	lines := w.exchange(line)
+	var m map[string]any
+	must(w.t, json.Unmarshal([]byte(lines[len(lines)-1]), &m))
+	return m
+}
+
+// closeAndWait closes stdin and waits for the host to exit.
+func (w *wire) closeAndWait() error {
+	w.t.Helper()
+	w.stdin.Close()
+	for range w.lines {
+	}
+	select {
+	case <-w.exited:
+		return w.err
+	case <-time.After(60 * time.Second):
+		w.t.Fatal("host did not exit after stdin closed")
+	}
+	return nil
+}
+
+// structured returns a tools/call answer's structuredContent and isError.
+func structured(t *testing.T, m map[string]any) (map[string]any, bool) {
+	t.Helper()
+	res, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("not a result: %v", m)
+	}
+	sc, _ := res["structuredContent"].(map[string]any)
+	isErr, _ := res["isError"].(bool)
+	return sc, isErr
+}
+
+func errorCode(sc map[string]any) string {
+	e, _ := sc["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-wire","version":"1.0"}}}`
+
+func (w *wire) initialize() {
+	w.t.Helper()
+	if r := w.call(initLine); r["error"] != nil {
+		w.t.Fatalf("initialize: %v", r["error"])
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func runToolLine(id int, tool, action, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":%q,"action":%q,"args":%s}}}`, id, tool, action, args)
+}
+
+var _ = context.Background
