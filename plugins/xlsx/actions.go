@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
@@ -79,17 +80,18 @@ func pickSheet(w *workbook.Workbook, name string) (*workbook.Sheet, error) {
 		Details:    map[string]any{"sheets": names}}
 }
 
-// suggest ranks candidates by closeness to s: case-insensitive equality
-// first, then edit distance; at most three.
+// suggest ranks candidates by closeness to s: equality ignoring case,
+// spaces and punctuation first, then containment, then edit distance; at
+// most three.
 func suggest(s string, candidates []string) []string {
 	type scored struct {
 		name string
 		d    int
 	}
 	var sc []scored
-	ls := strings.ToLower(strings.TrimSpace(s))
+	ls := fold(s)
 	for _, c := range candidates {
-		lc := strings.ToLower(c)
+		lc := fold(c)
 		d := levenshtein(ls, lc)
 		switch {
 		case lc == ls:
@@ -104,12 +106,25 @@ func suggest(s string, candidates []string) []string {
 	slices.SortStableFunc(sc, func(a, b scored) int { return a.d - b.d })
 	var out []string
 	for i := 0; i < len(sc) && i < 3; i++ {
+		if sc[i].d > 0 && sc[0].d == 0 {
+			break // a name equal but for case and spacing outranks the rest
+		}
 		out = append(out, sc[i].name)
 	}
 	if len(out) == 0 && len(candidates) <= 5 {
 		out = append(out, candidates...)
 	}
 	return out
+}
+
+// fold lowercases s and drops everything but letters and digits.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }
 
 func levenshtein(a, b string) int {

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// binaries builds the plugin (with its tool.yaml beside it, as in
+// plugins/xlsx/) and the host once per test run; it returns the folder
+// holding host and xlsx/xlsx.
+func binaries(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "xlsx-e2e-")
+		if buildErr != nil {
+			return
+		}
+		plugin := filepath.Join(binDir, "plugins", "xlsx")
+		if buildErr = os.MkdirAll(plugin, 0o755); buildErr != nil {
+			return
+		}
+		for _, c := range [][]string{
+			{"go", "build", "-o", filepath.Join(plugin, "xlsx"), "."},
+			{"go", "build", "-o", filepath.Join(binDir, "host"), "github.com/toolhost/toolhost/host"},
+		} {
+			out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
+			if err != nil {
+				buildErr = errors.New(strings.Join(c, " ") + ": " + err.Error() + "\n" + string(out))
+				return
+			}
+		}
+		var manifest []byte
+		if manifest, buildErr = os.ReadFile("tool.yaml"); buildErr == nil {
+			buildErr = os.WriteFile(filepath.Join(plugin, "tool.yaml"), manifest, 0o644)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func TestCLIMode(t *testing.T) {
+	bin := filepath.Join(binaries(t), "plugins", "xlsx", "xlsx")
+	files := allowCorpus(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stdout
+	}{
+		{"typed flags", []string{"read-sheet", "--path", "calamine__date.xlsx", "--max-results", "2"}, 0,
+			[]string{`"2021-01-01T00:00:00"`, `"truncated": true`, `"next_offset": 2`}},
+		{"json args", []string{"list-sheets", "--json", `{"path":"calamine__any_sheets.xlsx"}`}, 0,
+			[]string{`"veryHidden"`, `"chartsheet"`}},
+		{"misspelt sheet", []string{"read-sheet", "--path", "calamine__any_sheets.xlsx", "--sheet", "visible"}, 1,
+			[]string{`"did_you_mean"`, `"Visible"`}},
+		{"encrypted", []string{"list-sheets", "--path", "excelize__encryptAES.xlsx"}, 1,
+			[]string{`"encrypted_workbook"`, "password-protected"}},
+		{"misspelt arg", []string{"read-sheet", "--paht", "calamine__date.xlsx"}, 2, []string{`"path"`}},
+		{"unknown action", []string{"read-sheets", "--path", "calamine__date.xlsx"}, 2, []string{`"unknown_action"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Dir = files
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Errorf("exit %d, want %d; stdout:\n%s", code, tc.code, out.String())
+			}
+			if !json.Valid(out.Bytes()) {
+				t.Errorf("stdout is not one JSON document:\n%s", out.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %s:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestThroughHost drives the real host over MCP stdio: run_tool xlsx
+// read-sheet with a misspelt sheet name answers did_you_mean with the
+// workbook's real sheet names.
+func TestThroughHost(t *testing.T) {
+	dir := binaries(t)
+	files := allowCorpus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "host"), "serve")
+	cmd.Dir = files
+	cmd.Env = append(os.Environ(), "HOST_PLUGIN_PATH="+filepath.Join(dir, "plugins"), "HOST_SKILL_PATH="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	send := func(msg string) {
+		if _, err := stdin.Write([]byte(msg + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 1<<20), 16<<20)
+	reply := func(id int) map[string]any {
+		for lines.Scan() {
+			var m map[string]any
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m["id"] == float64(id) {
+				return m
+			}
+		}
+		t.Fatalf("no reply to request %d: %v", id, lines.Err())
+		return nil
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"xlsx-test","version":"1"}}}`)
+	reply(1)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"very hidden"}}}}`)
+	res, _ := reply(2)["result"].(map[string]any)
+	if res == nil || res["isError"] != true {
+		t.Fatalf("want an isError result, got %v", res)
+	}
+	sc, _ := res["structuredContent"].(map[string]any)
+	env, _ := sc["error"].(map[string]any)
+	if env["code"] != "invalid_args" || toJSON(env["did_you_mean"]) != `["VeryHidden"]` {
+		t.Errorf("error envelope = %s, want invalid_args with did_you_mean [VeryHidden]", toJSON(sc))
+	}
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"VeryHidden"}}}}`)
+	res, _ = reply(3)["result"].(map[string]any)
+	sc, _ = res["structuredContent"].(map[string]any)
+	if res["isError"] == true || toJSON(sc["rows"]) != `[["V","e","r","y","H","i","d","d","e","n"],[86,101,114,121,72,105,100,100,101,110]]` {
+		t.Errorf("read-sheet through the host = %s", toJSON(res))
+	}
+}
