@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -118,4 +120,43 @@ func envInt(name string, def int) int {
 		return v
 	}
 	return def
+}
+
+// background keeps the host live until ctx ends: the registry watcher, the
+// supervisor synced with each new snapshot (a removed or rebuilt plugin's
+// old process is stopped once its calls drain), and eager plugins launched
+// at start. It returns when all of it has stopped.
+func (a *app) background(ctx context.Context) {
+	changes := a.registry.Changes()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := a.registry.Watch(ctx); err != nil {
+			a.logger.Warn("registry watcher stopped; plugins are read at start only", "error", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-changes:
+				a.supervisor.Sync(a.registry.Snapshot())
+			}
+		}
+	}()
+	for _, t := range a.registry.Snapshot().Tools {
+		if t.Manifest.Eager && t.Ready {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := a.supervisor.Warm(ctx, t); err != nil {
+					a.logger.Warn("eager plugin did not start", "tool", t.Name(), "error", err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
 }

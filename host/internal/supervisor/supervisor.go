@@ -624,3 +624,20 @@ func (w logWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// Sync brings the running processes in line with a new snapshot: a plugin
+// whose tool is gone, or whose binary changed, is retired — stopped now if
+// idle, else when its calls in flight finish.
+func (s *Supervisor) Sync(snap *registry.Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, st := range s.tools {
+		if st.cur == nil {
+			continue
+		}
+		if t, _ := snap.Tool(name); t == nil || t.SHA256 != st.cur.sha {
+			s.opts.Logger.Debug("retiring plugin after a registry change", "tool", name)
+			s.retireLocked(st, st.cur)
+		}
+	}
+}

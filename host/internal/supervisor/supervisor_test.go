@@ -346,3 +346,21 @@ func TestChildHost(t *testing.T) {
 	fmt.Printf("PID %v\n", m["pid"])
 	time.Sleep(time.Minute)
 }
+
+func TestSyncStopsRemovedPlugins(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "x"}))
+	f.sup.Sync(f.reg.Scan())
+	if got := f.sup.Running(); len(got) != 1 {
+		t.Fatalf("an unchanged plugin was stopped: %v", got)
+	}
+	os.RemoveAll(filepath.Join(f.plugins, "testtool"))
+	f.sup.Sync(f.reg.Scan())
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.sup.Running()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := f.sup.Running(); len(got) != 0 {
+		t.Fatalf("removed plugin still running: %v", got)
+	}
+}
