@@ -247,3 +247,146 @@ func lit(b []byte, i int, s string) (int, error) {
 	}
 	return i + len(s), nil
 }
+
+// Dec walks one JSON value in a single pass. Inside Object and Array
+// callbacks the caller reads the current value with Raw, Object or Array;
+// a value the callback does not read is skipped. The first error stops the
+// walk and stays in Err.
+type Dec struct {
+	B   []byte
+	I   int
+	Err error
+}
+
+// Raw returns the current value's raw bytes and moves past it.
+func (d *Dec) Raw() []byte {
+	if d.Err != nil {
+		return nil
+	}
+	i := skipWS(d.B, d.I)
+	e, err := skipValue(d.B, i)
+	if err != nil {
+		d.Err = err
+		return nil
+	}
+	d.I = e
+	return d.B[i:e]
+}
+
+// Peek returns the first byte of the current value (0 at the end).
+func (d *Dec) Peek() byte {
+	i := skipWS(d.B, d.I)
+	if i >= len(d.B) {
+		return 0
+	}
+	return d.B[i]
+}
+
+// Object calls fn with each key of the current object value.
+func (d *Dec) Object(fn func(key []byte)) {
+	if d.Err != nil {
+		return
+	}
+	b := d.B
+	i := skipWS(b, d.I)
+	if i >= len(b) || b[i] != '{' {
+		d.Err = ErrSyntax
+		return
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		d.I = i + 1
+		return
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			d.Err = ErrSyntax
+			return
+		}
+		ke, err := skipString(b, i)
+		if err != nil {
+			d.Err = err
+			return
+		}
+		key := b[i+1 : ke-1]
+		i = skipWS(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			d.Err = ErrSyntax
+			return
+		}
+		i = skipWS(b, i+1)
+		d.I = i
+		fn(key)
+		if d.Err != nil {
+			return
+		}
+		if d.I == i {
+			d.Raw()
+			if d.Err != nil {
+				return
+			}
+		}
+		i = skipWS(b, d.I)
+		if i >= len(b) {
+			d.Err = ErrSyntax
+			return
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			d.I = i + 1
+			return
+		default:
+			d.Err = ErrSyntax
+			return
+		}
+	}
+}
+
+// Array calls fn once per element of the current array value; fn reads the
+// element (or leaves it to be skipped).
+func (d *Dec) Array(fn func()) {
+	if d.Err != nil {
+		return
+	}
+	b := d.B
+	i := skipWS(b, d.I)
+	if i >= len(b) || b[i] != '[' {
+		d.Err = ErrSyntax
+		return
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		d.I = i + 1
+		return
+	}
+	for {
+		d.I = i
+		fn()
+		if d.Err != nil {
+			return
+		}
+		if d.I == i {
+			d.Raw()
+			if d.Err != nil {
+				return
+			}
+		}
+		i = skipWS(b, d.I)
+		if i >= len(b) {
+			d.Err = ErrSyntax
+			return
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case ']':
+			d.I = i + 1
+			return
+		default:
+			d.Err = ErrSyntax
+			return
+		}
+	}
+}

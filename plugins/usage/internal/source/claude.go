@@ -93,13 +93,16 @@ type claudeCarry struct {
 }
 
 var (
-	needleUsage    = []byte(`"usage":{`)
-	needleUser     = []byte(`"type":"user"`)
-	needleToolUse  = []byte(`"tool_use"`)
-	userPrefixScan = 4096
+	needleUsage = []byte(`"usage":{`)
+	needleUser  = []byte(`"type":"user"`)
 )
 
-// Parse reads appended lines of one Claude Code log.
+// Parse reads appended lines of one Claude Code log. Lines are sorted by
+// their first bytes: an assistant response (its "role":"assistant" comes
+// early) is decoded in one pass; a user line only far enough to tell a
+// prompt from a tool result; summaries and file-history snapshots not at
+// all. A line the head does not place is decoded when it carries a usage
+// object.
 func (c Claude) Parse(ctx context.Context, st *FileState) error {
 	carry, _ := st.Carry.(*claudeCarry)
 	if carry == nil {
@@ -107,18 +110,58 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 		st.Carry = carry
 	}
 	return readLines(ctx, st, func(line []byte) {
-		if bytes.Contains(line, needleUsage) {
-			c.assistant(st, carry, line)
-			return
-		}
 		head := line
-		if len(head) > userPrefixScan {
-			head = head[:userPrefixScan]
+		if len(head) > headBytes {
+			head = head[:headBytes]
 		}
-		if bytes.Contains(head, needleUser) && isPrompt(line) {
-			carry.turn++
+		switch {
+		case bytes.Contains(head, needleAssistant):
+			c.assistant(st, carry, line)
+		case bytes.Contains(head, needleUser):
+			if p, known := promptFromHead(head); known {
+				if p {
+					carry.turn++
+				}
+			} else if isPrompt(line) {
+				carry.turn++
+			}
+		case bytes.HasPrefix(line, prefixSnapshot), bytes.HasPrefix(line, prefixSummary):
+		case bytes.Contains(line, needleUsage):
+			c.assistant(st, carry, line)
 		}
 	})
+}
+
+var (
+	needleAssistant = []byte(`"role":"assistant"`)
+	needleUserMsg   = []byte(`"message":{"role":"user","content":`)
+	prefixSnapshot  = []byte(`{"type":"file-history-snapshot"`)
+	prefixSummary   = []byte(`{"type":"summary"`)
+	headBytes       = 2048
+)
+
+// promptFromHead tells a prompt from a tool result by the first bytes of
+// the user message's content; known is false when the head does not say.
+func promptFromHead(head []byte) (prompt, known bool) {
+	if bytes.Contains(head, []byte(`"isMeta":true`)) {
+		return false, true
+	}
+	i := bytes.Index(head, needleUserMsg)
+	if i < 0 {
+		return false, false
+	}
+	rest := head[i+len(needleUserMsg):]
+	switch {
+	case len(rest) == 0:
+		return false, false
+	case rest[0] == '"':
+		return true, true
+	case bytes.HasPrefix(rest, []byte(`[{"type":"text"`)):
+		return true, true
+	case bytes.HasPrefix(rest, []byte(`[{"tool_use_id"`)), bytes.HasPrefix(rest, []byte(`[{"type":"tool_result"`)):
+		return false, true
+	}
+	return false, false
 }
 
 // isPrompt reports whether a user line is a person's prompt (string or text
@@ -162,40 +205,41 @@ func isPrompt(line []byte) bool {
 
 func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 	var (
-		typ, ts, reqID, msgID, model []byte
-		cwd                          string
-		usage, content               []byte
+		typ, ts, reqID, msgID, model, cwdRaw, usage []byte
+		stepList                                    []Step
 	)
-	err := jsonscan.Fields(line, func(k, v []byte) bool {
+	d := jsonscan.Dec{B: line}
+	d.Object(func(k []byte) {
 		switch string(k) {
 		case "type":
-			typ = v
+			typ = d.Raw()
 		case "timestamp":
-			ts = v
+			ts = d.Raw()
 		case "requestId":
-			reqID = v
+			reqID = d.Raw()
 		case "cwd":
-			if len(v) < 2 || carry.cwd == "" || string(v[1:len(v)-1]) != carry.cwd {
-				cwd, _ = jsonscan.String(v)
-			}
+			cwdRaw = d.Raw()
 		case "message":
-			return jsonscan.Fields(v, func(k, v []byte) bool {
+			if d.Peek() != '{' {
+				return
+			}
+			d.Object(func(k []byte) {
 				switch string(k) {
 				case "id":
-					msgID = v
+					msgID = d.Raw()
 				case "model":
-					model = v
+					model = d.Raw()
 				case "usage":
-					usage = v
+					usage = d.Raw()
 				case "content":
-					content = v
+					if d.Peek() == '[' {
+						stepList = contentSteps(&d)
+					}
 				}
-				return true
-			}) == nil
+			})
 		}
-		return true
 	})
-	if err != nil {
+	if d.Err != nil {
 		st.Skipped++
 		return
 	}
@@ -207,21 +251,23 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 		st.Skipped++
 		return
 	}
-	if cwd != "" {
-		carry.cwd = cwd
-		carry.name = baseName(cwd)
+	if len(cwdRaw) >= 2 && (carry.cwd == "" || string(cwdRaw[1:len(cwdRaw)-1]) != carry.cwd) {
+		if cwd, ok := jsonscan.String(cwdRaw); ok && cwd != "" {
+			carry.cwd = cwd
+			carry.name = baseName(cwd)
+		}
 	}
-	call := Call{Provider: "claude", Time: t, Session: st.Session, Turn: uint64(st.ID)<<32 | uint64(carry.turn)}
+	call := Call{Provider: "claude", Time: t, Session: st.Session, Turn: uint64(st.ID)<<32 | uint64(carry.turn), Steps: stepList}
 	if carry.cwd != "" {
 		call.Project, call.Name = carry.cwd, carry.name
 	} else {
 		call.Project, call.Name = st.Project, st.Project
 	}
-	if m, ok := jsonscan.String(model); ok {
-		if m != carry.model {
-			carry.model = m
-		}
+	if len(model) >= 2 && string(model[1:len(model)-1]) == carry.model {
 		call.Model = carry.model
+	} else if m, ok := jsonscan.String(model); ok {
+		carry.model = m
+		call.Model = m
 	}
 	if call.Model == "<synthetic>" || call.Model == "" {
 		return
@@ -270,62 +316,65 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 	case cw5 >= 0:
 		call.Tokens.CacheWrite5m = cw5
 	}
-	if content != nil && bytes.Contains(content, needleToolUse) {
-		call.Steps = steps(content)
-	}
 	st.Calls = append(st.Calls, call)
 }
 
-// steps lists the tool uses of a Claude message's content array.
-func steps(content []byte) []Step {
+// contentSteps reads a message's content array in one pass, keeping the
+// tool uses.
+func contentSteps(d *jsonscan.Dec) []Step {
 	var out []Step
-	_ = jsonscan.Elements(content, func(el []byte) bool {
+	d.Array(func() {
+		if d.Peek() != '{' {
+			return
+		}
 		var typ, name, input []byte
-		_ = jsonscan.Fields(el, func(k, v []byte) bool {
+		d.Object(func(k []byte) {
 			switch string(k) {
 			case "type":
-				typ = v
+				typ = d.Raw()
 			case "name":
-				name = v
+				name = d.Raw()
 			case "input":
-				input = v
+				input = d.Raw()
+			}
+		})
+		if string(typ) == `"tool_use"` {
+			out = append(out, toolStep(name, input))
+		}
+	})
+	return out
+}
+
+// toolStep classifies one tool use by its name and input.
+func toolStep(name, input []byte) Step {
+	n, _ := jsonscan.String(name)
+	s := Step{Kind: StepOther}
+	switch n {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		s.Kind = StepEdit
+		_ = jsonscan.Fields(input, func(k, v []byte) bool {
+			if string(k) == "file_path" || string(k) == "notebook_path" {
+				s.File = fnv64(v)
+				return false
 			}
 			return true
 		})
-		if string(typ) != `"tool_use"` {
+	case "Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite":
+		s.Kind = StepRead
+	case "Task", "Agent":
+		s.Kind = StepDelegate
+	case "Bash":
+		s.Kind = StepShell
+		_ = jsonscan.Fields(input, func(k, v []byte) bool {
+			if string(k) == "command" {
+				cmd, _ := jsonscan.String(v)
+				s.Kind = ShellKind(cmd)
+				return false
+			}
 			return true
-		}
-		n, _ := jsonscan.String(name)
-		s := Step{Kind: StepOther}
-		switch n {
-		case "Edit", "MultiEdit", "Write", "NotebookEdit":
-			s.Kind = StepEdit
-			_ = jsonscan.Fields(input, func(k, v []byte) bool {
-				if string(k) == "file_path" || string(k) == "notebook_path" {
-					s.File = fnv64(v)
-					return false
-				}
-				return true
-			})
-		case "Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch", "TodoWrite":
-			s.Kind = StepRead
-		case "Task", "Agent":
-			s.Kind = StepDelegate
-		case "Bash":
-			s.Kind = StepShell
-			_ = jsonscan.Fields(input, func(k, v []byte) bool {
-				if string(k) == "command" {
-					cmd, _ := jsonscan.String(v)
-					s.Kind = ShellKind(cmd)
-					return false
-				}
-				return true
-			})
-		}
-		out = append(out, s)
-		return true
-	})
-	return out
+		})
+	}
+	return s
 }
 
 // ShellKind classifies a shell command by its first word(s).

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/toolhost/toolhost/plugins/usage/internal/jsonscan"
 	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
@@ -136,6 +137,10 @@ type FileState struct {
 // MaxLineBytes bounds the line buffer; longer lines are skipped unread.
 var MaxLineBytes = 64 << 20
 
+// bufPool recycles line buffers across files: allocating (and zeroing) a
+// fresh megabyte per file would cost more than the parse.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1<<20); return &b }}
+
 // readLines calls fn with each complete line of st's file from st.Offset and
 // advances st.Offset past them. A final line without a newline is consumed
 // only when it is a whole JSON value (the writer may still be writing it).
@@ -150,7 +155,14 @@ func readLines(ctx context.Context, st *FileState, fn func(line []byte)) error {
 			return err
 		}
 	}
-	buf := make([]byte, 0, 1<<20)
+	bp := bufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	defer func() {
+		if cap(buf) <= 4<<20 {
+			*bp = buf[:0]
+			bufPool.Put(bp)
+		}
+	}()
 	discarding := false
 	for n := 0; ; n++ {
 		if n%64 == 0 && ctx.Err() != nil {
