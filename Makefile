@@ -45,6 +45,10 @@ run: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 
+# A long mixed load through `host serve` (make test runs 3 seconds of it).
+soak: build
+	SOAK_DURATION=$${SOAK_DURATION:-5m} $(GO) test -count=1 -v -timeout 30m -run TestSoak ./tests/soak/
+
 clean:
 	rm -rf bin
 	@for p in $(PLUGINS); do rm -f plugins/$$p/$$p; done
