@@ -267,33 +267,48 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Rows are encoded as they stream: a page of JSON costs its bytes, not
+	// a boxed value per cell.
 	b := newBudget(req, len(sh.Name))
-	rows := [][]any{}
+	rows := []json.RawMessage{}
 	seen, lastNum := 0, 0
 	truncated := false
-	emit := func(vals []any) error {
+	emit := func(row json.RawMessage) error {
 		if seen < a.Offset {
 			seen++
 			return nil
 		}
-		if len(rows) >= a.MaxResults || (len(rows) > 0 && !b.fits(jsonLen(vals))) {
+		if len(rows) >= a.MaxResults || (len(rows) > 0 && !b.fits(len(row)+1)) {
 			truncated = true
 			return workbook.ErrStop
 		}
 		seen++
-		rows = append(rows, vals)
+		rows = append(rows, row)
 		return nil
 	}
+	emptyRow := json.RawMessage("[]")
+	var buf []byte
 	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
 		if !skipEmpty {
 			for n := lastNum + 1; n < r.Num; n++ {
-				if err := emit([]any{}); err != nil {
+				if err := emit(emptyRow); err != nil {
 					return err
 				}
 			}
 		}
 		lastNum = r.Num
-		return emit(rowJSON(r.Cells))
+		if seen < a.Offset {
+			seen++
+			return nil
+		}
+		// Rows share one growing buffer; a full buffer starts a new one so
+		// earlier rows stay valid.
+		if cap(buf)-len(buf) < 64<<10 {
+			buf = make([]byte, 0, 1<<20)
+		}
+		start := len(buf)
+		buf = workbook.AppendRowJSON(buf, r.Cells)
+		return emit(buf[start:len(buf):len(buf)])
 	})
 	if err != nil {
 		return nil, workbookError(a.Path, err)
