@@ -66,7 +66,7 @@ type Options struct {
 type Supervisor struct {
 	opts Options
 
-	mu     sync.Mutex
+	mu     sync.Mutex // guards tools and closed only
 	tools  map[string]*toolState
 	closed bool
 	wg     sync.WaitGroup // idle reapers and retirements
@@ -75,6 +75,9 @@ type Supervisor struct {
 
 // toolState is everything the supervisor keeps per tool name.
 type toolState struct {
+	// mu guards the fields below; a launch holds it, so only calls to the
+	// same tool wait for that tool's start.
+	mu   sync.Mutex
 	name string
 	sem  chan struct{} // concurrency slots
 	wait chan struct{} // queue slots
@@ -260,6 +263,8 @@ func (s *Supervisor) admit(tool *registry.Tool) (*toolState, *wire.Result) {
 		st = &toolState{name: tool.Name(), sem: make(chan struct{}, n), wait: make(chan struct{}, n*s.opts.QueueFactor)}
 		s.tools[tool.Name()] = st
 	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	if st.disabled != "" {
 		if st.disabledSHA == tool.SHA256 {
 			return nil, wire.Failure(wire.CodeDisabled, st.disabled, "fix the plugin and rebuild it: a new binary is tried again")
@@ -272,7 +277,7 @@ func (s *Supervisor) admit(tool *registry.Tool) (*toolState, *wire.Result) {
 // acquire returns a running process for tool, launching one when needed, and
 // counts the call in flight.
 func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.Tool) (*proc, *wire.Result) {
-	s.mu.Lock()
+	st.mu.Lock()
 	p := st.cur
 	if p != nil && (p.sha != tool.SHA256 || p.client.Exited()) {
 		s.retireLocked(st, p)
@@ -280,20 +285,20 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 	}
 	if p == nil {
 		if wait := time.Until(st.notBefore); wait > 0 {
-			s.mu.Unlock()
+			st.mu.Unlock()
 			select {
 			case <-time.After(wait):
 			case <-ctx.Done():
 				return nil, ctxFailure(ctx, tool, "while waiting to relaunch after a crash")
 			}
-			s.mu.Lock()
+			st.mu.Lock()
 		}
 		if st.cur != nil && st.cur.sha == tool.SHA256 && !st.cur.client.Exited() {
 			p = st.cur
 		} else {
 			np, err := s.launch(ctx, tool)
 			if err != nil {
-				s.mu.Unlock()
+				st.mu.Unlock()
 				if ctx.Err() != nil {
 					return nil, ctxFailure(ctx, tool, "while the plugin was starting")
 				}
@@ -308,7 +313,7 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 	p.inflight++
 	p.lastUse = time.Now()
 	p.mu.Unlock()
-	s.mu.Unlock()
+	st.mu.Unlock()
 	return p, nil
 }
 
@@ -325,7 +330,8 @@ func (s *Supervisor) release(p *proc) {
 	}
 }
 
-// retireLocked takes p out of service; it is stopped once its calls drain.
+// retireLocked takes p out of service (st.mu held); it is stopped once its
+// calls drain.
 func (s *Supervisor) retireLocked(st *toolState, p *proc) {
 	if st.cur == p {
 		st.cur = nil
@@ -342,8 +348,8 @@ func (s *Supervisor) retireLocked(st *toolState, p *proc) {
 // crashed records a crash: the process is discarded, relaunch backs off,
 // and a tool that keeps crashing is disabled.
 func (s *Supervisor) crashed(st *toolState, p *proc, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	s.retireLocked(st, p)
 	now := time.Now()
 	st.crashes = append(slices.DeleteFunc(st.crashes, func(t time.Time) bool { return now.Sub(t) > s.opts.CrashWindow }), now)
@@ -509,12 +515,23 @@ func (s *Supervisor) reapLoop() {
 	}
 }
 
-func (s *Supervisor) reapIdle(now time.Time) {
+// states returns the tool states, for the sweeps below.
+func (s *Supervisor) states() []*toolState {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	out := make([]*toolState, 0, len(s.tools))
 	for _, st := range s.tools {
+		out = append(out, st)
+	}
+	return out
+}
+
+func (s *Supervisor) reapIdle(now time.Time) {
+	for _, st := range s.states() {
+		st.mu.Lock()
 		p := st.cur
 		if p == nil {
+			st.mu.Unlock()
 			continue
 		}
 		idle := s.opts.Idle
@@ -528,18 +545,19 @@ func (s *Supervisor) reapIdle(now time.Time) {
 			s.opts.Logger.Debug("stopping idle plugin", "tool", st.name)
 			s.retireLocked(st, p)
 		}
+		st.mu.Unlock()
 	}
 }
 
 // Running returns the names of tools with a live process, sorted.
 func (s *Supervisor) Running() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var names []string
-	for name, st := range s.tools {
+	for _, st := range s.states() {
+		st.mu.Lock()
 		if st.cur != nil && !st.cur.client.Exited() {
-			names = append(names, name)
+			names = append(names, st.name)
 		}
+		st.mu.Unlock()
 	}
 	sort.Strings(names)
 	return names
@@ -567,14 +585,16 @@ func (s *Supervisor) Close() {
 		return
 	}
 	s.closed = true
+	s.mu.Unlock()
 	var procs []*proc
-	for _, st := range s.tools {
+	for _, st := range s.states() {
+		st.mu.Lock()
 		if st.cur != nil {
 			procs = append(procs, st.cur)
 			st.cur = nil
 		}
+		st.mu.Unlock()
 	}
-	s.mu.Unlock()
 	close(s.stop)
 	for _, p := range procs {
 		p.client.Kill()
@@ -629,15 +649,14 @@ func (w logWriter) Write(b []byte) (int, error) {
 // whose tool is gone, or whose binary changed, is retired — stopped now if
 // idle, else when its calls in flight finish.
 func (s *Supervisor) Sync(snap *registry.Snapshot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for name, st := range s.tools {
-		if st.cur == nil {
-			continue
+	for _, st := range s.states() {
+		st.mu.Lock()
+		if st.cur != nil {
+			if t, _ := snap.Tool(st.name); t == nil || t.SHA256 != st.cur.sha {
+				s.opts.Logger.Debug("retiring plugin after a registry change", "tool", st.name)
+				s.retireLocked(st, st.cur)
+			}
 		}
-		if t, _ := snap.Tool(name); t == nil || t.SHA256 != st.cur.sha {
-			s.opts.Logger.Debug("retiring plugin after a registry change", "tool", name)
-			s.retireLocked(st, st.cur)
-		}
+		st.mu.Unlock()
 	}
 }

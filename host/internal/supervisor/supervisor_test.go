@@ -364,3 +364,18 @@ func TestSyncStopsRemovedPlugins(t *testing.T) {
 		t.Fatalf("removed plugin still running: %v", got)
 	}
 }
+
+func TestCrashOfOnePluginLeavesAnotherAlone(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	testplugin.InstallAgent(t, f.plugins) // the same binary, a second process
+	snap := f.reg.Scan()
+	other, _ := snap.Tool("testagent")
+	ctx := context.Background()
+	done := make(chan *wire.Result)
+	go func() {
+		done <- f.sup.Call(ctx, other, &wire.CallRequest{Action: "slow", ArgsJson: []byte(`{"ms":600}`)}, nil)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	decode(t, <-done)
+}
