@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"fmt"
+	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -26,6 +27,36 @@ backoff cache session user preference gotcha decision procedure project team rev
 integration production partition offset replica leader follower snapshot compaction vacuum schema
 contrato evento webhook agenda relatório métrica alerta painel incidente postmortem capacidade custo`)
 
+// benchWords is the benchmark's vocabulary: the real words above, then
+// 20,000 made-up ones, drawn with a Zipf distribution as natural text is.
+var benchWords = func() []string {
+	r := rand.New(rand.NewPCG(3, 4))
+	syl := strings.Fields("ka lo mi ne ta ri so vu pe da gu ze fi ho ba ce lu ma no te ra si po")
+	out := append([]string(nil), benchVocabulary...)
+	seen := map[string]bool{}
+	for len(out) < 20000+len(benchVocabulary) {
+		var w strings.Builder
+		for k := 2 + r.IntN(3); k > 0; k-- {
+			w.WriteString(syl[r.IntN(len(syl))])
+		}
+		if !seen[w.String()] {
+			seen[w.String()] = true
+			out = append(out, w.String())
+		}
+	}
+	return out
+}()
+
+func zipfWords(z *mrand.Zipf) func(int) string {
+	return func(k int) string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = benchWords[z.Uint64()]
+		}
+		return strings.Join(out, " ")
+	}
+}
+
 var benchTypes = []string{"preference", "gotcha", "decision", "procedure", "fact", "concept", "entity", "episode"}
 
 // GenerateBrain writes n notes into a new brain at root as files plus one
@@ -37,13 +68,7 @@ func GenerateBrain(ctx context.Context, root string, n int, seed uint64) error {
 	}
 	defer b.Close()
 	r := rand.New(rand.NewPCG(seed, seed+1))
-	words := func(k int) string {
-		out := make([]string, k)
-		for i := range out {
-			out[i] = benchVocabulary[r.IntN(len(benchVocabulary))]
-		}
-		return strings.Join(out, " ")
-	}
+	words := zipfWords(mrand.NewZipf(mrand.New(mrand.NewSource(int64(seed))), 1.07, 2, uint64(len(benchWords)-1)))
 	for i := 0; i < n; i++ {
 		typ := benchTypes[i%len(benchTypes)]
 		title := fmt.Sprintf("%s %d %s", words(3), i, words(1))
@@ -130,14 +155,12 @@ func TestBenchNotes(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		base = append(base, call("status", nil))
 	}
-	r := rand.New(rand.NewPCG(9, 9))
+	words := zipfWords(mrand.NewZipf(mrand.New(mrand.NewSource(99)), 1.07, 2, uint64(len(benchWords)-1)))
 	for i := 0; i < 200; i++ {
-		q := benchVocabulary[r.IntN(len(benchVocabulary))] + " " + benchVocabulary[r.IntN(len(benchVocabulary))]
-		search = append(search, call("search", map[string]any{"query": q}))
+		search = append(search, call("search", map[string]any{"query": words(2)}))
 	}
 	for i := 0; i < 50; i++ {
-		content := fmt.Sprintf("Benchmark memory %d: %s %s %s %s %s", i, benchVocabulary[r.IntN(len(benchVocabulary))], benchVocabulary[r.IntN(len(benchVocabulary))],
-			benchVocabulary[r.IntN(len(benchVocabulary))], strconv.Itoa(r.IntN(1e6)), benchVocabulary[r.IntN(len(benchVocabulary))])
+		content := fmt.Sprintf("Benchmark memory %d: %s.", i, words(25))
 		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
 	}
 	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)

@@ -807,11 +807,8 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	res.Notes = map[string]any{"total": counts.Notes, "by_type": counts.ByType, "untyped": counts.Untyped, "archived": counts.Archived}
 	res.Index = map[string]any{"schema_version": index.SchemaVersion, "chunks": counts.Chunks, "edges": counts.Links, "facts": counts.Facts,
 		"head": b.ix.Meta(ctx, "head"), "last_scan": b.ix.Meta(ctx, "scanned_at")}
-	links, _ := b.ix.AllLinks(ctx)
-	for _, l := range links {
-		if l.To == "" && l.Type != "fact" && !strings.HasPrefix(l.From, "raw/") {
-			res.BrokenLinks++
-		}
+	if res.BrokenLinks, err = b.ix.BrokenLinks(ctx); err != nil {
+		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
 	g := gitRunner{dir: b.Root}
 	branch, _ := g.run(ctx, "rev-parse", "--abbrev-ref", "HEAD")

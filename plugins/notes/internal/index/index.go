@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -22,7 +23,7 @@ import (
 
 // SchemaVersion changes whenever the tables change; an index of another
 // version is rebuilt.
-const SchemaVersion = "4"
+const SchemaVersion = "6"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,10 +45,11 @@ CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, target TEXT NOT NULL, key TE
   origin TEXT NOT NULL, type TEXT NOT NULL, line INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_key ON links(key);
-CREATE TABLE IF NOT EXISTS chunk_rows(path TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS chunk_rows(id INTEGER PRIMARY KEY, path TEXT NOT NULL, heading TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunk_rows_path ON chunk_rows(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(path UNINDEXED, heading UNINDEXED,
   title, aliases, body, tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks, 'row');
 `
 
 // Index is an open index file. It is safe for concurrent use.
@@ -66,7 +68,7 @@ func Open(ctx context.Context, file string) (*Index, error) {
 	var v string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema'`).Scan(&v)
 	if err != nil || v != SchemaVersion {
-		for _, t := range []string{"meta", "notes", "names", "links", "chunks", "chunk_rows"} {
+		for _, t := range []string{"meta", "notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows"} {
 			if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				db.Close()
 				return nil, fmt.Errorf("index: reset %s: %w", file, err)
@@ -286,7 +288,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 		if err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}
-		if _, err := b.exec(ctx, `INSERT INTO chunk_rows VALUES(?,?)`, n.Path, id); err != nil {
+		if _, err := b.exec(ctx, `INSERT INTO chunk_rows(id, path, heading) VALUES(?,?,?)`, id, n.Path, strings.Join(c.HeadingPath, "\x1f")); err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}
 	}
@@ -526,43 +528,124 @@ func (ix *Index) Search(ctx context.Context, query string, f Filter, limit int) 
 }
 
 func (ix *Index) search(ctx context.Context, match string, f Filter, limit int) ([]Hit, error) {
+	// Stage 1 ranks chunk ids without touching the FTS content (path and
+	// heading come from chunk_rows); stage 2 makes snippets for the few
+	// chunks kept.
 	args := []any{match}
-	q := `SELECT ` + rowCols + `, chunks.heading, bm25(chunks, 0, 0, 5.0, 3.0, 1.0), snippet(chunks, 4, '«', '»', '…', 40)
-		FROM chunks JOIN notes n ON n.path=chunks.path
-		WHERE chunks MATCH ? AND ` + f.where(&args) + ` ORDER BY bm25(chunks, 0, 0, 5.0, 3.0, 1.0) LIMIT ?`
+	q := `SELECT cr.id, cr.heading, bm25(chunks, 0, 0, 5.0, 3.0, 1.0) AS r, ` + rowCols + `
+		FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid JOIN notes n ON n.path=cr.path
+		WHERE chunks MATCH ? AND ` + f.where(&args) + ` ORDER BY r LIMIT ?`
 	args = append(args, limit*4+8)
 	rows, err := ix.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
-	defer rows.Close()
 	var out []Hit
+	var ids []int64
 	seen := map[string]bool{}
 	for rows.Next() {
 		var h Hit
+		var id int64
 		var heading string
 		var rank float64
-		r, err := scanRow(rows, &heading, &rank, &h.Snippet)
-		if err != nil {
+		var r Row
+		var al, sup, supBy string
+		dest := []any{&id, &heading, &rank, &r.Path, &r.ID, &r.Type, &r.Title, &r.Scope, &r.Trust, &r.Origin, &r.EditedBy, &r.ValidFrom, &r.ValidUntil, &r.ExpiresAt,
+			&r.Subject, &r.Predicate, &r.Object, &r.ApprovedBy, &r.Updated, &r.Confirmed, &r.Archived, &r.HasFM, &r.FMError, &r.Lines, &al, &sup, &supBy}
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("index: search: %w", err)
 		}
-		if seen[r.Path] {
+		if seen[r.Path] || len(out) == limit {
 			continue
 		}
+		_ = json.Unmarshal([]byte(al), &r.Aliases)
+		_ = json.Unmarshal([]byte(sup), &r.Supersedes)
+		_ = json.Unmarshal([]byte(supBy), &r.SupersededBy)
 		seen[r.Path] = true
 		h.Row = r
 		h.Score = -rank
+		h.HeadingPath = []string{}
 		if heading != "" {
 			h.HeadingPath = strings.Split(heading, "\x1f")
-		} else {
-			h.HeadingPath = []string{}
 		}
 		out = append(out, h)
-		if len(out) == limit {
-			break
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	for i, id := range ids {
+		err := ix.db.QueryRowContext(ctx, `SELECT snippet(chunks, 4, '«', '»', '…', 40) FROM chunks WHERE chunks MATCH ? AND rowid=?`, match, id).Scan(&out[i].Snippet)
+		if err != nil {
+			return nil, fmt.Errorf("index: snippet: %w", err)
 		}
 	}
-	return out, rows.Err()
+	return out, nil
+}
+
+// RareTerms returns up to n of terms, the ones in the fewest sections first;
+// terms no section has are dropped. Duplicate checks search with these, so
+// a long text does not match half the brain.
+func (ix *Index) RareTerms(ctx context.Context, terms []string, n int) ([]string, error) {
+	type tf struct {
+		term string
+		docs int
+	}
+	var found []tf
+	uniq := map[string]bool{}
+	var args []any
+	for _, t := range terms {
+		if f := note.Fold(t); !uniq[f] {
+			uniq[f] = true
+			args = append(args, f)
+		}
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT term, doc FROM chunks_vocab WHERE term IN (`+strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("index: term frequency: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f tf
+		if err := rows.Scan(&f.term, &f.docs); err != nil {
+			return nil, fmt.Errorf("index: term frequency: %w", err)
+		}
+		found = append(found, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: term frequency: %w", err)
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].docs != found[j].docs {
+			return found[i].docs < found[j].docs
+		}
+		return found[i].term < found[j].term
+	})
+	var out []string
+	for _, f := range found {
+		if len(out) == n {
+			break
+		}
+		out = append(out, f.term)
+	}
+	return out, nil
+}
+
+// BrokenLinks counts links (outside raw/, facts' plain values aside) whose
+// target names no note.
+func (ix *Index) BrokenLinks(ctx context.Context) (int, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM links l WHERE l.type<>'fact' AND l.src NOT LIKE 'raw/%'
+		AND NOT EXISTS (SELECT 1 FROM names m WHERE m.name=l.key)`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("index: count broken links: %w", err)
+	}
+	return n, nil
 }
 
 // Link is one edge.
