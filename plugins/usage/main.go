@@ -27,8 +27,12 @@ func (s *service) actions() map[string]sdk.Handler {
 	}
 }
 
-// prewarm scans today's usage once at launch so the first call is warm.
+// prewarm starts watching the logs' folders (so warm calls need not list
+// them) and scans today's usage once at launch so the first call is warm.
 func (s *service) prewarm(ctx context.Context) {
+	if err := s.store.Watch(ctx); err != nil {
+		sdk.Logger().Warn("usage: watching the logs failed; every call will list them", "error", err)
+	}
 	req, err := sdk.NewRequest("get-usage", map[string]any{"period": "today"})
 	if err != nil {
 		return

@@ -389,3 +389,59 @@ func TestWarmAppend(t *testing.T) {
 		t.Errorf("warm call after an append read %d bytes, want the %d appended", got, len(line))
 	}
 }
+
+// TestWatched: with the folders watched, an unchanged warm call reads and
+// parses nothing, an append is read alone, and a new session file is found.
+func TestWatched(t *testing.T) {
+	exp, env := generated(t, usagegen.Config{Seed: 13, Days: 2, ContentBytes: 100, CodexSessionsPerDay: -1})
+	s := newTestService(t, env)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.store.Watch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]any{"from": exp.From, "to": exp.To, "timezone": "UTC"}
+	_, before := usageOf(t, s, args)
+	if before.Totals.InputTokens != exp.Claude.Total.Input {
+		t.Fatalf("got %d input tokens, want %d", before.Totals.InputTokens, exp.Claude.Total.Input)
+	}
+	line := func(id string, in int) string {
+		return fmt.Sprintf(`{"cwd":"/w/x","sessionId":"s","message":{"id":"%s","model":"claude-haiku-4-5-20251001","usage":{"input_tokens":%d,"output_tokens":0}},"requestId":"r%s","type":"assistant","timestamp":"%sT12:00:00.000Z"}`+"\n", id, in, id, exp.To)
+	}
+	var file string
+	_ = filepath.Walk(exp.ClaudeDir, func(p string, info os.FileInfo, err error) error {
+		if file == "" && err == nil && strings.HasSuffix(p, ".jsonl") {
+			file = p
+		}
+		return nil
+	})
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appended := line("w1", 1000)
+	f.WriteString(appended)
+	f.Close()
+	newFile := filepath.Join(filepath.Dir(file), "new-session.jsonl")
+	write(t, newFile, line("w2", 20))
+	// Events arrive asynchronously: poll until both are seen (bounded).
+	var after usageOut
+	for range 200 {
+		_, after = usageOf(t, s, args)
+		if after.Totals.InputTokens == before.Totals.InputTokens+1020 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := after.Totals.InputTokens - before.Totals.InputTokens; got != 1020 {
+		t.Fatalf("got %d more input tokens, want 1020", got)
+	}
+	_, b := call(t, s, "status", nil)
+	var st statusData
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Cache.Watching || st.Cache.FilesParsed != 0 || st.Cache.BytesReadLast != 0 {
+		t.Errorf("unchanged warm call: got %+v, want watching, nothing parsed or read", st.Cache)
+	}
+}

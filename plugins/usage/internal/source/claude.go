@@ -22,15 +22,14 @@ func (Claude) Name() string { return "claude" }
 
 // Discover finds the projects folders: each CLAUDE_CONFIG_DIR entry (the
 // config dir or its projects/), else ~/.config/claude and ~/.claude.
-func (Claude) Discover(env Env) ([]Source, bool, error) {
+func (Claude) Discover(env Env) (Discovery, error) {
 	var dirs []string
 	if v := env("CLAUDE_CONFIG_DIR"); v != "" {
 		dirs = roots(v)
 	} else if h := env.Home(); h != "" {
 		dirs = []string{filepath.Join(h, ".config", "claude"), filepath.Join(h, ".claude")}
 	}
-	var out []Source
-	found := false
+	var dsc Discovery
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		p := d
@@ -39,41 +38,45 @@ func (Claude) Discover(env Env) ([]Source, bool, error) {
 		}
 		ok, err := isDir(p)
 		if err != nil {
-			return out, true, err
+			return dsc, err
 		}
 		if !ok || seen[p] {
 			continue
 		}
 		seen[p] = true
-		found = true
+		dsc.Found = true
+		dsc.Dirs = append(dsc.Dirs, p)
 		projects, err := os.ReadDir(p)
 		if err != nil {
-			return out, true, err
+			return dsc, err
 		}
 		for _, pe := range projects {
 			if !pe.IsDir() {
 				continue
 			}
 			pdir := filepath.Join(p, pe.Name())
+			dsc.Dirs = append(dsc.Dirs, pdir)
 			entries, err := os.ReadDir(pdir)
 			if err != nil {
-				return out, true, err
+				return dsc, err
 			}
 			for _, e := range entries {
 				name := e.Name()
 				switch {
 				case !e.IsDir() && strings.HasSuffix(name, ".jsonl"):
-					out = append(out, Source{Path: filepath.Join(pdir, name), Appendable: true,
+					dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(pdir, name), Appendable: true,
 						Session: strings.TrimSuffix(name, ".jsonl"), Project: pe.Name()})
 				case e.IsDir():
+					dsc.Dirs = append(dsc.Dirs, filepath.Join(pdir, name))
 					sub := filepath.Join(pdir, name, "subagents")
 					agents, err := os.ReadDir(sub)
 					if err != nil {
 						continue
 					}
+					dsc.Dirs = append(dsc.Dirs, sub)
 					for _, a := range agents {
 						if !a.IsDir() && strings.HasSuffix(a.Name(), ".jsonl") {
-							out = append(out, Source{Path: filepath.Join(sub, a.Name()), Appendable: true,
+							dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(sub, a.Name()), Appendable: true,
 								Session: name, Project: pe.Name()})
 						}
 					}
@@ -81,7 +84,7 @@ func (Claude) Discover(env Env) ([]Source, bool, error) {
 			}
 		}
 	}
-	return out, found, nil
+	return dsc, nil
 }
 
 type claudeCarry struct {
@@ -115,6 +118,7 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 			head = head[:headBytes]
 		}
 		switch {
+		case bytes.HasPrefix(line, prefixSnapshot), bytes.HasPrefix(line, prefixSummary):
 		case bytes.Contains(head, needleAssistant):
 			c.assistant(st, carry, line)
 		case bytes.Contains(head, needleUser):
@@ -125,7 +129,6 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 			} else if isPrompt(line) {
 				carry.turn++
 			}
-		case bytes.HasPrefix(line, prefixSnapshot), bytes.HasPrefix(line, prefixSummary):
 		case bytes.Contains(line, needleUsage):
 			c.assistant(st, carry, line)
 		}
@@ -137,7 +140,7 @@ var (
 	needleUserMsg   = []byte(`"message":{"role":"user","content":`)
 	prefixSnapshot  = []byte(`{"type":"file-history-snapshot"`)
 	prefixSummary   = []byte(`{"type":"summary"`)
-	headBytes       = 2048
+	headBytes       = 1024
 )
 
 // promptFromHead tells a prompt from a tool result by the first bytes of

@@ -20,42 +20,43 @@ var _ Provider = Codex{}
 func (Codex) Name() string { return "codex" }
 
 // Discover walks sessions/ and archived_sessions/ under CODEX_HOME.
-func (Codex) Discover(env Env) ([]Source, bool, error) {
+func (Codex) Discover(env Env) (Discovery, error) {
 	home := env("CODEX_HOME")
 	if home == "" {
 		if h := env.Home(); h != "" {
 			home = filepath.Join(h, ".codex")
 		}
 	}
+	var dsc Discovery
 	if home == "" {
-		return nil, false, nil
+		return dsc, nil
 	}
-	var out []Source
-	found := false
 	for _, sub := range []string{"sessions", "archived_sessions"} {
 		dir := filepath.Join(home, sub)
 		ok, err := isDir(dir)
 		if err != nil {
-			return out, true, err
+			return dsc, err
 		}
 		if !ok {
 			continue
 		}
-		found = true
+		dsc.Found = true
 		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
-				out = append(out, Source{Path: p, Appendable: true, Session: strings.TrimSuffix(d.Name(), ".jsonl")})
+			if d.IsDir() {
+				dsc.Dirs = append(dsc.Dirs, p)
+			} else if strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+				dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true, Session: strings.TrimSuffix(d.Name(), ".jsonl")})
 			}
 			return nil
 		})
 		if err != nil {
-			return out, true, err
+			return dsc, err
 		}
 	}
-	return out, found, nil
+	return dsc, nil
 }
 
 // codexUsage is one token_usage object.

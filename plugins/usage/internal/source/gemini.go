@@ -21,35 +21,39 @@ var _ Provider = Gemini{}
 func (Gemini) Name() string { return "gemini" }
 
 // Discover lists the chat files.
-func (Gemini) Discover(env Env) ([]Source, bool, error) {
+func (Gemini) Discover(env Env) (Discovery, error) {
 	dir := env("USAGE_GEMINI_DIR")
 	if dir == "" {
 		if h := env.Home(); h != "" {
 			dir = filepath.Join(h, ".gemini")
 		}
 	}
+	var dsc Discovery
 	if dir == "" {
-		return nil, false, nil
+		return dsc, nil
 	}
 	tmp := filepath.Join(dir, "tmp")
 	ok, err := isDir(tmp)
 	if err != nil || !ok {
-		return nil, ok, err
+		return dsc, err
 	}
+	dsc.Found = true
+	dsc.Dirs = append(dsc.Dirs, tmp)
 	projects, err := os.ReadDir(tmp)
 	if err != nil {
-		return nil, true, err
+		return dsc, err
 	}
-	var out []Source
 	for _, p := range projects {
 		if !p.IsDir() {
 			continue
 		}
+		dsc.Dirs = append(dsc.Dirs, filepath.Join(tmp, p.Name()))
 		chats := filepath.Join(tmp, p.Name(), "chats")
 		files, err := os.ReadDir(chats)
 		if err != nil {
 			continue
 		}
+		dsc.Dirs = append(dsc.Dirs, chats)
 		for _, f := range files {
 			n := f.Name()
 			if f.IsDir() || !strings.HasPrefix(n, "session-") {
@@ -57,13 +61,13 @@ func (Gemini) Discover(env Env) ([]Source, bool, error) {
 			}
 			switch {
 			case strings.HasSuffix(n, ".json"):
-				out = append(out, Source{Path: filepath.Join(chats, n), Project: p.Name()})
+				dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(chats, n), Project: p.Name()})
 			case strings.HasSuffix(n, ".jsonl"):
-				out = append(out, Source{Path: filepath.Join(chats, n), Appendable: true, Project: p.Name()})
+				dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(chats, n), Appendable: true, Project: p.Name()})
 			}
 		}
 	}
-	return out, true, nil
+	return dsc, nil
 }
 
 // geminiMessage is the part of one recorded message this provider reads.

@@ -22,14 +22,14 @@ var _ Provider = OpenCode{}
 func (OpenCode) Name() string { return "opencode" }
 
 // Discover finds the database file.
-func (OpenCode) Discover(env Env) ([]Source, bool, error) {
+func (OpenCode) Discover(env Env) (Discovery, error) {
 	db := env("USAGE_OPENCODE_DB")
 	if db == "" {
 		data := env("XDG_DATA_HOME")
 		if data == "" {
 			h := env.Home()
 			if h == "" {
-				return nil, false, nil
+				return Discovery{}, nil
 			}
 			data = filepath.Join(h, ".local", "share")
 		}
@@ -37,11 +37,11 @@ func (OpenCode) Discover(env Env) ([]Source, bool, error) {
 	}
 	if _, err := os.Stat(db); err != nil {
 		if os.IsNotExist(err) {
-			return nil, false, nil
+			return Discovery{}, nil
 		}
-		return nil, true, err
+		return Discovery{Found: true}, err
 	}
-	return []Source{{Path: db}}, true, nil
+	return Discovery{Sources: []Source{{Path: db}}, Dirs: []string{filepath.Dir(db)}, Found: true}, nil
 }
 
 // opencodeMessage is the part of message.data this provider reads.

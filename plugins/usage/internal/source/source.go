@@ -99,14 +99,24 @@ type Source struct {
 	Project string
 }
 
+// Discovery is what a provider found.
+type Discovery struct {
+	// Sources are the files to read.
+	Sources []Source
+	// Dirs are the folders whose changes (new files, new folders) can add
+	// sources: a resident store watches them instead of listing them again.
+	Dirs []string
+	// Found is false when the provider is not installed here (not an error).
+	Found bool
+}
+
 // Provider reads one tool's logs.
 type Provider interface {
 	// Name is the provider's name in outputs ("claude", "codex", …).
 	Name() string
-	// Discover lists the provider's sources; found is false when the
-	// provider is not installed here (not an error). An error marks the
-	// provider degraded.
-	Discover(env Env) (sources []Source, found bool, err error)
+	// Discover lists the provider's sources. An error marks the provider
+	// degraded.
+	Discover(env Env) (Discovery, error)
 	// Parse reads st's file from st.Offset, appending calls to st.Calls.
 	Parse(ctx context.Context, st *FileState) error
 }
@@ -132,6 +142,8 @@ type FileState struct {
 	Carry any
 	// Err is the last parse's error.
 	Err error
+
+	provider Provider
 }
 
 // MaxLineBytes bounds the line buffer; longer lines are skipped unread.

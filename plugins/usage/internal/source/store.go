@@ -41,6 +41,7 @@ type Stats struct {
 	Generation      uint64 `json:"generation"`
 	LastScanMicros  int64  `json:"last_scan_us"`
 	IncrementalLast bool   `json:"incremental_last_scan"`
+	Watching        bool   `json:"watching"`
 }
 
 // Snapshot is the deduplicated calls of all providers after a refresh.
@@ -75,6 +76,11 @@ type Store struct {
 	snap    *Snapshot
 	stats   Stats
 	indexed map[string]int // file path → calls already merged into the index
+
+	found        map[string]bool
+	discoverErrs []Degraded
+	statErrs     map[string]Degraded
+	w            *watch
 }
 
 // NewStore returns a store over providers; workers bounds parallel parsing
@@ -84,7 +90,8 @@ func NewStore(env Env, workers int, providers ...Provider) *Store {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &Store{providers: providers, env: env, workers: workers, files: map[string]*FileState{},
-		keyIdx: map[string]int{}, indexed: map[string]int{}}
+		keyIdx: map[string]int{}, indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
+		w: &watch{}}
 }
 
 // Progress is told how many files of a refresh are parsed.
@@ -99,55 +106,59 @@ type job struct {
 // Refresh brings the index up to date: new or rewritten files are parsed
 // whole, grown appendable files from where the last parse stopped, unchanged
 // files not at all. A provider that fails is reported in Degraded; the others
-// are unaffected.
+// are unaffected. While Watch runs and reports no change, a refresh lists
+// and stats nothing; when it reports writes to known files, only those are
+// looked at.
 func (s *Store) Refresh(ctx context.Context, progress Progress) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	start := time.Now()
-	var degraded []Degraded
-	var statuses []ProviderStatus
-	seen := map[string]bool{}
 	var jobs []job
-	byProvider := map[string][]*FileState{}
 	rebuild := false
-	for _, p := range s.providers {
-		srcs, found, err := safeDiscover(p, s.env)
-		if err != nil {
-			degraded = append(degraded, Degraded{Provider: p.Name(), Reason: "discover: " + reason("", err)})
-		}
-		statuses = append(statuses, ProviderStatus{Provider: p.Name(), Found: found})
-		for _, src := range srcs {
-			seen[src.Path] = true
-			size, mtime, err := stat(src)
-			st := s.files[src.Path]
-			if err != nil {
-				degraded = append(degraded, Degraded{Provider: p.Name(), Reason: reason(src.Path, err)})
-				if st != nil {
-					byProvider[p.Name()] = append(byProvider[p.Name()], st)
-				}
+	if paths, ok := s.w.take(); ok && s.snap != nil {
+		// Fast path: the watcher vouches that nothing else changed.
+		for _, path := range paths {
+			st := s.files[path]
+			if st == nil {
 				continue
 			}
-			switch {
-			case st == nil:
-				s.nextID++
-				st = &FileState{Source: src, ID: s.nextID}
-				s.files[src.Path] = st
-				jobs = append(jobs, job{st: st, provider: p, reset: true})
-			case st.Size == size && st.ModTime == mtime && st.Err == nil:
-			case src.Appendable && size >= st.Size && st.Err == nil:
-				jobs = append(jobs, job{st: st, provider: p})
-			default:
-				rebuild = true
-				jobs = append(jobs, job{st: st, provider: p, reset: true})
+			j, err := s.plan(st.Source, st.provider)
+			if err != nil {
+				s.statErrs[path] = Degraded{Provider: st.provider.Name(), Reason: reason(path, err)}
+				continue
 			}
-			st.Size, st.ModTime = size, mtime
-			byProvider[p.Name()] = append(byProvider[p.Name()], st)
+			if j != nil {
+				jobs = append(jobs, *j)
+			}
 		}
-	}
-	for path := range s.files {
-		if !seen[path] {
-			delete(s.files, path)
-			rebuild = true
+	} else {
+		s.discoverErrs = s.discoverErrs[:0]
+		s.statErrs = map[string]Degraded{}
+		seen := map[string]bool{}
+		for _, p := range s.providers {
+			dsc, err := safeDiscover(p, s.env)
+			if err != nil {
+				s.discoverErrs = append(s.discoverErrs, Degraded{Provider: p.Name(), Reason: "discover: " + reason("", err)})
+			}
+			s.found[p.Name()] = dsc.Found
+			s.w.add(dsc.Dirs)
+			for _, src := range dsc.Sources {
+				seen[src.Path] = true
+				j, err := s.plan(src, p)
+				if err != nil {
+					s.statErrs[src.Path] = Degraded{Provider: p.Name(), Reason: reason(src.Path, err)}
+					continue
+				}
+				if j != nil {
+					jobs = append(jobs, *j)
+				}
+			}
+		}
+		for path := range s.files {
+			if !seen[path] {
+				delete(s.files, path)
+				rebuild = true
+			}
 		}
 	}
 	var bytesRead int64
@@ -159,7 +170,8 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 			pl.Go(func() {
 				st := j.st
 				if j.reset {
-					*st = FileState{Source: st.Source, ID: st.ID, Size: st.Size, ModTime: st.ModTime}
+					*st = FileState{Source: st.Source, ID: st.ID, Size: st.Size, ModTime: st.ModTime, provider: st.provider,
+						Calls: make([]Call, 0, min(st.Size/4096, 1<<16)+8)}
 				}
 				st.BytesRead = 0
 				st.Err = safeParse(ctx, j.provider, st)
@@ -201,21 +213,35 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		}
 	}
 	// Per-provider status, skipped lines and unreadable files.
-	var skipped int64
-	for i := range statuses {
-		ps := &statuses[i]
-		for _, st := range byProvider[ps.Provider] {
-			ps.Files++
-			ps.Lines += st.Lines
-			ps.SkippedLines += st.Skipped
-			ps.Oversized += st.Oversized
-			ps.Calls += len(st.Calls)
-			if st.Err != nil {
-				degraded = append(degraded, Degraded{Provider: ps.Provider, Reason: reason(st.Path, st.Err)})
-			}
-		}
-		skipped += ps.SkippedLines
+	degraded := append([]Degraded{}, s.discoverErrs...)
+	for _, d := range s.statErrs {
+		degraded = append(degraded, d)
 	}
+	var skipped int64
+	idx := map[string]int{}
+	statuses := make([]ProviderStatus, len(s.providers))
+	for i, p := range s.providers {
+		statuses[i] = ProviderStatus{Provider: p.Name(), Found: s.found[p.Name()]}
+		idx[p.Name()] = i
+	}
+	for _, st := range s.files {
+		ps := &statuses[idx[st.provider.Name()]]
+		ps.Files++
+		ps.Lines += st.Lines
+		ps.SkippedLines += st.Skipped
+		ps.Oversized += st.Oversized
+		ps.Calls += len(st.Calls)
+		skipped += st.Skipped
+		if st.Err != nil {
+			degraded = append(degraded, Degraded{Provider: ps.Provider, Reason: reason(st.Path, st.Err)})
+		}
+	}
+	sort.Slice(degraded, func(i, j int) bool {
+		if degraded[i].Provider != degraded[j].Provider {
+			return degraded[i].Provider < degraded[j].Provider
+		}
+		return degraded[i].Reason < degraded[j].Reason
+	})
 	if changed || s.snap == nil {
 		s.stats.Generation++
 	}
@@ -228,8 +254,34 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 	s.stats.CallsIndexed = len(s.calls)
 	s.stats.LastScanMicros = time.Since(start).Microseconds()
 	s.stats.IncrementalLast = !rebuild
+	s.stats.Watching = s.w.active()
 	s.snap = &Snapshot{Calls: s.calls, Degraded: degraded, Providers: statuses, SkippedLines: skipped,
 		Generation: s.stats.Generation, Stats: s.stats}
+}
+
+// plan stats one source and says what to parse: nil when unchanged.
+func (s *Store) plan(src Source, p Provider) (*job, error) {
+	size, mtime, err := stat(src)
+	if err != nil {
+		return nil, err
+	}
+	delete(s.statErrs, src.Path)
+	st := s.files[src.Path]
+	var j *job
+	switch {
+	case st == nil:
+		s.nextID++
+		st = &FileState{Source: src, ID: s.nextID, provider: p}
+		s.files[src.Path] = st
+		j = &job{st: st, provider: p, reset: true}
+	case st.Size == size && st.ModTime == mtime && st.Err == nil:
+	case src.Appendable && size >= st.Size && st.Err == nil:
+		j = &job{st: st, provider: p}
+	default:
+		j = &job{st: st, provider: p, reset: true}
+	}
+	st.Size, st.ModTime = size, mtime
+	return j, nil
 }
 
 // merge adds the calls of st not yet in the index.
@@ -289,7 +341,7 @@ func stat(src Source) (int64, int64, error) {
 	return size, mtime, nil
 }
 
-func safeDiscover(p Provider, env Env) (srcs []Source, found bool, err error) {
+func safeDiscover(p Provider, env Env) (dsc Discovery, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = panicError{r}
