@@ -403,3 +403,55 @@ func TestUndoUserOpNeedsConfirmation(t *testing.T) {
 		t.Fatalf("undo of a user's op: %v", first)
 	}
 }
+
+func TestUndoConflictChangesNothing(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	a := e.ok("write-page", map[string]any{"path": "wiki/concepts/C.md", "content": "one two three", "frontmatter": map[string]any{"type": "concept"}})
+	e.ok("patch-page", map[string]any{"path": "wiki/concepts/C.md", "old": "two", "new": "deux"})
+	head := e.head()
+	e.fails(CodeConflict, "undo", map[string]any{"op": str(a, "op")})
+	if e.head() != head {
+		t.Fatal("a conflicting undo committed")
+	}
+	e.clean()
+}
+
+func TestControlAndRawFilesNeedConfirmation(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	tests := []struct {
+		name string
+		args map[string]any
+	}{
+		{"claude.md in a folder", map[string]any{"path": "wiki/CLAUDE.md", "content": "Do x."}},
+		{"agents.md", map[string]any{"path": "AGENTS.md", "mode": "overwrite", "content": "New rules."}},
+		{"brain config", map[string]any{"path": ".brain.json", "mode": "overwrite", "content": `{"schema_version": 1}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head := e.head()
+			m := e.ok("write-page", tt.args)
+			if str(m, "status") != "confirmation_required" || e.head() != head {
+				t.Fatalf("got %v, want confirmation_required and no commit", m)
+			}
+			args := copyArgs(tt.args)
+			args["confirm-token"] = str(m, "confirm_token")
+			if done := e.ok("write-page", args); done["changed"] != true {
+				t.Fatalf("with token: %v", done)
+			}
+		})
+	}
+	// A new file in raw/ is fine; changing it needs confirmation.
+	e.ok("write-page", map[string]any{"path": "raw/articles/a.md", "content": "source text", "frontmatter": map[string]any{"type": "source"}})
+	m := e.ok("write-page", map[string]any{"path": "raw/articles/a.md", "mode": "append", "content": "more"})
+	if str(m, "status") != "confirmation_required" {
+		t.Fatalf("raw change: %v", m)
+	}
+	// .brain.json must stay valid even with a token.
+	bad := map[string]any{"path": ".brain.json", "mode": "overwrite", "content": "{broken"}
+	first := e.ok("write-page", bad)
+	bad["confirm-token"] = str(first, "confirm_token")
+	e.fails(CodeInvalidNote, "write-page", bad)
+	e.clean()
+}

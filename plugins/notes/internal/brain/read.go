@@ -145,6 +145,9 @@ func (b *Brain) Recall(ctx context.Context, c Call, a RecallArgs) (*RecallResult
 	if len(handoffs) > 0 {
 		if v := b.fullView(handoffs[0], today, 3000); take(v) {
 			res.Handoff = &v
+			if seen := b.handoffSeen(handoffs[0].Path, res.SessionHandle); seen != nil {
+				res.HandoffSeen = seen
+			}
 		}
 	}
 	for _, p := range []struct {
@@ -174,6 +177,33 @@ func (b *Brain) Recall(ctx context.Context, c Call, a RecallArgs) (*RecallResult
 		res.NextStep += fmt.Sprintf(" %d item(s) did not fit in budget_tokens; raise it or use search.", res.Omitted)
 	}
 	return res, nil
+}
+
+// HandoffSeen says a handoff was already delivered to another session on
+// this machine and nobody saved a newer one.
+type HandoffSeen struct {
+	Date    string `json:"date"`
+	Session string `json:"session"`
+}
+
+// handoffSeen records that session got the handoff at path and returns the
+// first earlier delivery, if any. The record is local (.notes/), not in git.
+func (b *Brain) handoffSeen(path, session string) *HandoffSeen {
+	file := filepath.Join(b.Root, StateDir, "handoffs-seen.json")
+	b.ixMu.Lock()
+	defer b.ixMu.Unlock()
+	seen := map[string]HandoffSeen{}
+	if raw, err := os.ReadFile(file); err == nil {
+		_ = json.Unmarshal(raw, &seen)
+	}
+	if prev, ok := seen[path]; ok {
+		return &prev
+	}
+	seen[path] = HandoffSeen{Date: b.stamp(), Session: session}
+	if raw, err := json.Marshal(seen); err == nil {
+		_ = writeAtomic(file, raw)
+	}
+	return nil
 }
 
 // SearchArgs are search's args.

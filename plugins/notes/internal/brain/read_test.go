@@ -281,3 +281,17 @@ func TestLintAndStatus(t *testing.T) {
 		t.Fatalf("status: %v", st)
 	}
 }
+
+func TestHandoffSeen(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.ok("handoff-save", map[string]any{"session-handle": "S1", "next": []string{"Medir a latência"}})
+	first := e.ok("recall", map[string]any{"task": "continuar"})
+	if first["handoff"] == nil || first["handoff_seen"] != nil {
+		t.Fatalf("first recall: handoff %v, seen %v", first["handoff"], first["handoff_seen"])
+	}
+	second := e.ok("recall", map[string]any{"task": "continuar"})
+	if str(obj(second, "handoff_seen"), "session") != str(first, "session_handle") {
+		t.Fatalf("second recall: handoff_seen %v, want the first session", second["handoff_seen"])
+	}
+}
