@@ -1,0 +1,53 @@
+// ts-client drives `host serve` with a real TypeScript MCP client and prints
+// one JSON object on stdout: the negotiated version, the tools listed, and
+// run_tool's structuredContent for testtool echo.
+//
+//   node ts-client.mjs <sdk-legacy|v2-legacy|v2-auto|v2-pin> <host binary>
+//
+// sdk-legacy: @modelcontextprotocol/sdk 1.32.2 Client (2025-11-25; its
+// callTool checks structuredContent against a declared outputSchema).
+// v2-*: @modelcontextprotocol/client 2.4.0 with versionNegotiation legacy,
+// auto, or {pin: "2026-07-28"}.
+const [mode, host] = process.argv.slice(2);
+if (!mode || !host) {
+  console.error("usage: node ts-client.mjs <mode> <host binary>");
+  process.exit(2);
+}
+
+let Client, StdioClientTransport, options = {};
+if (mode === "sdk-legacy") {
+  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
+} else {
+  ({ Client } = await import("@modelcontextprotocol/client"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
+  const negotiation = { "v2-legacy": "legacy", "v2-auto": "auto", "v2-pin": { pin: "2026-07-28" } }[mode];
+  if (!negotiation) {
+    console.error(`unknown mode ${mode}`);
+    process.exit(2);
+  }
+  options = { versionNegotiation: { mode: negotiation } };
+}
+
+const client = new Client({ name: `ts-${mode}`, version: "0.0.1" }, options);
+const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
+await client.connect(transport);
+const { tools } = await client.listTools();
+const result = await client.callTool({
+  name: "run_tool",
+  arguments: { tool: "testtool", action: "echo", args: { text: `hello from ${mode}` } },
+});
+const typo = await client.callTool({
+  name: "run_tool",
+  arguments: { tool: "testtool", action: "echo", args: { text: "x", max_results: 3 } },
+});
+const version = typeof client.getNegotiatedProtocolVersion === "function" ? client.getNegotiatedProtocolVersion() : undefined;
+await client.close();
+process.stdout.write(JSON.stringify({
+  protocolVersion: version ?? null,
+  tools: tools.map((t) => t.name),
+  echo: result.structuredContent ?? null,
+  echoText: result.content?.[0]?.text ?? null,
+  typo: typo.structuredContent ?? null,
+  typoIsError: typo.isError ?? false,
+}) + "\n");
