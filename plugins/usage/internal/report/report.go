@@ -105,7 +105,7 @@ func (p *pricer) cost(c *source.Call) float64 {
 		p.unpriced[c.Model] = true
 		return 0
 	}
-	return pr.price.Cost(c.Tokens, p.mode)
+	return pr.price.Cost(c.Tokens(), p.mode)
 }
 
 func (p *pricer) unpricedList() []string {
@@ -121,10 +121,10 @@ func (p *pricer) unpricedList() []string {
 func (t *Totals) add(c *source.Call, cost float64) {
 	t.CostUSD += cost
 	t.Calls++
-	t.InputTokens += c.Tokens.Input
-	t.OutputTokens += c.Tokens.Output
-	t.CacheWriteTokens += c.Tokens.CacheWrite5m + c.Tokens.CacheWrite1h
-	t.CacheReadTokens += c.Tokens.CacheRead
+	t.InputTokens += int64(c.In)
+	t.OutputTokens += int64(c.Out)
+	t.CacheWriteTokens += int64(c.CW5m) + int64(c.CW1h)
+	t.CacheReadTokens += int64(c.CR)
 }
 
 func (t *Totals) finish() {
@@ -169,16 +169,16 @@ func NewNamer(include bool) *Namer { return &Namer{include: include, cache: map[
 // Name returns the shown name of a call's project.
 func (n *Namer) Name(c *source.Call) string {
 	if n.include {
-		if c.Name != "" {
-			return c.Name
+		if c.Origin.Name != "" {
+			return c.Origin.Name
 		}
 		return "unknown"
 	}
-	if v, ok := n.cache[c.Project]; ok {
+	if v, ok := n.cache[c.Origin.Project]; ok {
 		return v
 	}
-	v := Pseudonym(c.Project)
-	n.cache[c.Project] = v
+	v := Pseudonym(c.Origin.Project)
+	n.cache[c.Origin.Project] = v
 	return v
 }
 
@@ -189,13 +189,12 @@ func Pseudonym(name string) string {
 }
 
 // selected calls fn for each call of the query's period and provider.
-func selected(calls []source.Call, q *Query, fn func(c *source.Call)) {
-	for i := range calls {
-		c := &calls[i]
+func selected(calls []*source.Call, q *Query, fn func(c *source.Call)) {
+	for _, c := range calls {
 		if c.Time < q.From || c.Time >= q.To {
 			continue
 		}
-		if q.Provider != "" && c.Provider != q.Provider {
+		if q.Provider != "" && c.Origin.Provider != q.Provider {
 			continue
 		}
 		fn(c)
@@ -208,7 +207,7 @@ type acc struct {
 }
 
 // BuildUsage aggregates the calls of q's period.
-func BuildUsage(calls []source.Call, q *Query) *Usage {
+func BuildUsage(calls []*source.Call, q *Query) *Usage {
 	pr := newPricer(q.Prices, q.Mode)
 	u := &Usage{}
 	namer := NewNamer(q.IncludeNames)
@@ -234,7 +233,7 @@ func BuildUsage(calls []source.Call, q *Query) *Usage {
 		u.Totals.add(c, cost)
 		switch q.By {
 		case "":
-			sessions[c.Provider+"\x00"+c.Session] = struct{}{}
+			sessions[c.Origin.Provider+"\x00"+c.Origin.Session] = struct{}{}
 			get(models, c.Model).add(c, cost)
 			get(projects, namer.Name(c)).add(c, cost)
 		case "model":
@@ -242,7 +241,7 @@ func BuildUsage(calls []source.Call, q *Query) *Usage {
 		case "project":
 			get(groups, namer.Name(c)).add(c, cost)
 		case "provider":
-			get(groups, c.Provider).add(c, cost)
+			get(groups, c.Origin.Provider).add(c, cost)
 		case "day":
 			a := get(groups, d.day(c.Time))
 			a.add(c, cost)

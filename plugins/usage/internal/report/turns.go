@@ -28,14 +28,14 @@ type turnSet struct {
 // non-read-only shell step (a build, a test run, a script) ran in between.
 // The retry tax of a turn is the cost of the calls from the first retried
 // edit to the end of the turn.
-func analyseTurns(calls []source.Call, q *Query, pr *pricer) *turnSet {
+func analyseTurns(calls []*source.Call, q *Query, pr *pricer) *turnSet {
 	byID := map[uint64]*turn{}
 	var order []*turn
 	selected(calls, q, func(c *source.Call) {
-		t := byID[c.Turn]
+		t := byID[c.TurnID()]
 		if t == nil {
 			t = &turn{model: c.Model}
-			byID[c.Turn] = t
+			byID[c.TurnID()] = t
 			order = append(order, t)
 		}
 		cost := pr.cost(c)
@@ -185,7 +185,7 @@ const (
 )
 
 // BuildSavings analyses the calls of q's period for savings.
-func BuildSavings(calls []source.Call, q *Query) *Savings {
+func BuildSavings(calls []*source.Call, q *Query) *Savings {
 	pr := newPricer(q.Prices, q.Mode)
 	ts := analyseTurns(calls, q, pr)
 	s := &Savings{RetryTax: RetryTax{ByModel: map[string]float64{}}, RoutingWaste: RoutingWaste{ByModel: map[string]float64{}}}
@@ -201,8 +201,8 @@ func BuildSavings(calls []source.Call, q *Query) *Savings {
 		}
 		for _, c := range t.calls {
 			if p := pr.lookup(c.Model); p.ok {
-				lcPremium += p.price.LongContextPremium(c.Tokens, q.Mode)
-				oneHour += float64(c.Tokens.CacheWrite1h) * (p.price.CacheWrite1h - p.price.CacheWrite5m) / 1e6
+				lcPremium += p.price.LongContextPremium(c.Tokens(), q.Mode)
+				oneHour += float64(c.CW1h) * (p.price.CacheWrite1h - p.price.CacheWrite5m) / 1e6
 			}
 		}
 		if !t.edit {
@@ -250,7 +250,7 @@ func BuildSavings(calls []source.Call, q *Query) *Savings {
 			}
 			var alt float64
 			for _, c := range t.calls {
-				alt += bp.Cost(c.Tokens, q.Mode)
+				alt += bp.Cost(c.Tokens(), q.Mode)
 			}
 			if w := t.cost - alt; w > 0 {
 				s.RoutingWaste.TotalUSD += w

@@ -88,11 +88,10 @@ func (Claude) Discover(env Env) (Discovery, error) {
 }
 
 type claudeCarry struct {
-	turn    uint32
-	cwd     string
-	name    string
-	model   string
-	lastKey string
+	turn  uint32
+	cwd   string
+	name  string
+	model string
 }
 
 var (
@@ -260,11 +259,11 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 			carry.name = baseName(cwd)
 		}
 	}
-	call := Call{Provider: "claude", Time: t, Session: st.Session, Turn: uint64(st.ID)<<32 | uint64(carry.turn), Steps: stepList}
+	call := Call{Time: t, Turn: carry.turn, Steps: stepList}
 	if carry.cwd != "" {
-		call.Project, call.Name = carry.cwd, carry.name
+		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session)
 	} else {
-		call.Project, call.Name = st.Project, st.Project
+		call.Origin = st.origin("claude", st.Project, st.Project, st.Session)
 	}
 	if len(model) >= 2 && string(model[1:len(model)-1]) == carry.model {
 		call.Model = carry.model
@@ -276,24 +275,18 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 		return
 	}
 	if len(msgID) > 2 && len(reqID) > 2 {
-		k := make([]byte, 0, len(msgID)+len(reqID))
-		k = append(append(append(k, msgID[1:len(msgID)-1]...), ':'), reqID[1:len(reqID)-1]...)
-		if string(k) == carry.lastKey {
-			call.Key = carry.lastKey
-		} else {
-			call.Key = string(k)
-			carry.lastKey = call.Key
-		}
+		call.Key = keyOf(msgID, reqID)
 	}
 	var cwTotal, cw5, cw1h int64 = -1, -1, 0
 	if jsonscan.Fields(usage, func(k, v []byte) bool {
+		n, _ := jsonscan.Int(v)
 		switch string(k) {
 		case "input_tokens":
-			call.Tokens.Input, _ = jsonscan.Int(v)
+			call.In = tok(n)
 		case "output_tokens":
-			call.Tokens.Output, _ = jsonscan.Int(v)
+			call.Out = tok(n)
 		case "cache_read_input_tokens":
-			call.Tokens.CacheRead, _ = jsonscan.Int(v)
+			call.CR = tok(n)
 		case "cache_creation_input_tokens":
 			cwTotal, _ = jsonscan.Int(v)
 		case "cache_creation":
@@ -312,14 +305,14 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 		st.Skipped++
 		return
 	}
-	call.Tokens.CacheWrite1h = cw1h
+	call.CW1h = tok(cw1h)
 	switch {
 	case cwTotal >= 0:
-		call.Tokens.CacheWrite5m = max(cwTotal-cw1h, 0)
+		call.CW5m = tok(cwTotal - cw1h)
 	case cw5 >= 0:
-		call.Tokens.CacheWrite5m = cw5
+		call.CW5m = tok(cw5)
 	}
-	st.Calls = append(st.Calls, call)
+	st.add(call)
 }
 
 // contentSteps reads a message's content array in one pass, keeping the

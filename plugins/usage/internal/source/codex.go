@@ -178,15 +178,15 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 				st.Skipped++
 				return
 			}
-			call := Call{Provider: "codex", Time: t, Model: carry.model, Project: carry.cwd, Name: carry.name,
-				Session: carry.session, Turn: uint64(st.ID)<<32 | uint64(carry.turn)}
+			call := Call{Time: t, Model: carry.model, Origin: st.origin("codex", carry.cwd, carry.name, carry.session),
+				Turn: carry.turn}
 			if call.Model == "" {
 				call.Model = "gpt-5"
 			}
-			call.Tokens.CacheRead = last.cached
-			call.Tokens.Input = max(last.input-last.cached, 0)
-			call.Tokens.Output = last.output
-			st.Calls = append(st.Calls, call)
+			call.CR = tok(last.cached)
+			call.In = tok(last.input - last.cached)
+			call.Out = tok(last.output)
+			st.add(call)
 		}
 	}
 }

@@ -143,13 +143,12 @@ func (Gemini) add(st *FileState, session string, m geminiMessage) {
 	if session == "" {
 		session = st.Path
 	}
-	c := Call{Provider: "gemini", Time: t.UnixMilli(), Model: m.Model, Project: st.Project, Name: st.Project,
-		Session: session, Turn: uint64(st.ID) << 32}
+	c := Call{Time: t.UnixMilli(), Model: m.Model, Origin: st.origin("gemini", st.Project, st.Project, session)}
 	if m.ID != "" {
-		c.Key = "gemini:" + session + ":" + m.ID
+		c.Key = keyOf([]byte("gemini"), []byte(session), []byte(m.ID))
 	}
-	c.Tokens.CacheRead = m.Tokens.Cached
-	c.Tokens.Input = max(m.Tokens.Input-m.Tokens.Cached, 0) + m.Tokens.Tool
-	c.Tokens.Output = m.Tokens.Output + m.Tokens.Thoughts
-	st.Calls = append(st.Calls, c)
+	c.CR = tok(m.Tokens.Cached)
+	c.In = tok(max(m.Tokens.Input-m.Tokens.Cached, 0) + m.Tokens.Tool)
+	c.Out = tok(m.Tokens.Output + m.Tokens.Thoughts)
+	st.add(c)
 }

@@ -105,13 +105,13 @@ func (OpenCode) Parse(ctx context.Context, st *FileState) error {
 		if project == "" || project == "/" {
 			project = m.Path.Cwd
 		}
-		c := Call{Provider: "opencode", Time: t, Model: m.ModelID, Project: project, Name: baseName(project),
-			Session: session, Key: "opencode:" + id, Turn: uint64(st.ID) << 32}
-		c.Tokens.Input = m.Tokens.Input
-		c.Tokens.Output = m.Tokens.Output + m.Tokens.Reasoning
-		c.Tokens.CacheRead = m.Tokens.Cache.Read
-		c.Tokens.CacheWrite5m = m.Tokens.Cache.Write
-		st.Calls = append(st.Calls, c)
+		c := Call{Time: t, Model: m.ModelID, Origin: st.origin("opencode", project, baseName(project), session),
+			Key: keyOf([]byte("opencode"), []byte(id))}
+		c.In = tok(m.Tokens.Input)
+		c.Out = tok(m.Tokens.Output + m.Tokens.Reasoning)
+		c.CR = tok(m.Tokens.Cache.Read)
+		c.CW5m = tok(m.Tokens.Cache.Write)
+		st.add(c)
 	}
 	return rows.Err()
 }

@@ -48,14 +48,11 @@ type Step struct {
 	File uint64
 }
 
-// Call is one billed model request.
-type Call struct {
+// Origin says where calls came from: provider, project, session and file.
+// Calls of one file share one Origin until its project changes.
+type Origin struct {
 	// Provider names the provider ("claude", "codex", …).
 	Provider string
-	// Time is the request's time in Unix milliseconds.
-	Time int64
-	// Model is the model name as logged.
-	Model string
 	// Project identifies the project (its working directory as logged); it
 	// is never output: Name or a hash of it is.
 	Project string
@@ -63,21 +60,98 @@ type Call struct {
 	Name string
 	// Session identifies the session; sub-agents roll into their parent.
 	Session string
-	// Key deduplicates copies of one request across lines and files; empty
-	// when the log gives no identity.
-	Key string
-	// Turn identifies the turn (a user message and the calls after it).
-	Turn uint64
-	// Tokens are the request's tokens by bucket.
-	Tokens pricing.Tokens
+	// File numbers the file inside the Store.
+	File uint32
+}
+
+// Call is one billed model request, kept small: a big log holds hundreds
+// of thousands.
+type Call struct {
+	// Time is the request's time in Unix milliseconds.
+	Time int64
+	// Model is the model name as logged.
+	Model string
+	// Origin is where the call was logged.
+	Origin *Origin
+	// Key deduplicates copies of one request across lines and files (a hash
+	// of its identity); 0 when the log gives no identity.
+	Key uint64
+	// Token counts by bucket: input, output, cache writes (5 minutes and
+	// 1 hour) and cache reads.
+	In, Out, CW5m, CW1h, CR uint32
+	// Turn numbers the turn (a user message and the calls after it) inside
+	// the file.
+	Turn uint32
 	// Steps are the tool uses the request asked for.
 	Steps []Step
 }
 
+// Tokens returns the call's tokens for pricing.
+func (c *Call) Tokens() pricing.Tokens {
+	return pricing.Tokens{Input: int64(c.In), Output: int64(c.Out), CacheWrite5m: int64(c.CW5m),
+		CacheWrite1h: int64(c.CW1h), CacheRead: int64(c.CR)}
+}
+
 // Total is the request's token total.
 func (c *Call) Total() int64 {
-	t := c.Tokens
-	return t.Input + t.Output + t.CacheWrite5m + t.CacheWrite1h + t.CacheRead
+	return int64(c.In) + int64(c.Out) + int64(c.CW5m) + int64(c.CW1h) + int64(c.CR)
+}
+
+// TurnID identifies the call's turn across files.
+func (c *Call) TurnID() uint64 { return uint64(c.Origin.File)<<32 | uint64(c.Turn) }
+
+// tok clamps a token count into a call's field.
+func tok(n int64) uint32 {
+	if n <= 0 {
+		return 0
+	}
+	if n > 1<<32-1 {
+		return 1<<32 - 1
+	}
+	return uint32(n)
+}
+
+// keyOf hashes a request's identity parts (FNV-1a, 64 bits; 0 is "none").
+func keyOf(parts ...[]byte) uint64 {
+	h := uint64(14695981039346656037)
+	for i, p := range parts {
+		if i > 0 {
+			h ^= 0xff
+			h *= 1099511628211
+		}
+		for _, c := range p {
+			h ^= uint64(c)
+			h *= 1099511628211
+		}
+	}
+	if h == 0 {
+		h = 1
+	}
+	return h
+}
+
+// origin returns the file's Origin for these values, reusing the last one.
+func (st *FileState) origin(provider, project, name, session string) *Origin {
+	o := st.lastOrigin
+	if o != nil && o.Project == project && o.Session == session && o.Provider == provider && o.Name == name {
+		return o
+	}
+	o = &Origin{Provider: provider, Project: project, Name: name, Session: session, File: st.ID}
+	st.lastOrigin = o
+	return o
+}
+
+// add appends a call; consecutive copies of one request (a response's
+// content blocks, one line each) collapse into the largest.
+func (st *FileState) add(c Call) {
+	if n := len(st.Calls); n > 0 && c.Key != 0 && st.Calls[n-1].Key == c.Key {
+		if c.Total() > st.Calls[n-1].Total() {
+			st.Calls[n-1] = c
+			st.replaced++
+		}
+		return
+	}
+	st.Calls = append(st.Calls, c)
 }
 
 // Env reads the environment.
@@ -143,7 +217,9 @@ type FileState struct {
 	// Err is the last parse's error.
 	Err error
 
-	provider Provider
+	provider   Provider
+	lastOrigin *Origin
+	replaced   int // calls replaced in place by a larger copy
 }
 
 // MaxLineBytes bounds the line buffer; longer lines are skipped unread.

@@ -48,7 +48,7 @@ type Stats struct {
 type Snapshot struct {
 	// Calls are deduplicated: of the copies of one request the one with
 	// the largest token total is kept.
-	Calls []Call
+	Calls []*Call
 	// Degraded lists providers whose data is partial or missing.
 	Degraded []Degraded
 	// Providers says what each provider found.
@@ -71,8 +71,9 @@ type Store struct {
 	mu      sync.Mutex
 	files   map[string]*FileState
 	nextID  uint32
-	calls   []Call
-	keyIdx  map[string]int
+	refs    []ref
+	calls   []*Call
+	keyIdx  map[uint64]int32
 	snap    *Snapshot
 	stats   Stats
 	indexed map[string]int // file path → calls already merged into the index
@@ -90,7 +91,7 @@ func NewStore(env Env, workers int, providers ...Provider) *Store {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &Store{providers: providers, env: env, workers: workers, files: map[string]*FileState{},
-		keyIdx: map[string]int{}, indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
+		keyIdx: map[uint64]int32{}, indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
 		w: &watch{}}
 }
 
@@ -98,10 +99,19 @@ func NewStore(env Env, workers int, providers ...Provider) *Store {
 type Progress func(done, total int)
 
 type job struct {
-	st       *FileState
-	provider Provider
-	reset    bool
+	st             *FileState
+	provider       Provider
+	reset          bool
+	replacedBefore int
 }
+
+// ref locates one call of the index inside its file's state.
+type ref struct {
+	st *FileState
+	i  int32
+}
+
+func (r ref) call() *Call { return &r.st.Calls[r.i] }
 
 // Refresh brings the index up to date: new or rewritten files are parsed
 // whole, grown appendable files from where the last parse stopped, unchanged
@@ -175,6 +185,9 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				}
 				st.BytesRead = 0
 				st.Err = safeParse(ctx, j.provider, st)
+				if n := len(st.Calls); j.reset && cap(st.Calls) > n+n/4+8 {
+					st.Calls = append(make([]Call, 0, n+n/8+8), st.Calls...)
+				}
 				n := done.Add(1)
 				if step := max(len(jobs)/20, 1); progress != nil && (int(n)%step == 0 || int(n) == len(jobs)) {
 					progMu.Lock()
@@ -192,8 +205,13 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		}
 	}
 	changed := rebuild
+	for _, j := range jobs {
+		if j.st.replaced != j.replacedBefore {
+			changed = true
+		}
+	}
 	if rebuild {
-		s.calls = s.calls[:0]
+		s.refs = s.refs[:0]
 		clear(s.keyIdx)
 		clear(s.indexed)
 		paths := make([]string, 0, len(s.files))
@@ -210,6 +228,12 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				changed = true
 			}
 			s.merge(j.st)
+		}
+	}
+	if changed || len(s.calls) != len(s.refs) {
+		s.calls = s.calls[:0]
+		for _, r := range s.refs {
+			s.calls = append(s.calls, &r.st.Calls[r.i])
 		}
 	}
 	// Per-provider status, skipped lines and unreadable files.
@@ -251,7 +275,7 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 	s.stats.FilesParsed = len(jobs)
 	s.stats.BytesReadLast = bytesRead
 	s.stats.BytesReadTotal += bytesRead
-	s.stats.CallsIndexed = len(s.calls)
+	s.stats.CallsIndexed = len(s.refs)
 	s.stats.LastScanMicros = time.Since(start).Microseconds()
 	s.stats.IncrementalLast = !rebuild
 	s.stats.Watching = s.w.active()
@@ -276,7 +300,7 @@ func (s *Store) plan(src Source, p Provider) (*job, error) {
 		j = &job{st: st, provider: p, reset: true}
 	case st.Size == size && st.ModTime == mtime && st.Err == nil:
 	case src.Appendable && size >= st.Size && st.Err == nil:
-		j = &job{st: st, provider: p}
+		j = &job{st: st, provider: p, replacedBefore: st.replaced}
 	default:
 		j = &job{st: st, provider: p, reset: true}
 	}
@@ -288,19 +312,20 @@ func (s *Store) plan(src Source, p Provider) (*job, error) {
 func (s *Store) merge(st *FileState) {
 	from := s.indexed[st.Path]
 	for i := from; i < len(st.Calls); i++ {
-		c := st.Calls[i]
-		if c.Key == "" {
-			s.calls = append(s.calls, c)
+		c := &st.Calls[i]
+		r := ref{st: st, i: int32(i)}
+		if c.Key == 0 {
+			s.refs = append(s.refs, r)
 			continue
 		}
 		if j, ok := s.keyIdx[c.Key]; ok {
-			if c.Total() > s.calls[j].Total() {
-				s.calls[j] = c
+			if c.Total() > s.refs[j].call().Total() {
+				s.refs[j] = r
 			}
 			continue
 		}
-		s.keyIdx[c.Key] = len(s.calls)
-		s.calls = append(s.calls, c)
+		s.keyIdx[c.Key] = int32(len(s.refs))
+		s.refs = append(s.refs, r)
 	}
 	s.indexed[st.Path] = len(st.Calls)
 }
