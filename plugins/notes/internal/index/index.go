@@ -60,7 +60,7 @@ type Index struct {
 // Open opens (creating) the index at file. An index of another schema
 // version is emptied and its head cleared, so the caller rebuilds it.
 func Open(ctx context.Context, file string) (*Index, error) {
-	db, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", "file:"+file+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-65536)&_pragma=temp_store(MEMORY)")
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", file, err)
 	}
@@ -150,10 +150,14 @@ func (b *Batch) SetMeta(ctx context.Context, key, value string) error {
 
 // Clear empties every table but meta.
 func (b *Batch) Clear(ctx context.Context) error {
-	for _, t := range []string{"notes", "names", "links", "chunks", "chunk_rows"} {
-		if _, err := b.tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+	// Dropping is much faster than deleting every row of an FTS5 table.
+	for _, t := range []string{"notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows"} {
+		if _, err := b.tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("index: clear %s: %w", t, err)
 		}
+	}
+	if _, err := b.tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("index: clear: %w", err)
 	}
 	b.clear = true
 	return nil
@@ -718,7 +722,7 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 		`SELECT count(*) FROM notes WHERE archived=0`:             &c.Notes,
 		`SELECT count(*) FROM notes WHERE archived=1`:             &c.Archived,
 		`SELECT count(*) FROM notes WHERE archived=0 AND type=''`: &c.Untyped,
-		`SELECT count(*) FROM chunks`:                             &c.Chunks,
+		`SELECT count(*) FROM chunk_rows`:                         &c.Chunks,
 		`SELECT count(*) FROM links`:                              &c.Links,
 		`SELECT count(*) FROM notes WHERE type='fact'`:            &c.Facts,
 	} {
