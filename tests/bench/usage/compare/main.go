@@ -14,7 +14,10 @@ import (
 )
 
 type ccDay struct {
+	// Date is "date" in `ccusage claude daily`, "period" in the unified
+	// `ccusage daily` of ccusage 20.
 	Date        string  `json:"date"`
+	Period      string  `json:"period"`
 	Input       int64   `json:"inputTokens"`
 	Output      int64   `json:"outputTokens"`
 	CacheCreate int64   `json:"cacheCreationTokens"`
@@ -43,6 +46,11 @@ func main() {
 	}
 	if err := load(*ourPath, &ours); err != nil {
 		fail(err)
+	}
+	for i := range cc.Daily {
+		if cc.Daily[i].Date == "" {
+			cc.Daily[i].Date = cc.Daily[i].Period
+		}
 	}
 	got := map[string]ourRow{}
 	for _, r := range ours.Rows {
