@@ -32,7 +32,7 @@ import (
 // stdoutAllowed lists the library functions that may name os.Stdout, by
 // file (slash-separated, from the module root) and function, with why.
 var stdoutAllowed = map[string]string{
-	"sdk/main_impl.go:mainImpl": "a plugin run without the go-plugin cookie is a CLI: its result goes to stdout",
+	"sdk/main_impl.go:mainImpl":                           "a plugin run without the go-plugin cookie is a CLI: its result goes to stdout",
 	"host/internal/mcpserver/stdout_other.go:GuardStdout": "takes the real stdout for the protocol where fd 1 cannot be redirected",
 }
 
@@ -182,4 +182,3 @@ func main() { fmt.Println("x") }`, nil},
 		})
 	}
 }
-
