@@ -38,9 +38,11 @@ check: build
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test -race -timeout 30m ./...
 
-run: build
+# stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
+run:
+	@$(MAKE) --no-print-directory build >&2
 	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
-	./bin/host serve
+	@./bin/host serve
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
