@@ -221,6 +221,15 @@ func TestRuleNeedsConfirmation(t *testing.T) {
 	e.fails(CodeInvalidArgument, "remember", other)
 	wrongSession := map[string]any{"type": "rule", "title": "Sempre em português", "content": "Responda em português.", "session-handle": "S2", "confirm-token": tok}
 	e.fails(CodeInvalidArgument, "remember", wrongSession)
+	crossAction := map[string]any{"path": "memory/rules/sempre-em-portugues.md", "content": "Responda em português.", "frontmatter": map[string]any{"type": "rule"}, "session-handle": "S1", "confirm-token": tok}
+	e.fails(CodeInvalidArgument, "write-page", crossAction)
+	// The token is never storable in a note.
+	e.fails(CodeSecretDetected, "remember", map[string]any{"type": "gotcha", "content": "the token was " + tok})
+	// The host's confirmed flag does not stand in for the token.
+	req := copyArgs(args)
+	if m := e.okConfirmed("remember", req); str(m, "status") != "confirmation_required" {
+		t.Fatalf("caller.confirmed without token: %v", m)
+	}
 	forged := copyArgs(args)
 	forged["confirm-token"] = tok[:len(tok)-2] + "AA"
 	e.fails(CodeInvalidArgument, "remember", forged)

@@ -83,11 +83,26 @@ func (e *env) call(action string, args map[string]any) (map[string]any, *sdk.Err
 
 func (e *env) callAs(client, action string, args map[string]any) (map[string]any, *sdk.Error) {
 	e.t.Helper()
+	return e.callWith(sdk.Caller{ClientName: client, ClientVersion: "1.0.0", RequestID: "7"}, action, args)
+}
+
+// okConfirmed runs a call that came through a *_confirmed tool.
+func (e *env) okConfirmed(action string, args map[string]any) map[string]any {
+	e.t.Helper()
+	m, err := e.callWith(sdk.Caller{ClientName: "claude-code", Confirmed: true}, action, args)
+	if err != nil {
+		e.t.Fatalf("%s: %v", action, err)
+	}
+	return m
+}
+
+func (e *env) callWith(caller sdk.Caller, action string, args map[string]any) (map[string]any, *sdk.Error) {
+	e.t.Helper()
 	req, err := sdk.NewRequest(action, args)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req.Caller = sdk.Caller{ClientName: client, ClientVersion: "1.0.0", RequestID: "7"}
+	req.Caller = caller
 	h, ok := e.s.Plugin().Actions[action]
 	if !ok {
 		e.t.Fatalf("no action %s", action)

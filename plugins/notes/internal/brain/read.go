@@ -272,6 +272,11 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 			return nil, err
 		}
 	}
+	for _, typ := range a.Types {
+		if _, ok := note.Folders[typ]; !ok {
+			return nil, fail(CodeInvalidArgument, "Use types from: "+strings.Join(note.Types(), ", ")+".", "type %q is not a note type", typ)
+		}
+	}
 	if a.Mode == "" {
 		a.Mode = "auto"
 	}
@@ -834,7 +839,7 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
-	res.Notes = map[string]any{"total": counts.Notes, "by_type": counts.ByType, "untyped": counts.Untyped, "archived": counts.Archived}
+	res.Notes = map[string]any{"total": counts.Notes, "by_type": counts.ByType, "untyped": counts.Untyped, "archived": counts.Archived, "unmanaged": counts.Unmanaged}
 	res.Index = map[string]any{"schema_version": index.SchemaVersion, "chunks": counts.Chunks, "edges": counts.Links, "facts": counts.Facts,
 		"head": b.ix.Meta(ctx, "head"), "last_scan": b.ix.Meta(ctx, "scanned_at")}
 	if res.BrokenLinks, err = b.ix.BrokenLinks(ctx); err != nil {

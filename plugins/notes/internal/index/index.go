@@ -705,8 +705,8 @@ func (ix *Index) AllLinks(ctx context.Context) ([]Link, error) { return ix.links
 
 // Counts summarises the index.
 type Counts struct {
-	Notes, Archived, Untyped, Chunks, Links, Facts int
-	ByType                                         map[string]int
+	Notes, Archived, Untyped, Unmanaged, Chunks, Links, Facts int
+	ByType                                                    map[string]int
 }
 
 // Count returns the index's counts.
@@ -719,12 +719,13 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 		return nil
 	}
 	for s, d := range map[string]*int{
-		`SELECT count(*) FROM notes WHERE archived=0`:             &c.Notes,
-		`SELECT count(*) FROM notes WHERE archived=1`:             &c.Archived,
-		`SELECT count(*) FROM notes WHERE archived=0 AND type=''`: &c.Untyped,
-		`SELECT count(*) FROM chunk_rows`:                         &c.Chunks,
-		`SELECT count(*) FROM links`:                              &c.Links,
-		`SELECT count(*) FROM notes WHERE type='fact'`:            &c.Facts,
+		`SELECT count(*) FROM notes WHERE archived=0`:              &c.Notes,
+		`SELECT count(*) FROM notes WHERE archived=1`:              &c.Archived,
+		`SELECT count(*) FROM notes WHERE archived=0 AND type=''`:  &c.Untyped,
+		`SELECT count(*) FROM chunk_rows`:                          &c.Chunks,
+		`SELECT count(*) FROM notes WHERE archived=0 AND has_fm=0`: &c.Unmanaged,
+		`SELECT count(*) FROM links`:                               &c.Links,
+		`SELECT count(*) FROM notes WHERE type='fact'`:             &c.Facts,
 	} {
 		if err := q(s, d); err != nil {
 			return c, err
