@@ -361,6 +361,8 @@ type columnInfo struct {
 	NonEmpty int            `json:"non_empty"`
 	Types    map[string]int `json:"types,omitempty"`
 	Examples []any          `json:"examples"`
+
+	counts [workbook.KindDuration + 1]int
 }
 
 func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -382,7 +384,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	col := func(i int) *columnInfo {
 		for len(cols) <= i {
 			cols = append(cols, &columnInfo{Column: workbook.ColumnName(len(cols) + 1), Header: nil,
-				Types: map[string]int{}, Examples: []any{}})
+				Examples: []any{}})
 		}
 		return cols[i]
 	}
@@ -406,7 +408,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				continue
 			}
 			ci.NonEmpty++
-			ci.Types[c.Kind.String()]++
+			ci.counts[c.Kind]++
 			if len(ci.Examples) < 3 {
 				v := c.JSON()
 				dup := false
@@ -427,6 +429,12 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	out := make([]columnInfo, len(cols))
 	for i, c := range cols {
+		c.Types = map[string]int{}
+		for k, n := range c.counts {
+			if n > 0 {
+				c.Types[workbook.ValueKind(k).String()] = n
+			}
+		}
 		c.Type = inferType(c.Types)
 		if len(c.Types) <= 1 {
 			c.Types = nil

@@ -8,11 +8,6 @@ import (
 	"time"
 )
 
-var (
-	epoch1900 = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
-	epoch1904 = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 // serialToValue converts an Excel serial number to a date, time or elapsed
 // time exactly as openpyxl's from_excel does: milliseconds rounded half to
 // even, a value in [0, 1) is a time of day, Excel's phantom 29 February
@@ -31,17 +26,50 @@ func serialToValue(v float64, date1904, elapsed bool) Value {
 	if v >= 0 && v < 1 && ms < 86400000 {
 		return Value{Kind: KindTime, Str: formatClock(ms)}
 	}
-	epoch := epoch1900
+	epoch := int64(-25569) // 1899-12-30, in days from 1970-01-01
 	if date1904 {
-		epoch = epoch1904
+		epoch = -24107 // 1904-01-01
 	} else if v > 0 && v < 60 {
 		day++
 	}
-	t := epoch.AddDate(0, 0, int(day)).Add(time.Duration(ms) * time.Millisecond)
-	if t.Year() < 1 || t.Year() > 9999 {
+	total := (epoch+int64(day))*86400000 + ms
+	days := floorDiv(total, 86400000)
+	ms = total - days*86400000
+	y, mo, d := civil(days)
+	if y < 1 || y > 9999 {
 		return Value{Kind: KindError, Str: "#VALUE!"}
 	}
-	return Value{Kind: KindDateTime, Str: formatDateTime(t)}
+	var buf [32]byte
+	b := appendDigits(buf[:0], int(y), 4)
+	b = append(b, '-')
+	b = appendDigits(b, mo, 2)
+	b = append(b, '-')
+	b = appendDigits(b, d, 2)
+	b = append(b, 'T')
+	b = appendClock(b, int(ms/3600000), int(ms/60000%60), int(ms/1000%60), int(ms%1000)*1000)
+	return Value{Kind: KindDateTime, Str: string(b)}
+}
+
+// civil converts days since 1970-01-01 to a proleptic Gregorian date
+// (Howard Hinnant's civil_from_days).
+func civil(z int64) (y int64, m, d int) {
+	z += 719468
+	era := floorDiv(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y = yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d = int(doy - (153*mp+2)/5 + 1)
+	if mp < 10 {
+		m = int(mp + 3)
+	} else {
+		m = int(mp - 9)
+	}
+	if m <= 2 {
+		y++
+	}
+	return y, m, d
 }
 
 // durationValue is openpyxl's timedelta: microseconds rounded from the
@@ -101,24 +129,52 @@ func pad(n int64, w int) string {
 	return s
 }
 
+// appendDigits appends n (non-negative) zero-padded to w digits.
+func appendDigits(b []byte, n int, w int) []byte {
+	var tmp [20]byte
+	i := len(tmp)
+	for n > 0 || i > len(tmp)-w {
+		i--
+		tmp[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, tmp[i:]...)
+}
+
+// appendClock appends h:m:s and, when us is not zero, .ffffff.
+func appendClock(b []byte, h, m, s, us int) []byte {
+	b = appendDigits(b, h, 2)
+	b = append(b, ':')
+	b = appendDigits(b, m, 2)
+	b = append(b, ':')
+	b = appendDigits(b, s, 2)
+	if us != 0 {
+		b = append(b, '.')
+		b = appendDigits(b, us, 6)
+	}
+	return b
+}
+
 // formatClock writes milliseconds since midnight as Python's
 // time.isoformat(): HH:MM:SS, with .ffffff when there is a fraction.
 func formatClock(ms int64) string {
-	s := pad(ms/3600000, 2) + ":" + pad(ms/60000%60, 2) + ":" + pad(ms/1000%60, 2)
-	if f := ms % 1000; f != 0 {
-		s += "." + pad(f*1000, 6)
-	}
-	return s
+	var buf [24]byte
+	return string(appendClock(buf[:0], int(ms/3600000), int(ms/60000%60), int(ms/1000%60), int(ms%1000)*1000))
 }
 
 // formatDateTime writes t as Python's datetime.isoformat().
 func formatDateTime(t time.Time) string {
-	s := pad(int64(t.Year()), 4) + "-" + pad(int64(t.Month()), 2) + "-" + pad(int64(t.Day()), 2) +
-		"T" + pad(int64(t.Hour()), 2) + ":" + pad(int64(t.Minute()), 2) + ":" + pad(int64(t.Second()), 2)
-	if us := t.Nanosecond() / 1000; us != 0 {
-		s += "." + pad(int64(us), 6)
-	}
-	return s
+	var buf [32]byte
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	b := appendDigits(buf[:0], y, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(mo), 2)
+	b = append(b, '-')
+	b = appendDigits(b, d, 2)
+	b = append(b, 'T')
+	b = appendClock(b, h, mi, s, t.Nanosecond()/1000)
+	return string(b)
 }
 
 var (

@@ -1,6 +1,7 @@
 package workbook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -113,6 +114,8 @@ type sheetParser struct {
 
 	minDataRow, maxDataRow, minDataCol, maxDataCol int
 
+	dates map[dateKey]Value
+
 	// the cell being read
 	inCell            bool
 	cRow, cCol, cXF   int
@@ -159,7 +162,14 @@ func (p *sheetParser) run(ctx context.Context) error {
 			}
 		case tokText:
 			if p.inV {
-				p.vbuf = s.appendText(p.vbuf)
+				if p.statsOnly {
+					// Only whether there is a value matters.
+					if len(p.vbuf) == 0 && len(s.text) > 0 {
+						p.vbuf = append(p.vbuf, 'x')
+					}
+				} else {
+					p.vbuf = s.appendText(p.vbuf)
+				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
 			}
@@ -325,6 +335,11 @@ func (p *sheetParser) cell() error {
 	return nil
 }
 
+type dateKey struct {
+	serial  float64
+	elapsed bool
+}
+
 func (p *sheetParser) value(t string) Value {
 	raw := p.vbuf
 	switch t {
@@ -338,12 +353,26 @@ func (p *sheetParser) value(t string) Value {
 			if v.Kind == KindInt {
 				f = float64(v.Int)
 			}
-			return serialToValue(f, p.w.Date1904, p.w.styles[p.cXF].elapsed)
+			elapsed := p.w.styles[p.cXF].elapsed
+			if v.Kind != KindInt {
+				return serialToValue(f, p.w.Date1904, elapsed)
+			}
+			// Columns of whole dates repeat: remember recent ones.
+			key := dateKey{f, elapsed}
+			if d, ok := p.dates[key]; ok {
+				return d
+			}
+			d := serialToValue(f, p.w.Date1904, elapsed)
+			if p.dates == nil || len(p.dates) >= 4096 {
+				p.dates = make(map[dateKey]Value, 256)
+			}
+			p.dates[key] = d
+			return d
 		}
 		return v
 	case "s":
-		i, err := strconv.Atoi(strings.TrimSpace(string(raw)))
-		if err != nil || i < 0 || i >= len(p.sst) {
+		i, ok := parseIndex(raw)
+		if !ok || i >= len(p.sst) {
 			// openpyxl fails on a dangling index; we read the cell as empty.
 			return Value{}
 		}
@@ -362,20 +391,65 @@ func (p *sheetParser) value(t string) Value {
 	}
 }
 
+// parseIndex reads a non-negative decimal index, spaces around allowed.
+func parseIndex(b []byte) (int, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 // castNumber is openpyxl's _cast_number: a float when the text has a '.',
 // 'e' or 'E', else an int. Text that is no number stays a string.
 func castNumber(b []byte) Value {
-	s := strings.TrimSpace(string(b))
-	if strings.ContainsAny(s, ".eE") {
-		f, err := strconv.ParseFloat(s, 64)
+	t := bytes.TrimSpace(b)
+	isFloat := false
+	for _, c := range t {
+		if c == '.' || c == 'e' || c == 'E' {
+			isFloat = true
+			break
+		}
+	}
+	if isFloat {
+		f, err := strconv.ParseFloat(string(t), 64)
 		if err != nil {
 			return Value{Kind: KindString, Str: string(b)}
 		}
 		return Value{Kind: KindFloat, Num: f}
 	}
-	i, err := strconv.ParseInt(s, 10, 64)
+	if len(t) > 0 && len(t) <= 18 {
+		// The common case, an integer that fits, without strconv.
+		d := t
+		neg := d[0] == '-'
+		if neg || d[0] == '+' {
+			d = d[1:]
+		}
+		n, ok := int64(0), len(d) > 0
+		for _, c := range d {
+			if c < '0' || c > '9' {
+				ok = false
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if ok {
+			if neg {
+				n = -n
+			}
+			return Value{Kind: KindInt, Int: n}
+		}
+	}
+	i, err := strconv.ParseInt(string(t), 10, 64)
 	if err != nil {
-		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil {
+		if f, ferr := strconv.ParseFloat(string(t), 64); ferr == nil {
 			// Beyond int64: keep the magnitude.
 			return Value{Kind: KindFloat, Num: f}
 		}

@@ -216,6 +216,15 @@ func (s *scanner) truncated() error {
 
 // tagEnd finds the '>' closing a start tag, skipping quoted attribute values.
 func tagEnd(b []byte) int {
+	// Fast path: the first '>' closes the tag unless a quote before it is
+	// still open.
+	i := bytes.IndexByte(b, '>')
+	if i < 0 {
+		return -1
+	}
+	if seg := b[:i]; bytes.IndexByte(seg, '\'') < 0 && bytes.Count(seg, []byte{'"'})%2 == 0 {
+		return i
+	}
 	var q byte
 	for i, c := range b {
 		switch {
