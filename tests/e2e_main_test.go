@@ -215,8 +215,8 @@ func (e *env) serveCmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// wire is a `host serve` process driven with raw JSON-RPC lines.
-type wire struct {
+// wireProc is a `host serve` process driven with raw JSON-RPC lines.
+type wireProc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
@@ -243,14 +243,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func (e *env) startWire(t *testing.T) *wire {
+func (e *env) startWire(t *testing.T) *wireProc {
 	t.Helper()
 	cmd := e.serveCmd()
 	stdin, err := cmd.StdinPipe()
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	w := &wire{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	w := &wireProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	must(t, cmd.Start())
 	go func() {
@@ -277,7 +277,7 @@ func (e *env) startWire(t *testing.T) *wire {
 	return w
 }
 
-func (w *wire) send(line string) {
+func (w *wireProc) send(line string) {
 	w.t.Helper()
 	if _, err := io.WriteString(w.stdin, line+"\n"); err != nil {
 		w.t.Fatalf("write to host: %v", err)
@@ -285,7 +285,7 @@ func (w *wire) send(line string) {
 }
 
 // next returns the next line the host wrote; every line must be JSON.
-func (w *wire) next() string {
+func (w *wireProc) next() string {
 	w.t.Helper()
 	select {
 	case line, ok := <-w.lines:
@@ -304,7 +304,7 @@ func (w *wire) next() string {
 
 // exchange sends one line and returns every line the host wrote up to and
 // including the answer to it (none for a notification).
-func (w *wire) exchange(line string) []string {
+func (w *wireProc) exchange(line string) []string {
 	w.t.Helper()
 	w.send(line)
 	var msg struct {
@@ -335,7 +335,7 @@ func (w *wire) exchange(line string) []string {
 }
 
 // call is exchange for a request, returning its decoded answer.
-func (w *wire) call(line string) map[string]any {
+func (w *wireProc) call(line string) map[string]any {
 	w.t.Helper()
 	lines := w.exchange(line)
 	var m map[string]any
@@ -344,7 +344,7 @@ func (w *wire) call(line string) map[string]any {
 }
 
 // closeAndWait closes stdin and waits for the host to exit.
-func (w *wire) closeAndWait() error {
+func (w *wireProc) closeAndWait() error {
 	w.t.Helper()
 	w.stdin.Close()
 	for range w.lines {
@@ -378,7 +378,7 @@ func errorCode(sc map[string]any) string {
 
 const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-wire","version":"1.0"}}}`
 
-func (w *wire) initialize() {
+func (w *wireProc) initialize() {
 	w.t.Helper()
 	if r := w.call(initLine); r["error"] != nil {
 		w.t.Fatalf("initialize: %v", r["error"])
