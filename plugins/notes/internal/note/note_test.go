@@ -77,3 +77,22 @@ func TestValidate(t *testing.T) {
 		t.Fatalf("got %v, want 4 problems", got)
 	}
 }
+
+func FuzzParseRender(f *testing.F) {
+	f.Add("---\ntype: concept\ntitle: x\n---\n\nbody\n")
+	f.Add("no frontmatter")
+	f.Add("---\n: bad\n---\n")
+	f.Fuzz(func(t *testing.T, raw string) {
+		n := Parse("a.md", []byte(raw))
+		if n.FMError != "" {
+			return
+		}
+		back := Parse("a.md", n.Render())
+		if back.FMError != "" {
+			t.Fatalf("rendered note does not parse: %v\n%q", back.FMError, n.Render())
+		}
+		if back.FM.ID != n.FM.ID || back.FM.Type != n.FM.Type || back.FM.Title != n.FM.Title {
+			t.Fatalf("round trip changed fields: %+v vs %+v", back.FM, n.FM)
+		}
+	})
+}
