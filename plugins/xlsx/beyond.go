@@ -11,6 +11,10 @@ import (
 
 // ---- read-range ------------------------------------------------------------
 
+// maxGridRows bounds read-range's grid when the caller gives no byte
+// budget (CLI mode): empty rows between sparse data are rows too.
+const maxGridRows = 100_000
+
 type readRangeArgs struct {
 	Path  string `json:"path"`
 	Sheet string `json:"sheet"`
@@ -88,11 +92,14 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err != nil {
 		return nil, workbookError(a.Path, err)
 	}
-	// The grid spans the range up to its last row and column holding data.
+	// The grid spans the range up to its last row and column holding data;
+	// empty rows between data rows count against the budget too.
 	rows := [][]any{}
+	nextRow := 0
 	if len(got) > 0 {
 		width := lastCol - c1 + 1
 		last := got[len(got)-1].num
+		gb := newBudget(req, len(sh.Name)+len(a.Range))
 		k := 0
 		for n := r1; n <= last; n++ {
 			row := make([]any, width)
@@ -107,15 +114,23 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				}
 				k++
 			}
+			if len(rows) >= maxGridRows || (len(rows) > 0 && !gb.fits(jsonLen(row))) {
+				truncated = true
+				nextRow = n
+				break
+			}
 			rows = append(rows, row)
+		}
+		if truncated && nextRow == 0 {
+			nextRow = last + 1
 		}
 	}
 	out := map[string]any{"sheet": sh.Name, "range": workbook.CellName(r1, c1) + ":" + workbook.CellName(r2, c2), "rows": rows, "truncated": truncated}
 	if len(rows) > 0 {
 		out["data_range"] = workbook.CellName(r1, c1) + ":" + workbook.CellName(r1+len(rows)-1, c1+len(rows[0])-1)
 	}
-	if truncated && len(got) > 0 {
-		out["next_range"] = workbook.CellName(got[len(got)-1].num+1, c1) + ":" + workbook.CellName(r2, c2)
+	if truncated && nextRow > 0 && nextRow <= r2 {
+		out["next_range"] = workbook.CellName(nextRow, c1) + ":" + workbook.CellName(r2, c2)
 	}
 	return &sdk.Result{Data: out}, nil
 }

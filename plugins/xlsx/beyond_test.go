@@ -143,3 +143,24 @@ func TestResultsRespectTheByteBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestReadRangeOverSparseRows(t *testing.T) {
+	dir := allowDir(t)
+	p := filepath.Join(dir, "sparse.xlsx")
+	writeZip(t, p, minimalParts(sheetHead+`<sheetData><row r="1"><c r="A1"><v>1</v></c></row><row r="500000"><c r="A500000"><v>2</v></c></row></sheetData></worksheet>`))
+	out, e := callBudget(t, "read-range", map[string]any{"path": p, "range": "A1:A600000"}, 4000)
+	if e != nil {
+		t.Fatal(e)
+	}
+	rows := out["rows"].([]any)
+	if out["truncated"] != true || len(rows) < 2 || len(rows) > 1000 || toJSON(rows[0]) != `[1]` {
+		t.Errorf("truncated %v, %d rows starting %s", out["truncated"], len(rows), toJSON(rows[0]))
+	}
+	if want := "A" + itoa(len(rows)+1) + ":A600000"; out["next_range"] != want {
+		t.Errorf("next_range = %v, want %s", out["next_range"], want)
+	}
+	out = mustCall(t, "read-range", map[string]any{"path": p, "range": "A499999:A600000"})
+	if got := toJSON(out["rows"]); got != `[[""],[2]]` {
+		t.Errorf("rows = %s", got)
+	}
+}

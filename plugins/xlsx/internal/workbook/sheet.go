@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -84,8 +85,14 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 		return st, err
 	}
 	defer rc.Close()
-	p := sheetParser{w: w, part: sh.Part, s: newScanner(rc), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
-	err = p.run(ctx)
+	return w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+}
+
+// streamFrom parses worksheet XML from r.
+func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
+	st := Stats{MaxRow: 1, MaxColumn: 1}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
+	err := p.run(ctx)
 	if errors.Is(err, ErrStop) {
 		err = nil
 	} else if err == nil {

@@ -1,0 +1,39 @@
+package workbook
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// FuzzSheetXML feeds arbitrary bytes to the worksheet parser: it may refuse
+// them, never panic, and every row it yields is trimmed and in the grid.
+func FuzzSheetXML(f *testing.F) {
+	for _, seed := range []string{
+		`<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>1.5</v></c></row></sheetData></worksheet>`,
+		`<x:worksheet xmlns:x="m"><x:sheetData><x:row><x:c t="inlineStr"><x:is><x:r><x:t>a&amp;b</x:t></x:r><x:rPh><x:t>no</x:t></x:rPh></x:is></x:c></x:row></x:sheetData></x:worksheet>`,
+		`<worksheet><dimension ref="A1:XFD1048576"/><sheetData><row r="2"><c r="C2" s="1"><v>44197</v></c><c t="b"><v>1</v></c><c t="e"><v>#N/A</v></c><c t="d"><v>2021-01-01T10:00:00</v></c></row></sheetData><mergeCells><mergeCell ref="A1:B2"/></mergeCells></worksheet>`,
+		`<worksheet><sheetData><row r="1"><c r="A1" t="str"><f>1+1</f><v><![CDATA[x<y]]></v></c></row></sheetData></worksheet>`,
+		`<?xml version="1.0"?><!-- c --><worksheet><sheetData><row r="1.0"><c r="A1"><v>1e400</v></c></row></sheetData></worksheet>`,
+	} {
+		f.Add([]byte(seed))
+	}
+	w := &Workbook{styles: []styleInfo{{}, {date: true}, {date: true, elapsed: true}}}
+	sst := []string{"shared"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, statsOnly := range []bool{false, true} {
+			st, _ := w.streamFrom(context.Background(), bytes.NewReader(data), "fuzz.xml", sst, StreamOptions{StatsOnly: statsOnly}, func(r Row) error {
+				if r.Num < 1 || r.Num > MaxRows || len(r.Cells) > MaxColumns {
+					t.Fatalf("row %d with %d cells is outside the grid", r.Num, len(r.Cells))
+				}
+				if n := len(r.Cells); !statsOnly && (n == 0 || r.Cells[n-1].IsEmpty()) {
+					t.Fatalf("row %d is not trimmed: %v", r.Num, r.Cells)
+				}
+				return nil
+			})
+			if st.MaxRow < 1 || st.MaxColumn < 1 || st.MaxRow > MaxRows || st.MaxColumn > MaxColumns {
+				t.Fatalf("extent %dx%d", st.MaxRow, st.MaxColumn)
+			}
+		}
+	})
+}
