@@ -84,6 +84,9 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 	if err != nil {
 		return st, err
 	}
+	if zf := w.part(sh.Part); zf != nil && zf.UncompressedSize64 > 4<<20 && zf.Method != 0 {
+		rc = newPrefetcher(rc)
+	}
 	defer rc.Close()
 	return w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
 }

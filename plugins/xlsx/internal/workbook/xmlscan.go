@@ -137,7 +137,10 @@ func (s *scanner) next() (tokKind, error) {
 			return tokEOF, nil
 		}
 		if s.buf[s.pos] != '<' {
-			i := s.find(0, func(b []byte) int { return bytes.IndexByte(b, '<') })
+			i := bytes.IndexByte(s.buf[s.pos:s.end], '<')
+			if i < 0 {
+				i = s.find(0, func(b []byte) int { return bytes.IndexByte(b, '<') })
+			}
 			if i < 0 {
 				if s.err != nil {
 					return tokEOF, s.err
@@ -156,7 +159,10 @@ func (s *scanner) next() (tokKind, error) {
 		b := s.buf[s.pos:s.end]
 		switch {
 		case len(b) >= 2 && b[1] == '/':
-			i := s.find(2, func(b []byte) int { return bytes.IndexByte(b, '>') })
+			i := bytes.IndexByte(b, '>')
+			if i < 0 {
+				i = s.find(2, func(b []byte) int { return bytes.IndexByte(b, '>') })
+			}
 			if i < 0 {
 				return tokEOF, s.truncated()
 			}
@@ -191,7 +197,10 @@ func (s *scanner) next() (tokKind, error) {
 		case len(b) >= 2 && b[1] == '!':
 			return tokEOF, errors.New("xml: DOCTYPE and other declarations are not allowed")
 		}
-		i := s.find(1, tagEnd)
+		i := tagEnd(b)
+		if i < 0 {
+			i = s.find(1, tagEnd)
+		}
 		if i < 0 {
 			return tokEOF, s.truncated()
 		}
