@@ -18,6 +18,9 @@ const (
 // ErrStop, returned by a row callback, ends a Stream early without error.
 var ErrStop = errors.New("workbook: stop")
 
+// errSheetDataEnd ends a value stream at </sheetData>.
+var errSheetDataEnd = errors.New("workbook: end of sheet data")
+
 // Row is one row that holds at least one value. Cells[i] is column i+1;
 // trailing empty cells are trimmed, so the last cell is never empty.
 type Row struct {
@@ -42,7 +45,9 @@ type Stats struct {
 	UsedRange string
 	// DataRows is the number of rows holding at least one value.
 	DataRows int
-	// MergedRanges counts the <mergeCell> elements.
+	// MergedRanges counts the <mergeCell> elements. Only a StatsOnly
+	// stream reads them (and the extent they add to MaxRow and MaxColumn):
+	// a value stream ends with the cell data.
 	MergedRanges int
 	// Complete is false when the stream stopped before the end of the sheet.
 	Complete bool
@@ -96,9 +101,13 @@ func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst
 	st := Stats{MaxRow: 1, MaxColumn: 1}
 	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
 	err := p.run(ctx)
-	if errors.Is(err, ErrStop) {
+	switch {
+	case errors.Is(err, ErrStop):
 		err = nil
-	} else if err == nil {
+	case errors.Is(err, errSheetDataEnd):
+		err = nil
+		st.Complete = true
+	case err == nil:
 		st.Complete = true
 	}
 	if p.minDataCol > 0 {
@@ -127,15 +136,15 @@ type sheetParser struct {
 	dates map[dateKey]Value
 
 	// the cell being read
-	inCell            bool
-	cRow, cCol, cXF   int
-	cType             []byte
-	cTypeBuf          [16]byte
-	inV, hasV, inIS   bool
-	vbuf              []byte
-	tb                textBuilder
-	hasIS             bool
-	inSheetData, done bool
+	inCell          bool
+	cRow, cCol, cXF int
+	cType           []byte
+	cTypeBuf        [16]byte
+	inV, hasV, inIS bool
+	vbuf            []byte
+	tb              textBuilder
+	hasIS           bool
+	inSheetData     bool
 }
 
 func (p *sheetParser) run(ctx context.Context) error {
@@ -300,7 +309,14 @@ func (p *sheetParser) end() error {
 		return p.flush()
 	case "sheetData":
 		p.inSheetData = false
-		return p.flush()
+		if err := p.flush(); err != nil {
+			return err
+		}
+		if !p.statsOnly {
+			// Every value has been read; what follows (merged ranges,
+			// page setup) only matters to the statistics.
+			return errSheetDataEnd
+		}
 	}
 	return nil
 }
