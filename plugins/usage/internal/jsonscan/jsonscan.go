@@ -390,3 +390,59 @@ func (d *Dec) Array(fn func()) {
 		}
 	}
 }
+
+// Walk iterates the object that starts at b[i] ('{'). For each key it calls
+// fn with the key and the index where the value starts; fn returns the
+// index just past the value when it read the value itself, or -1 to have
+// Walk skip it, and whether to go on. Walk returns the index just past the
+// object, or, when fn stopped it, the index where the stopping value
+// starts.
+func Walk(b []byte, i int, fn func(key []byte, v int) (end int, more bool)) (int, error) {
+	i = skipWS(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return 0, ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return 0, ErrSyntax
+		}
+		ke, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i+1 : ke-1]
+		i = skipWS(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return 0, ErrSyntax
+		}
+		v := skipWS(b, i+1)
+		end, more := fn(key, v)
+		if !more {
+			return v, nil
+		}
+		if end < 0 {
+			if end, err = skipValue(b, v); err != nil {
+				return 0, err
+			}
+		}
+		i = skipWS(b, end)
+		if i >= len(b) {
+			return 0, ErrSyntax
+		}
+		switch b[i] {
+		case ',':
+			i = skipWS(b, i+1)
+		case '}':
+			return i + 1, nil
+		default:
+			return 0, ErrSyntax
+		}
+	}
+}
+
+// ValueEnd returns the index just past the value starting at b[i].
+func ValueEnd(b []byte, i int) (int, error) { return skipValue(b, skipWS(b, i)) }

@@ -100,9 +100,9 @@ func (p *pricer) lookup(model string) priced {
 }
 
 func (p *pricer) cost(c *source.Call) float64 {
-	pr := p.lookup(c.Model)
+	pr := p.lookup(c.Model())
 	if !pr.ok {
-		p.unpriced[c.Model] = true
+		p.unpriced[c.Model()] = true
 		return 0
 	}
 	return pr.price.Cost(c.Tokens(), p.mode)
@@ -234,10 +234,10 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 		switch q.By {
 		case "":
 			sessions[c.Origin.Provider+"\x00"+c.Origin.Session] = struct{}{}
-			get(models, c.Model).add(c, cost)
+			get(models, c.Model()).add(c, cost)
 			get(projects, namer.Name(c)).add(c, cost)
 		case "model":
-			get(groups, c.Model).add(c, cost)
+			get(groups, c.Model()).add(c, cost)
 		case "project":
 			get(groups, namer.Name(c)).add(c, cost)
 		case "provider":
@@ -248,10 +248,10 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 			if a.models == nil {
 				a.models = map[string]*Totals{}
 			}
-			mt := a.models[c.Model]
+			mt := a.models[c.Model()]
 			if mt == nil {
 				mt = &Totals{}
-				a.models[c.Model] = mt
+				a.models[c.Model()] = mt
 			}
 			mt.add(c, cost)
 		}

@@ -34,7 +34,7 @@ func analyseTurns(calls []*source.Call, q *Query, pr *pricer) *turnSet {
 	selected(calls, q, func(c *source.Call) {
 		t := byID[c.TurnID()]
 		if t == nil {
-			t = &turn{model: c.Model}
+			t = &turn{model: c.Model()}
 			byID[c.TurnID()] = t
 			order = append(order, t)
 		}
@@ -50,7 +50,7 @@ func analyseTurns(calls []*source.Call, q *Query, pr *pricer) *turnSet {
 		var tests, git, delegate, reads, shell bool
 		firstRetry := -1
 		for i, c := range t.calls {
-			for _, s := range c.Steps {
+			for _, s := range c.Steps() {
 				switch s.Kind {
 				case source.StepEdit:
 					t.edit = true
@@ -200,7 +200,7 @@ func BuildSavings(calls []*source.Call, q *Query) *Savings {
 			s.RetryTax.ByModel[t.model] += t.retryTax
 		}
 		for _, c := range t.calls {
-			if p := pr.lookup(c.Model); p.ok {
+			if p := pr.lookup(c.Model()); p.ok {
 				lcPremium += p.price.LongContextPremium(c.Tokens(), q.Mode)
 				oneHour += float64(c.CW1h) * (p.price.CacheWrite1h - p.price.CacheWrite5m) / 1e6
 			}

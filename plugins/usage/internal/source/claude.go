@@ -205,7 +205,201 @@ func isPrompt(line []byte) bool {
 	return typeUser && prompt && !meta
 }
 
-func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
+// claudeFields are the fields of an assistant line this provider reads.
+type claudeFields struct {
+	typ, ts, reqID, msgID, model, cwdRaw, usage []byte
+	steps                                       []Step
+}
+
+// assistant reads one assistant line: by its head and tail when the line
+// has Claude Code's layout (message content is then only searched for tool
+// uses, never walked), else by a full one-pass decode.
+func (c Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
+	f, ok := assistantFast(line)
+	if !ok {
+		f, ok = assistantFull(line)
+		if !ok {
+			st.Skipped++
+			return
+		}
+	}
+	c.record(st, carry, f)
+}
+
+var (
+	needleMessage      = []byte(`"message":{`)
+	needleToolUseBlock = []byte(`"type":"tool_use"`)
+)
+
+// assistantFast reads the fields before the message content from the
+// line's head, the usage object and the fields after the message from its
+// tail. ok is false when the line does not have that layout.
+func assistantFast(line []byte) (f claudeFields, ok bool) {
+	// Head: top-level keys up to "message", then the message's keys up to
+	// "content".
+	msgAt := -1
+	_, err := jsonscan.Walk(line, 0, func(k []byte, v int) (int, bool) {
+		switch string(k) {
+		case "message":
+			msgAt = v
+			return 0, false
+		case "type", "timestamp", "requestId", "cwd":
+			e, err := jsonscan.ValueEnd(line, v)
+			if err != nil {
+				return 0, false
+			}
+			switch string(k) {
+			case "type":
+				f.typ = line[v:e]
+			case "timestamp":
+				f.ts = line[v:e]
+			case "requestId":
+				f.reqID = line[v:e]
+			default:
+				f.cwdRaw = line[v:e]
+			}
+			return e, true
+		}
+		return -1, true
+	})
+	if err != nil || msgAt < 0 {
+		return f, false
+	}
+	contentAt := -1
+	_, err = jsonscan.Walk(line, msgAt, func(k []byte, v int) (int, bool) {
+		switch string(k) {
+		case "content":
+			contentAt = v
+			return 0, false
+		case "id", "model":
+			e, err := jsonscan.ValueEnd(line, v)
+			if err != nil {
+				return 0, false
+			}
+			if string(k) == "id" {
+				f.msgID = line[v:e]
+			} else {
+				f.model = line[v:e]
+			}
+			return e, true
+		case "usage":
+			return 0, false // usage before content: not the usual layout
+		}
+		return -1, true
+	})
+	if err != nil || contentAt < 0 {
+		return f, false
+	}
+	// Tail: the last usage object must close the message, and the rest of
+	// the line must be the top-level object's last fields.
+	u := bytes.LastIndex(line, needleUsage)
+	if u < contentAt {
+		return f, false
+	}
+	us := u + len(needleUsage) - 1
+	ue, err := jsonscan.ValueEnd(line, us)
+	if err != nil {
+		return f, false
+	}
+	f.usage = line[us:ue]
+	// The message's remaining fields, then its end.
+	rest := ue
+	for {
+		i := skipSpace(line, rest)
+		if i >= len(line) {
+			return f, false
+		}
+		if line[i] == '}' {
+			rest = i + 1
+			break
+		}
+		if line[i] != ',' {
+			return f, false
+		}
+		end, ok := oneField(line, i+1, nil)
+		if !ok {
+			return f, false
+		}
+		rest = end
+	}
+	// Top-level fields after the message, to the end of the line.
+	for {
+		i := skipSpace(line, rest)
+		if i >= len(line) {
+			return f, false
+		}
+		if line[i] == '}' {
+			if skipSpace(line, i+1) != len(line) {
+				return f, false
+			}
+			break
+		}
+		if line[i] != ',' {
+			return f, false
+		}
+		end, ok := oneField(line, i+1, func(k, v []byte) {
+			switch string(k) {
+			case "type":
+				f.typ = v
+			case "timestamp":
+				f.ts = v
+			case "requestId":
+				f.reqID = v
+			}
+		})
+		if !ok {
+			return f, false
+		}
+		rest = end
+	}
+	// Tool uses: walk the content only when it has any.
+	content := line[contentAt:u]
+	if bytes.Contains(content, needleToolUseBlock) {
+		d := jsonscan.Dec{B: line, I: contentAt}
+		if d.Peek() == '[' {
+			f.steps = contentSteps(&d)
+		}
+		if d.Err != nil {
+			return f, false
+		}
+	}
+	return f, true
+}
+
+// oneField reads `"key":value` at b[i] and returns the index past it.
+func oneField(b []byte, i int, fn func(k, v []byte)) (int, bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	ke, err := jsonscan.ValueEnd(b, i)
+	if err != nil {
+		return 0, false
+	}
+	j := skipSpace(b, ke)
+	if j >= len(b) || b[j] != ':' {
+		return 0, false
+	}
+	vs := skipSpace(b, j+1)
+	ve, err := jsonscan.ValueEnd(b, vs)
+	if err != nil {
+		return 0, false
+	}
+	if fn != nil {
+		fn(b[i+1:ke-1], b[vs:ve])
+	}
+	return ve, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// assistantFull decodes an assistant line in one pass.
+func assistantFull(line []byte) (claudeFields, bool) {
 	var (
 		typ, ts, reqID, msgID, model, cwdRaw, usage []byte
 		stepList                                    []Step
@@ -242,9 +436,14 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 		}
 	})
 	if d.Err != nil {
-		st.Skipped++
-		return
+		return claudeFields{}, false
 	}
+	return claudeFields{typ: typ, ts: ts, reqID: reqID, msgID: msgID, model: model, cwdRaw: cwdRaw, usage: usage, steps: stepList}, true
+}
+
+// record turns an assistant line's fields into a call.
+func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
+	typ, ts, reqID, msgID, model, cwdRaw, usage, stepList := f.typ, f.ts, f.reqID, f.msgID, f.model, f.cwdRaw, f.usage, f.steps
 	if string(typ) != `"assistant"` || usage == nil {
 		return // e.g. a tool result whose payload carries a usage object
 	}
@@ -259,20 +458,19 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 			carry.name = baseName(cwd)
 		}
 	}
-	call := Call{Time: t, Turn: carry.turn, Steps: stepList}
-	if carry.cwd != "" {
-		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session)
-	} else {
-		call.Origin = st.origin("claude", st.Project, st.Project, st.Session)
+	if len(model) < 2 || string(model[1:len(model)-1]) != carry.model {
+		if m, ok := jsonscan.String(model); ok {
+			carry.model = m
+		}
 	}
-	if len(model) >= 2 && string(model[1:len(model)-1]) == carry.model {
-		call.Model = carry.model
-	} else if m, ok := jsonscan.String(model); ok {
-		carry.model = m
-		call.Model = m
-	}
-	if call.Model == "<synthetic>" || call.Model == "" {
+	if carry.model == "<synthetic>" || carry.model == "" {
 		return
+	}
+	call := Call{Time: t, Turn: carry.turn}
+	if carry.cwd != "" {
+		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session, carry.model)
+	} else {
+		call.Origin = st.origin("claude", st.Project, st.Project, st.Session, carry.model)
 	}
 	if len(msgID) > 2 && len(reqID) > 2 {
 		call.Key = keyOf(msgID, reqID)
@@ -312,7 +510,7 @@ func (Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 	case cw5 >= 0:
 		call.CW5m = tok(cw5)
 	}
-	st.add(call)
+	st.add(call, stepList)
 }
 
 // contentSteps reads a message's content array in one pass, keeping the

@@ -178,15 +178,15 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 				st.Skipped++
 				return
 			}
-			call := Call{Time: t, Model: carry.model, Origin: st.origin("codex", carry.cwd, carry.name, carry.session),
-				Turn: carry.turn}
-			if call.Model == "" {
-				call.Model = "gpt-5"
+			model := carry.model
+			if model == "" {
+				model = "gpt-5"
 			}
+			call := Call{Time: t, Origin: st.origin("codex", carry.cwd, carry.name, carry.session, model), Turn: carry.turn}
 			call.CR = tok(last.cached)
 			call.In = tok(last.input - last.cached)
 			call.Out = tok(last.output)
-			st.add(call)
+			st.add(call, nil)
 		}
 	}
 }

@@ -143,12 +143,12 @@ func (Gemini) add(st *FileState, session string, m geminiMessage) {
 	if session == "" {
 		session = st.Path
 	}
-	c := Call{Time: t.UnixMilli(), Model: m.Model, Origin: st.origin("gemini", st.Project, st.Project, session)}
+	c := Call{Time: t.UnixMilli(), Origin: st.origin("gemini", st.Project, st.Project, session, m.Model)}
 	if m.ID != "" {
 		c.Key = keyOf([]byte("gemini"), []byte(session), []byte(m.ID))
 	}
 	c.CR = tok(m.Tokens.Cached)
 	c.In = tok(max(m.Tokens.Input-m.Tokens.Cached, 0) + m.Tokens.Tool)
 	c.Out = tok(m.Tokens.Output + m.Tokens.Thoughts)
-	st.add(c)
+	st.add(c, nil)
 }

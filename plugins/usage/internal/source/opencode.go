@@ -105,13 +105,13 @@ func (OpenCode) Parse(ctx context.Context, st *FileState) error {
 		if project == "" || project == "/" {
 			project = m.Path.Cwd
 		}
-		c := Call{Time: t, Model: m.ModelID, Origin: st.origin("opencode", project, baseName(project), session),
+		c := Call{Time: t, Origin: st.origin("opencode", project, baseName(project), session, m.ModelID),
 			Key: keyOf([]byte("opencode"), []byte(id))}
 		c.In = tok(m.Tokens.Input)
 		c.Out = tok(m.Tokens.Output + m.Tokens.Reasoning)
 		c.CR = tok(m.Tokens.Cache.Read)
 		c.CW5m = tok(m.Tokens.Cache.Write)
-		st.add(c)
+		st.add(c, nil)
 	}
 	return rows.Err()
 }

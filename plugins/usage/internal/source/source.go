@@ -48,8 +48,8 @@ type Step struct {
 	File uint64
 }
 
-// Origin says where calls came from: provider, project, session and file.
-// Calls of one file share one Origin until its project changes.
+// Origin says where calls came from: provider, project, session, model and
+// file. Calls of one file share one Origin until one of these changes.
 type Origin struct {
 	// Provider names the provider ("claude", "codex", …).
 	Provider string
@@ -60,8 +60,12 @@ type Origin struct {
 	Name string
 	// Session identifies the session; sub-agents roll into their parent.
 	Session string
+	// Model is the model name as logged.
+	Model string
 	// File numbers the file inside the Store.
 	File uint32
+
+	fs *FileState
 }
 
 // Call is one billed model request, kept small: a big log holds hundreds
@@ -69,9 +73,7 @@ type Origin struct {
 type Call struct {
 	// Time is the request's time in Unix milliseconds.
 	Time int64
-	// Model is the model name as logged.
-	Model string
-	// Origin is where the call was logged.
+	// Origin is where the call was logged, and by which model.
 	Origin *Origin
 	// Key deduplicates copies of one request across lines and files (a hash
 	// of its identity); 0 when the log gives no identity.
@@ -82,8 +84,20 @@ type Call struct {
 	// Turn numbers the turn (a user message and the calls after it) inside
 	// the file.
 	Turn uint32
-	// Steps are the tool uses the request asked for.
-	Steps []Step
+	// stepOff and stepN locate the call's tool uses in its file's steps.
+	stepOff uint32
+	stepN   uint16
+}
+
+// Model is the model name as logged.
+func (c *Call) Model() string { return c.Origin.Model }
+
+// Steps are the tool uses the request asked for.
+func (c *Call) Steps() []Step {
+	if c.stepN == 0 {
+		return nil
+	}
+	return c.Origin.fs.steps[c.stepOff : c.stepOff+uint32(c.stepN)]
 }
 
 // Tokens returns the call's tokens for pricing.
@@ -131,26 +145,42 @@ func keyOf(parts ...[]byte) uint64 {
 }
 
 // origin returns the file's Origin for these values, reusing the last one.
-func (st *FileState) origin(provider, project, name, session string) *Origin {
+func (st *FileState) origin(provider, project, name, session, model string) *Origin {
 	o := st.lastOrigin
-	if o != nil && o.Project == project && o.Session == session && o.Provider == provider && o.Name == name {
+	if o != nil && o.Model == model && o.Project == project && o.Session == session && o.Provider == provider && o.Name == name {
 		return o
 	}
-	o = &Origin{Provider: provider, Project: project, Name: name, Session: session, File: st.ID}
+	o = &Origin{Provider: provider, Project: project, Name: name, Session: session, Model: model, File: st.ID, fs: st}
 	st.lastOrigin = o
 	return o
 }
 
+// addSteps stores a call's tool uses in the file's steps.
+func (st *FileState) addSteps(c *Call, steps []Step) {
+	if len(steps) == 0 {
+		return
+	}
+	c.stepOff = uint32(len(st.steps))
+	c.stepN = uint16(min(len(steps), 1<<16-1))
+	st.steps = append(st.steps, steps[:c.stepN]...)
+}
+
 // add appends a call; consecutive copies of one request (a response's
 // content blocks, one line each) collapse into the largest.
-func (st *FileState) add(c Call) {
+func (st *FileState) add(c Call, steps []Step) {
 	if n := len(st.Calls); n > 0 && c.Key != 0 && st.Calls[n-1].Key == c.Key {
 		if c.Total() > st.Calls[n-1].Total() {
+			prev := st.Calls[n-1]
+			c.stepOff, c.stepN = prev.stepOff, prev.stepN
+			if len(steps) > 0 {
+				st.addSteps(&c, steps)
+			}
 			st.Calls[n-1] = c
 			st.replaced++
 		}
 		return
 	}
+	st.addSteps(&c, steps)
 	st.Calls = append(st.Calls, c)
 }
 
@@ -219,6 +249,7 @@ type FileState struct {
 
 	provider   Provider
 	lastOrigin *Origin
+	steps      []Step
 	replaced   int // calls replaced in place by a larger copy
 }
 

@@ -211,13 +211,17 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		}
 	}
 	if rebuild {
-		s.refs = s.refs[:0]
-		clear(s.keyIdx)
-		clear(s.indexed)
+		// Size the index once: growing a map of a few hundred thousand
+		// keys by doubling would hold both tables at the peak.
+		total := 0
 		paths := make([]string, 0, len(s.files))
-		for p := range s.files {
+		for p, st := range s.files {
 			paths = append(paths, p)
+			total += len(st.Calls)
 		}
+		s.refs = make([]ref, 0, total)
+		s.keyIdx = make(map[uint64]int32, total)
+		clear(s.indexed)
 		sort.Strings(paths)
 		for _, p := range paths {
 			s.merge(s.files[p])
@@ -231,6 +235,9 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		}
 	}
 	if changed || len(s.calls) != len(s.refs) {
+		if cap(s.calls) < len(s.refs) {
+			s.calls = make([]*Call, 0, len(s.refs)+len(s.refs)/8)
+		}
 		s.calls = s.calls[:0]
 		for _, r := range s.refs {
 			s.calls = append(s.calls, &r.st.Calls[r.i])
