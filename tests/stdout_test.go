@@ -156,7 +156,7 @@ import ("fmt"; "io"; "os")
 func f(w io.Writer) { fmt.Fprintln(w, "x"); fmt.Fprintln(os.Stderr, "y"); _ = fmt.Sprintf("z") }`, nil},
 		{"allowed library function", "sdk/main_impl.go", `package sdk
 import "os"
-func Main() { _ = os.Stdout }`, nil},
+func mainImpl() { _ = os.Stdout }`, nil},
 		{"host main hands stdout down", "host/main.go", `package main
 import "os"
 func main() { run(os.Stdout) }`, nil},
