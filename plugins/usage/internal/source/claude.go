@@ -112,47 +112,78 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 		st.Carry = carry
 	}
 	return readLines(ctx, st, func(line []byte) {
-		head := line
-		if len(head) > headBytes {
-			head = head[:headBytes]
-		}
-		switch {
-		case bytes.HasPrefix(line, prefixSnapshot), bytes.HasPrefix(line, prefixSummary):
-		case bytes.Contains(head, needleAssistant):
+		switch kind, at := classify(line); kind {
+		case lineAssistant:
 			c.assistant(st, carry, line)
-		case bytes.Contains(head, needleUser):
-			if p, known := promptFromHead(head); known {
+		case lineUser:
+			if p, known := promptAt(line, at); known {
 				if p {
 					carry.turn++
 				}
 			} else if isPrompt(line) {
 				carry.turn++
 			}
-		case bytes.Contains(line, needleUsage):
-			c.assistant(st, carry, line)
+		case lineOther:
+		default:
+			if bytes.Contains(line, needleUsage) {
+				c.assistant(st, carry, line)
+			}
 		}
 	})
 }
 
 var (
 	needleAssistant = []byte(`"role":"assistant"`)
-	needleUserMsg   = []byte(`"message":{"role":"user","content":`)
 	prefixSnapshot  = []byte(`{"type":"file-history-snapshot"`)
 	prefixSummary   = []byte(`{"type":"summary"`)
-	headBytes       = 1024
+	headBytes       = 2048
 )
 
-// promptFromHead tells a prompt from a tool result by the first bytes of
-// the user message's content; known is false when the head does not say.
-func promptFromHead(head []byte) (prompt, known bool) {
-	if bytes.Contains(head, []byte(`"isMeta":true`)) {
+type lineKind int
+
+const (
+	lineUnknown lineKind = iota
+	lineAssistant
+	lineUser
+	lineOther
+)
+
+// classify sorts a line by its first bytes: the message object starts
+// within headBytes and its role comes first (user) or after the id and
+// type (assistant). at is where the message's fields start.
+func classify(line []byte) (lineKind, int) {
+	if bytes.HasPrefix(line, prefixSnapshot) || bytes.HasPrefix(line, prefixSummary) {
+		return lineOther, 0
+	}
+	head := line
+	if len(head) > headBytes {
+		head = head[:headBytes]
+	}
+	i := bytes.Index(head, needleMessage)
+	if i < 0 {
+		return lineUnknown, 0
+	}
+	at := i + len(needleMessage)
+	win := line[at:min(len(line), at+160)]
+	switch {
+	case bytes.HasPrefix(win, needleRoleUser):
+		return lineUser, at
+	case bytes.Contains(win, needleAssistant):
+		return lineAssistant, at
+	}
+	return lineUnknown, 0
+}
+
+var needleRoleUser = []byte(`"role":"user","content":`)
+
+// promptAt tells a prompt from a tool result by the first bytes of a user
+// message's content (at is where the message's fields start); known is
+// false when they do not say.
+func promptAt(line []byte, at int) (prompt, known bool) {
+	if bytes.Contains(line[:at], []byte(`"isMeta":true`)) {
 		return false, true
 	}
-	i := bytes.Index(head, needleUserMsg)
-	if i < 0 {
-		return false, false
-	}
-	rest := head[i+len(needleUserMsg):]
+	rest := line[at+len(needleRoleUser):]
 	switch {
 	case len(rest) == 0:
 		return false, false
@@ -353,8 +384,20 @@ func assistantFast(line []byte) (f claudeFields, ok bool) {
 		rest = end
 	}
 	// Tool uses: walk the content only when it has any.
+	// Claude Code writes one content block per line, so the first bytes
+	// decide (a text or thinking block first is taken as the only block:
+	// tool uses only shape the savings analysis, never tokens or cost);
+	// other layouts are searched.
 	content := line[contentAt:u]
-	if bytes.Contains(content, needleToolUseBlock) {
+	var hasTool bool
+	switch {
+	case bytes.HasPrefix(content, []byte(`[{"type":"tool_use"`)):
+		hasTool = true
+	case bytes.HasPrefix(content, []byte(`[{"type":"text"`)), bytes.HasPrefix(content, []byte(`[{"type":"thinking"`)):
+	default:
+		hasTool = bytes.Contains(content, needleToolUseBlock)
+	}
+	if hasTool {
 		d := jsonscan.Dec{B: line, I: contentAt}
 		if d.Peek() == '[' {
 			f.steps = contentSteps(&d)
