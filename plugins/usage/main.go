@@ -6,12 +6,18 @@ package main
 import (
 	"context"
 	"os"
+	"runtime/debug"
+	"runtime/metrics"
 
 	"github.com/toolhost/toolhost/sdk"
 )
 
 func main() {
 	svc := newService(os.Getenv)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		svc.memoryFloor = memoryFloor
+		debug.SetMemoryLimit(memoryFloor)
+	}
 	sdk.Main(sdk.Plugin{
 		Actions: svc.actions(),
 		Start:   svc.prewarm,
@@ -40,4 +46,24 @@ func (s *service) prewarm(ctx context.Context) {
 	if _, err := s.getUsage(ctx, req); err != nil {
 		sdk.Logger().Warn("usage: prewarm", "error", err)
 	}
+}
+
+// memoryFloor is the plugin's soft memory limit while its index is small:
+// the garbage collector then returns memory early instead of letting the
+// heap double. After each scan the limit follows the live heap (twice it),
+// so a large index never makes the collector thrash.
+const memoryFloor = 44 << 20
+
+// adjustMemory raises or lowers the soft memory limit to twice the live
+// heap, never below the floor (0: the limit is not managed).
+func (s *service) adjustMemory() {
+	if s.memoryFloor == 0 {
+		return
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	debug.SetMemoryLimit(max(s.memoryFloor, int64(2*sample[0].Value.Uint64())))
 }

@@ -52,6 +52,9 @@ type service struct {
 	memoMu sync.Mutex
 	memo   map[string]memoEntry
 
+	// memoryFloor, when set, makes each scan adjust the soft memory limit.
+	memoryFloor int64
+
 	// Test hooks: hookCompute runs at the start of a shared computation,
 	// hookJoined after a caller joined one.
 	hookCompute, hookJoined func()
@@ -262,6 +265,7 @@ func (s *service) scanned(ctx context.Context, key string, progress source.Progr
 	fn func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error)) (*sdk.Result, error) {
 	prices, pricesAt, warn := s.table(ctx)
 	s.store.Refresh(ctx, progress)
+	s.adjustMemory()
 	var res *sdk.Result
 	var err error
 	s.store.View(func(snap *source.Snapshot) {

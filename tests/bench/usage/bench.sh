@@ -53,11 +53,11 @@ fi
 got=$("$CC" --version 2>/dev/null | tail -1)
 case "$got" in *"$CCUSAGE_VERSION"*) ;; *) echo "bench-usage: want ccusage $CCUSAGE_VERSION, got '$got'" >&2; exit 2 ;; esac
 
-# Both tools see only the generated logs.
+# Both tools see only the generated logs (go keeps its own caches).
 EMPTY="$WORK/empty-home"
 mkdir -p "$EMPTY/codex"
-export HOME="$EMPTY" CLAUDE_CONFIG_DIR="$DATA/claude" CODEX_HOME="$EMPTY/codex" \
-	XDG_CONFIG_HOME="$EMPTY/.config" XDG_DATA_HOME="$EMPTY/.local/share" XDG_CACHE_HOME="$EMPTY/.cache" TZ=UTC
+ISOLATED=(env HOME="$EMPTY" CLAUDE_CONFIG_DIR="$DATA/claude" CODEX_HOME="$EMPTY/codex"
+	XDG_CONFIG_HOME="$EMPTY/.config" XDG_DATA_HOME="$EMPTY/.local/share" XDG_CACHE_HOME="$EMPTY/.cache" TZ=UTC)
 
 # Warm the page cache so neither run pays for the disk.
 find "$DATA/claude" -name '*.jsonl' -exec cat {} + >/dev/null
@@ -66,7 +66,7 @@ find "$DATA/claude" -name '*.jsonl' -exec cat {} + >/dev/null
 run() {
 	local label=$1
 	shift
-	/usr/bin/time -v "$@" >"$WORK/$label.json" 2>"$WORK/$label.time" || {
+	"${ISOLATED[@]}" /usr/bin/time -v "$@" >"$WORK/$label.json" 2>"$WORK/$label.time" || {
 		echo "bench-usage: $label failed:" >&2
 		tail -20 "$WORK/$label.time" >&2
 		exit 1
