@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 	"github.com/toolhost/toolhost/sdk"
 )
@@ -293,17 +296,61 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 	if err := batch.Clear(ctx); err != nil {
 		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
+	// Files are read and parsed by workers; one goroutine (this one) writes
+	// the batch, as SQLite wants.
+	var files []string
 	for _, p := range strings.Split(out, "\x00") {
-		if !indexable(p) {
+		if indexable(p) {
+			files = append(files, p)
+		}
+	}
+	jobs := make(chan string)
+	prepared := make(chan *index.Prepared, 64)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < max(1, runtime.GOMAXPROCS(0)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range jobs {
+				raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+				if err != nil {
+					continue
+				}
+				select {
+				case prepared <- index.Prepare(note.Parse(p, raw)):
+				case <-stop:
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, p := range files {
+			select {
+			case jobs <- p:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(prepared)
+	}()
+	var putErr error
+	for pr := range prepared {
+		if putErr != nil {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
-		if err != nil {
-			continue
+		if err := batch.PutPrepared(ctx, pr); err != nil {
+			putErr = err
+			close(stop)
 		}
-		if err := batch.Put(ctx, note.Parse(p, raw)); err != nil {
-			return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
-		}
+	}
+	if putErr != nil {
+		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", putErr)
 	}
 	if err := batch.SetMeta(ctx, "head", head); err != nil {
 		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)

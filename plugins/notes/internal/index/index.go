@@ -187,6 +187,27 @@ func Key(s string) string {
 
 // Put indexes n, replacing what was there for its path.
 func (b *Batch) Put(ctx context.Context, n *note.Note) error {
+	return b.PutPrepared(ctx, Prepare(n))
+}
+
+// Prepared is a note parsed for the index: the CPU-bound part of Put, which
+// may run on other goroutines.
+type Prepared struct {
+	note   *note.Note
+	doc    markdown.Doc
+	chunks []Chunk
+}
+
+// Prepare parses n's body for PutPrepared.
+func Prepare(n *note.Note) *Prepared {
+	doc := markdown.Parse(n.Body)
+	return &Prepared{note: n, doc: doc, chunks: Chunks(n.Body, doc)}
+}
+
+// PutPrepared indexes a prepared note, replacing what was there for its
+// path.
+func (b *Batch) PutPrepared(ctx context.Context, p *Prepared) error {
+	n := p.note
 	if err := b.Delete(ctx, n.Path); err != nil {
 		return err
 	}
@@ -233,7 +254,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 			return fmt.Errorf("index: put name of %s: %w", n.Path, err)
 		}
 	}
-	doc := markdown.Parse(n.Body)
+	doc := p.doc
 	link := func(target, origin, typ string, line int) error {
 		target = markdown.Unwrap(target)
 		if target == "" {
@@ -282,7 +303,7 @@ func (b *Batch) Put(ctx context.Context, n *note.Note) error {
 		}
 	}
 	aliases := strings.Join(fm.Aliases, " ")
-	for _, c := range Chunks(n.Body, doc) {
+	for _, c := range p.chunks {
 		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body) VALUES(?,?,?,?,?)`,
 			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text)
 		if err != nil {
