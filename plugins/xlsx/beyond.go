@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 	"github.com/toolhost/toolhost/sdk"
@@ -322,10 +324,11 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 		}
 	}
-	q := a.Query
+	q := []byte(a.Query)
 	if !a.MatchCase {
-		q = strings.ToLower(q)
+		q = bytes.ToLower(q)
 	}
+	var text []byte
 	matches := []match{}
 	truncated := false
 	b := newBudget(req, len(a.Query))
@@ -335,11 +338,8 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				if c.IsEmpty() {
 					continue
 				}
-				t := c.Text()
-				if !a.MatchCase {
-					t = strings.ToLower(t)
-				}
-				if !strings.Contains(t, q) {
+				text = c.AppendText(text[:0])
+				if a.MatchCase && !bytes.Contains(text, q) || !a.MatchCase && !containsFold(text, q) {
 					continue
 				}
 				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
@@ -359,6 +359,43 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 	}
 	return &sdk.Result{Data: map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}}, nil
+}
+
+// containsFold reports whether s contains the lower-case q, ignoring case:
+// byte by byte for ASCII, through bytes.ToLower otherwise.
+func containsFold(s, q []byte) bool {
+	ascii := true
+	for _, c := range q {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if !ascii || len(q) == 0 {
+		return bytes.Contains(bytes.ToLower(s), q)
+	}
+	for i := 0; i+len(q) <= len(s); i++ {
+		j := 0
+		for ; j < len(q); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != q[j] {
+				break
+			}
+		}
+		if j == len(q) {
+			return true
+		}
+	}
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			// Non-ASCII text may fold to ASCII (the Kelvin sign is 'k').
+			return bytes.Contains(bytes.ToLower(s), q)
+		}
+	}
+	return false
 }
 
 // ---- describe --------------------------------------------------------------

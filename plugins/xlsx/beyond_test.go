@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
@@ -162,5 +163,21 @@ func TestReadRangeOverSparseRows(t *testing.T) {
 	out = mustCall(t, "read-range", map[string]any{"path": p, "range": "A499999:A600000"})
 	if got := toJSON(out["rows"]); got != `[[""],[2]]` {
 		t.Errorf("rows = %s", got)
+	}
+}
+
+func TestContainsFold(t *testing.T) {
+	tests := []struct {
+		s, q string
+		want bool
+	}{
+		{"Customer 0001 & Sons", "sons", true}, {"INV-0000001", "inv-", true}, {"abc", "abcd", false},
+		{"ĂÎÂȘȚ lunară", "lunară", true}, {"ĂÎÂȘȚ", "ăîâșț", true}, {"Kelvin \u212a", "k", true},
+		{"", "x", false}, {"xyz", "", true},
+	}
+	for _, tc := range tests {
+		if got := containsFold([]byte(tc.s), []byte(strings.ToLower(tc.q))); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.q, got, tc.want)
+		}
 	}
 }

@@ -91,6 +91,18 @@ func (v Value) Text() string {
 	}
 }
 
+// AppendText appends Text() to dst without allocating for numbers.
+func (v Value) AppendText(dst []byte) []byte {
+	switch v.Kind {
+	case KindInt:
+		return strconv.AppendInt(dst, v.Int, 10)
+	case KindFloat:
+		return append(dst, pyRepr(v.Num)...)
+	default:
+		return append(dst, v.Text()...)
+	}
+}
+
 // Float is a number that was written with a decimal point or an exponent.
 // It encodes to JSON keeping that: 1.0 stays 1.0, not 1.
 type Float float64
