@@ -80,7 +80,7 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 // request id carried to tools/call handlers, then the SDK's handler.
 func (s *Server) HTTPHandler(token string) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Logger: newSlogLogger(s.opts.Logger.Named("http"))})
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: newSlogLogger(s.opts.Logger.Named("http"))})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
