@@ -1,6 +1,9 @@
 package brain
 
-import "testing"
+import (
+	mrand "math/rand"
+	"testing"
+)
 
 func TestCompareMemories(t *testing.T) {
 	base := "Os consumidores do Atlas leem do SQS em lotes de 10 mensagens por chamada, com espera longa de 20 segundos."
@@ -25,5 +28,28 @@ func TestCompareMemories(t *testing.T) {
 				t.Fatalf("got %s (%.3f, %s), want %s", got, sim, reason, tt.want)
 			}
 		})
+	}
+}
+
+// TestDedupNeverMergesDistinctNotes: over generated notes, no two distinct
+// texts are equal or complementary, and every text is equal to itself.
+func TestDedupNeverMergesDistinctNotes(t *testing.T) {
+	words := zipfWords(mrand.NewZipf(mrand.New(mrand.NewSource(5)), 1.07, 2, uint64(len(benchWords)-1)))
+	texts := make([]string, 150)
+	for i := range texts {
+		texts[i] = words(8 + i%30)
+	}
+	for i, a := range texts {
+		if v, _, _ := compareMemories(a, a); v != verdictEqual {
+			t.Fatalf("text %d is not equal to itself: %s", i, v)
+		}
+		for j, b := range texts {
+			if i == j || a == b {
+				continue
+			}
+			if v, sim, _ := compareMemories(a, b); v == verdictEqual || v == verdictComplement {
+				t.Fatalf("distinct texts %d and %d judged %s (%.2f):\n%s\n%s", i, j, v, sim, a, b)
+			}
+		}
 	}
 }

@@ -295,3 +295,20 @@ func TestHandoffSeen(t *testing.T) {
 		t.Fatalf("second recall: handoff_seen %v, want the first session", second["handoff_seen"])
 	}
 }
+
+func TestLintUnconfirmedAndApproved(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.ok("remember", map[string]any{"type": "preference", "content": "Prefer small pull requests with one concern each"})
+	r := e.ok("remember", map[string]any{"type": "rule", "content": "Never push on Fridays", "session-handle": "S"})
+	e.ok("remember", map[string]any{"type": "rule", "content": "Never push on Fridays", "session-handle": "S", "confirm-token": str(r, "confirm_token")})
+	m := e.ok("lint", map[string]any{"rules": []string{"unconfirmed_memory", "agent_approved"}})
+	if obj(m, "by_rule")["unconfirmed_memory"] != nil || obj(m, "by_rule")["agent_approved"] != float64(1) {
+		t.Fatalf("fresh memories: %v", obj(m, "by_rule"))
+	}
+	e.clock.Advance(181 * 24 * time.Hour)
+	m = e.ok("lint", map[string]any{"rules": []string{"unconfirmed_memory"}})
+	if obj(m, "by_rule")["unconfirmed_memory"] != float64(1) {
+		t.Fatalf("after 181 days: %v", obj(m, "by_rule"))
+	}
+}
