@@ -157,45 +157,49 @@ func (s *scanner) next() (tokKind, error) {
 		for s.end-s.pos < 9 && s.more() {
 		}
 		b := s.buf[s.pos:s.end]
-		switch {
-		case len(b) >= 2 && b[1] == '/':
-			i := bytes.IndexByte(b, '>')
-			if i < 0 {
-				i = s.find(2, func(b []byte) int { return bytes.IndexByte(b, '>') })
+		if len(b) >= 2 {
+			switch b[1] {
+			case '/':
+				i := bytes.IndexByte(b, '>')
+				if i < 0 {
+					i = s.find(2, func(b []byte) int { return bytes.IndexByte(b, '>') })
+				}
+				if i < 0 {
+					return tokEOF, s.truncated()
+				}
+				s.name = localName(bytes.TrimSpace(s.buf[s.pos+2 : s.pos+i]))
+				s.pos += i + 1
+				s.kind = tokEnd
+				return tokEnd, nil
+			case '?':
+				i := s.find(2, func(b []byte) int { return bytes.Index(b, []byte("?>")) })
+				if i < 0 {
+					return tokEOF, s.truncated()
+				}
+				s.pos += i + 2
+				continue
+			case '!':
+				switch {
+				case bytes.HasPrefix(b, []byte("<!--")):
+					i := s.find(4, func(b []byte) int { return bytes.Index(b, []byte("-->")) })
+					if i < 0 {
+						return tokEOF, s.truncated()
+					}
+					s.pos += i + 3
+					continue
+				case bytes.HasPrefix(b, []byte("<![CDATA[")):
+					i := s.find(9, func(b []byte) int { return bytes.Index(b, []byte("]]>")) })
+					if i < 0 {
+						return tokEOF, s.truncated()
+					}
+					s.text = s.buf[s.pos+9 : s.pos+i]
+					s.cdata = true
+					s.pos += i + 3
+					s.kind = tokText
+					return tokText, nil
+				}
+				return tokEOF, errors.New("xml: DOCTYPE and other declarations are not allowed")
 			}
-			if i < 0 {
-				return tokEOF, s.truncated()
-			}
-			s.name = localName(bytes.TrimSpace(s.buf[s.pos+2 : s.pos+i]))
-			s.pos += i + 1
-			s.kind = tokEnd
-			return tokEnd, nil
-		case len(b) >= 2 && b[1] == '?':
-			i := s.find(2, func(b []byte) int { return bytes.Index(b, []byte("?>")) })
-			if i < 0 {
-				return tokEOF, s.truncated()
-			}
-			s.pos += i + 2
-			continue
-		case len(b) >= 4 && bytes.HasPrefix(b, []byte("<!--")):
-			i := s.find(4, func(b []byte) int { return bytes.Index(b, []byte("-->")) })
-			if i < 0 {
-				return tokEOF, s.truncated()
-			}
-			s.pos += i + 3
-			continue
-		case len(b) >= 9 && bytes.HasPrefix(b, []byte("<![CDATA[")):
-			i := s.find(9, func(b []byte) int { return bytes.Index(b, []byte("]]>")) })
-			if i < 0 {
-				return tokEOF, s.truncated()
-			}
-			s.text = s.buf[s.pos+9 : s.pos+i]
-			s.cdata = true
-			s.pos += i + 3
-			s.kind = tokText
-			return tokText, nil
-		case len(b) >= 2 && b[1] == '!':
-			return tokEOF, errors.New("xml: DOCTYPE and other declarations are not allowed")
 		}
 		i := tagEnd(b)
 		if i < 0 {
