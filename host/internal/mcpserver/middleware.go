@@ -77,6 +77,11 @@ func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method 
 			ServerInfo:      &mcp.Implementation{Name: ServerName, Title: "toolhost", Version: s.opts.Version},
 		}, nil
 	}
+	// go-sdk v1.8.0 keeps the *requested* version as the session's and
+	// judges the era from it (clientSupportsMultiRoundTrip), so a legacy
+	// session that asked for 2099-01-01 got modern result fields. Record
+	// the version initialize will answer instead.
+	params.ProtocolVersion = s.legacyVersion(params.ProtocolVersion)
 	res, err := next(ctx, method, req)
 	if ir, ok := res.(*mcp.InitializeResult); ok && err == nil {
 		// Never echo a version the server does not list, never a modern one.
