@@ -631,6 +631,29 @@ func (b *Brain) Graph(ctx context.Context, c Call, a GraphArgs) (*GraphResult, e
 				edge(l.From, l, "in")
 			}
 		}
+		if d == 1 && typeOK("mention") {
+			// Notes that name the node in their text without a link.
+			names := append([]string{start.Title}, start.Aliases...)
+			for _, name := range names {
+				if len([]rune(name)) < 3 {
+					continue
+				}
+				ps, _ := b.ix.Mentions(ctx, name, start.Path, a.Limit)
+				for _, p := range ps {
+					if _, linked := found[p]; linked {
+						continue
+					}
+					r, err := b.ix.Get(ctx, p)
+					if err != nil || r.Archived {
+						continue
+					}
+					nb := &Neighbor{Path: r.Path, Title: r.Title, Type: r.Type, Distance: 1, Validity: r.Validity(a.AsOf),
+						Links: []GraphLink{{From: p, To: start.Path, Type: "mention", Origin: "body", Direction: "in", Validity: r.Validity(a.AsOf)}}}
+					found[p] = nb
+					order = append(order, p)
+				}
+			}
+		}
 		frontier = next
 	}
 	res.Total = len(order)
@@ -1062,38 +1085,31 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 }
 
 func (b *Brain) mentions(ctx context.Context, rows []index.Row, add func(rule, path string, line int, msg, fix string, related ...string)) {
-	type name struct{ folded, title, path string }
-	var names []name
-	for _, r := range rows {
-		for _, n := range append([]string{r.Title}, r.Aliases...) {
-			if len([]rune(n)) >= 4 {
-				names = append(names, name{" " + note.Fold(n) + " ", n, r.Path})
-			}
+	// For each note's title and aliases, the notes naming it in their text
+	// (an FTS phrase query) that do not link to it.
+	linked := map[[2]string]bool{}
+	if links, err := b.ix.AllLinks(ctx); err == nil {
+		for _, l := range links {
+			linked[[2]string{l.From, l.To}] = true
 		}
 	}
+	reported := map[[2]string]bool{}
 	for _, r := range rows {
-		if strings.HasPrefix(r.Path, "raw/") {
-			continue
-		}
-		n, _, err := b.readNote(r.Path)
-		if err != nil {
-			continue
-		}
-		out, _ := b.ix.Outgoing(ctx, r.Path)
-		linkedTo := map[string]bool{}
-		for _, l := range out {
-			linkedTo[l.To] = true
-		}
-		text := " " + strings.Join(strings.FieldsFunc(note.Fold(n.Body), func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '\'' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127)
-		}), " ") + " "
-		for _, nm := range names {
-			if nm.path == r.Path || linkedTo[nm.path] {
+		for _, name := range append([]string{r.Title}, r.Aliases...) {
+			if len([]rune(name)) < 4 {
 				continue
 			}
-			if strings.Contains(text, nm.folded) {
-				add("unlinked_mention", r.Path, 1, fmt.Sprintf("mentions %q without a [[link]]", nm.title), "Write [["+nm.title+"]] where it is mentioned.", nm.path)
-				linkedTo[nm.path] = true
+			ps, err := b.ix.Mentions(ctx, name, r.Path, 50)
+			if err != nil {
+				continue
+			}
+			for _, p := range ps {
+				k := [2]string{p, r.Path}
+				if strings.HasPrefix(p, "raw/") || linked[k] || reported[k] {
+					continue
+				}
+				reported[k] = true
+				add("unlinked_mention", p, 1, fmt.Sprintf("mentions %q without a [[link]]", name), "Write [["+name+"]] where it is mentioned.", r.Path)
 			}
 		}
 	}

@@ -136,6 +136,11 @@ func TestGraph(t *testing.T) {
 	if !contains(got, "wiki/entities/Projeto Atlas.md") || !contains(got, "wiki/concepts/Idempotência.md") || str(one, "resolved_by") == "" {
 		t.Fatalf("depth 1: %v (%s)", got, str(one, "resolved_by"))
 	}
+	e.ok("remember", map[string]any{"type": "gotcha", "content": "O SQS entrega mensagens repetidas de vez em quando, sem aviso"})
+	mentions := e.ok("graph", map[string]any{"node": "SQS", "relation-types": []string{"mention"}})
+	if ns := list(mentions, "neighbors"); len(ns) == 0 || str(list(ns[0].(map[string]any), "links")[0].(map[string]any), "type") != "mention" {
+		t.Fatalf("mentions: %v", mentions)
+	}
 	only := paths(list(e.ok("graph", map[string]any{"node": "SQS", "relation-types": []string{"related_to"}}), "neighbors"))
 	if len(only) != 1 || only[0] != "wiki/concepts/Idempotência.md" {
 		t.Fatalf("related_to only: %v", only)

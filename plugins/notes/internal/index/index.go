@@ -661,6 +661,35 @@ func (ix *Index) RareTerms(ctx context.Context, terms []string, n int) ([]string
 	return out, nil
 }
 
+// Mentions returns the notes (other than path) whose text contains name as
+// a phrase, best first, at most limit.
+func (ix *Index) Mentions(ctx context.Context, name, path string, limit int) ([]string, error) {
+	terms := Terms(name)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	phrase := `"` + strings.ReplaceAll(strings.Join(terms, " "), `"`, `""`) + `"`
+	rows, err := ix.db.QueryContext(ctx, `SELECT cr.path FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid
+		WHERE chunks MATCH ? AND cr.path<>? ORDER BY bm25(chunks) LIMIT ?`, "body : "+phrase, path, limit*3)
+	if err != nil {
+		return nil, fmt.Errorf("index: mentions of %q: %w", name, err)
+	}
+	defer rows.Close()
+	var out []string
+	seen := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("index: mentions of %q: %w", name, err)
+		}
+		if !seen[p] && len(out) < limit {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out, rows.Err()
+}
+
 // BrokenLinks counts links (outside raw/, facts' plain values aside) whose
 // target names no note.
 func (ix *Index) BrokenLinks(ctx context.Context) (int, error) {
