@@ -69,6 +69,7 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
+		s.wg.Wait()
 		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("mcp: http: %w", err)
 		}

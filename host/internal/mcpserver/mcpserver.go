@@ -71,8 +71,10 @@ type Server struct {
 	digest string
 	// versions is the protocol versions the server lists, newest first.
 	versions []string
-	// sessions maps *mcp.ServerSession to *sessionInfo.
+	// sessions maps *mcp.ServerSession to *sessionInfo; wg waits for the
+	// goroutines that forget ended sessions.
 	sessions sync.Map
+	wg       sync.WaitGroup
 }
 
 // Instructions are the server instructions every client receives.
@@ -124,7 +126,9 @@ func (s *Server) Versions() []string { return slices.Clone(s.versions) }
 // Run serves one session on t until the client goes away or ctx ends. A
 // clean end of input is not an error.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	if err := s.mcp.Run(ctx, t); err != nil && ctx.Err() == nil {
+	err := s.mcp.Run(ctx, t)
+	s.wg.Wait()
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: serve: %w", err)
 	}
 	return nil

@@ -63,6 +63,14 @@ func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method 
 		// A second initialize is a client error; the SDK says so.
 		return next(ctx, method, req)
 	}
+	// Forget the session when it ends (over stateless HTTP every request
+	// is a session of its own).
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		_ = ss.Wait()
+		s.sessions.Delete(ss)
+	}()
 	if ss.InitializeParams() != nil {
 		// go-sdk v1.8.0 records server/discover (and any modern call) as
 		// the session's initialization, then refuses initialize as a
