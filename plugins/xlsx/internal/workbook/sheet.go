@@ -133,7 +133,7 @@ type sheetParser struct {
 
 	minDataRow, maxDataRow, minDataCol, maxDataCol int
 
-	dates map[dateKey]Value
+	dates *[dateSlots]dateSlot
 
 	// the cell being read
 	inCell          bool
@@ -361,9 +361,12 @@ func (p *sheetParser) cell() error {
 	return nil
 }
 
-type dateKey struct {
-	serial  float64
-	elapsed bool
+const dateSlots = 8192
+
+type dateSlot struct {
+	used, elapsed bool
+	serial        int64
+	v             Value
 }
 
 func (p *sheetParser) value(t string) Value {
@@ -383,17 +386,17 @@ func (p *sheetParser) value(t string) Value {
 			if v.Kind != KindInt {
 				return serialToValue(f, p.w.Date1904, elapsed)
 			}
-			// Columns of whole dates repeat: remember recent ones.
-			key := dateKey{f, elapsed}
-			if d, ok := p.dates[key]; ok {
-				return d
+			// Columns of whole dates repeat: a direct-mapped cache by
+			// serial (neighbouring days land in different slots).
+			if p.dates == nil {
+				p.dates = new([dateSlots]dateSlot)
 			}
-			d := serialToValue(f, p.w.Date1904, elapsed)
-			if p.dates == nil || len(p.dates) >= 4096 {
-				p.dates = make(map[dateKey]Value, 256)
+			slot := &p.dates[uint64(v.Int)%dateSlots]
+			if !slot.used || slot.serial != v.Int || slot.elapsed != elapsed {
+				*slot = dateSlot{used: true, serial: v.Int, elapsed: elapsed,
+					v: serialToValue(f, p.w.Date1904, elapsed)}
 			}
-			p.dates[key] = d
-			return d
+			return slot.v
 		}
 		return v
 	case "s":
@@ -415,6 +418,44 @@ func (p *sheetParser) value(t string) Value {
 	default:
 		return Value{Kind: KindString, Str: string(raw)}
 	}
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// fastDecimal reads a plain decimal ("-123.45") of at most 15 digits
+// exactly as strconv.ParseFloat would: the digits and the power of ten are
+// both exact in a float64, so one division rounds correctly (Clinger's
+// fast path). Anything else is left to strconv.
+func fastDecimal(b []byte) (float64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // parseIndex reads a non-negative decimal index, spaces around allowed.
@@ -445,6 +486,9 @@ func castNumber(b []byte) Value {
 		}
 	}
 	if isFloat {
+		if f, ok := fastDecimal(t); ok {
+			return Value{Kind: KindFloat, Num: f}
+		}
 		f, err := strconv.ParseFloat(string(t), 64)
 		if err != nil {
 			return Value{Kind: KindString, Str: string(b)}

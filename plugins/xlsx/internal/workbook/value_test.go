@@ -3,6 +3,7 @@ package workbook
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -130,4 +131,33 @@ func TestUnescapeOOXML(t *testing.T) {
 			t.Errorf("unescapeOOXML(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+func TestFastDecimalMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"0.1", "1.0", "-0.0", "123456.789", "0.000123", "999999999999999.", ".5", "-3.25",
+		"12.618328720000001", "40982.56313888889", "1.5e3", "1e400", "0.30000000000000004", "+7.5", "1..2", "."} {
+		want, werr := strconv.ParseFloat(s, 64)
+		got, ok := fastDecimal([]byte(s))
+		if ok && (werr != nil || math.Float64bits(got) != math.Float64bits(want)) {
+			t.Errorf("fastDecimal(%q) = %v, strconv %v (%v)", s, got, want, werr)
+		}
+		v := castNumber([]byte(s))
+		if werr == nil && (v.Kind != KindFloat || math.Float64bits(v.Num) != math.Float64bits(want)) {
+			t.Errorf("castNumber(%q) = %+v, want float %v", s, v, want)
+		}
+	}
+}
+
+func FuzzFastDecimal(f *testing.F) {
+	f.Add("123.456")
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := fastDecimal([]byte(s))
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("fastDecimal(%q) = %v, strconv %v %v", s, got, want, err)
+		}
+	})
 }
