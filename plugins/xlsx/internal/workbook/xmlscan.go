@@ -279,18 +279,20 @@ func (s *scanner) parseStart(b []byte) error {
 		if i >= len(b) {
 			return nil
 		}
-		st := i
-		for i < len(b) && b[i] != '=' && !isSpace(b[i]) {
-			i++
+		eq := bytes.IndexByte(b[i:], '=')
+		if eq < 0 {
+			return fmt.Errorf("xml: attribute %q without a value", b[i:])
 		}
-		name := b[st:i]
-		for i < len(b) && isSpace(b[i]) {
-			i++
+		name := b[i : i+eq]
+		for len(name) > 0 && isSpace(name[len(name)-1]) {
+			name = name[:len(name)-1]
 		}
-		if i >= len(b) || b[i] != '=' {
-			return fmt.Errorf("xml: attribute %q without a value", name)
+		for _, c := range name {
+			if isSpace(c) {
+				return fmt.Errorf("xml: attribute %q without a value", name)
+			}
 		}
-		i++
+		i += eq + 1
 		for i < len(b) && isSpace(b[i]) {
 			i++
 		}
@@ -299,15 +301,12 @@ func (s *scanner) parseStart(b []byte) error {
 		}
 		q := b[i]
 		i++
-		vs := i
-		for i < len(b) && b[i] != q {
-			i++
-		}
-		if i >= len(b) {
+		end := bytes.IndexByte(b[i:], q)
+		if end < 0 {
 			return fmt.Errorf("xml: attribute %q value not closed", name)
 		}
-		s.attrs = append(s.attrs, attr{name: localName(name), val: b[vs:i]})
-		i++
+		s.attrs = append(s.attrs, attr{name: localName(name), val: b[i : i+end]})
+		i += end + 1
 	}
 }
 
