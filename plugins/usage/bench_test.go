@@ -103,6 +103,9 @@ func TestBenchResident(t *testing.T) {
 		appended += n
 	}
 	f.Close()
+	// The next call comes after the watcher has seen the write, as an
+	// agent's next call would.
+	time.Sleep(300 * time.Millisecond)
 	app, appBytes := measure("after +1 MB")
 	out := map[string]any{
 		"cold_cpu_s": cold.Seconds(), "cold_bytes_read": coldBytes,

@@ -174,7 +174,8 @@ func (s *service) zone(tz string) (*time.Location, string, error) {
 		tz = s.env("TZ")
 	}
 	if tz == "" {
-		return time.Local, time.Local.String(), nil
+		abbr, _ := s.now().Zone()
+		return time.Local, "local (" + abbr + ")", nil
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {

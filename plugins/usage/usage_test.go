@@ -445,3 +445,56 @@ func TestWatched(t *testing.T) {
 		t.Errorf("unchanged warm call: got %+v, want watching, nothing parsed or read", st.Cache)
 	}
 }
+
+// TestSavings: the savings report finds the generator's retried edits and
+// one-shot turns, and the headline carries tasks and a one-shot rate.
+func TestSavings(t *testing.T) {
+	exp, env := generated(t, usagegen.Config{Seed: 17, Days: 4, ContentBytes: 100, CodexSessionsPerDay: -1})
+	s := newTestService(t, env)
+	_, b := call(t, s, "get-savings", map[string]any{"period": "last_30_days", "timezone": "UTC"})
+	var sv struct {
+		CostUSD  float64 `json:"cost_usd"`
+		Findings []struct {
+			Title     string  `json:"title"`
+			ImpactUSD float64 `json:"impact_usd"`
+		} `json:"findings"`
+		RetryTax struct {
+			TotalUSD float64 `json:"total_usd"`
+			Retries  int     `json:"retries"`
+		} `json:"retry_tax"`
+		OneShot []struct {
+			Model      string  `json:"model"`
+			EditTurns  int     `json:"edit_turns"`
+			OneShotPct float64 `json:"one_shot_pct"`
+		} `json:"one_shot_by_model"`
+	}
+	if err := json.Unmarshal(b, &sv); err != nil {
+		t.Fatal(err)
+	}
+	if !sameCost(sv.CostUSD, exp.Claude.Total.CostUSD) {
+		t.Errorf("got cost $%.6f, want $%.6f", sv.CostUSD, exp.Claude.Total.CostUSD)
+	}
+	if sv.RetryTax.Retries == 0 || sv.RetryTax.TotalUSD <= 0 {
+		t.Errorf("got retry tax %+v, want retries found", sv.RetryTax)
+	}
+	for i := 1; i < len(sv.Findings); i++ {
+		if sv.Findings[i].ImpactUSD > sv.Findings[i-1].ImpactUSD {
+			t.Errorf("findings not ranked by impact: %+v", sv.Findings)
+		}
+	}
+	if len(sv.OneShot) == 0 {
+		t.Fatal("no one-shot rates")
+	}
+	for _, m := range sv.OneShot {
+		if m.EditTurns == 0 || m.OneShotPct <= 0 || m.OneShotPct >= 100 && m.EditTurns > 5 {
+			t.Errorf("implausible one-shot record %+v (the generator retries about a third of edit turns)", m)
+		}
+	}
+	res, u := usageOf(t, s, map[string]any{"period": "last_30_days", "timezone": "UTC"})
+	if !strings.Contains(res.Markdown, "| Task |") || !strings.Contains(res.Markdown, "one-shot") {
+		t.Errorf("headline lacks tasks or one-shot rate:\n%s", res.Markdown)
+	}
+	if u.Totals.Calls != exp.Claude.Total.Calls {
+		t.Errorf("got %d calls, want %d", u.Totals.Calls, exp.Claude.Total.Calls)
+	}
+}
