@@ -63,3 +63,6 @@ for k in openpyxl describe search read-sheet; do
 	printf '%-34s %8s %8s %9s %11s %11s\n' "$name" "${CPU[$k]}" "${WALL[$k]}" "${RSS[$k]}" "$cr" "$rr"
 done
 echo "CPU ratio: openpyxl CPU / ours (higher is faster). RSS ratio: ours / openpyxl (lower is leaner)."
+
+# And the values agree: random workbooks written and read by openpyxl, read by the plugin.
+/usr/bin/python3 tests/bench/xlsx/differential.py "$work/xlsx" 3 2>/dev/null
