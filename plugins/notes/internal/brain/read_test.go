@@ -14,6 +14,7 @@ func seedBrain(e *env) {
 	e.ok("remember", map[string]any{"type": "preference", "title": "Respostas em português", "content": "Responda em português do Brasil. Mantenha termos técnicos no original."})
 	e.ok("remember", map[string]any{"type": "gotcha", "scope": "project:atlas", "content": "O consumidor do Atlas precisa de idempotência: o SQS entrega mensagens repetidas."})
 	e.ok("remember", map[string]any{"type": "concept", "title": "Очередь сообщений", "content": "Очередь сообщений хранит задачи до обработки."})
+	e.ok("remember", map[string]any{"type": "gotcha", "title": "東京サーバー", "content": "東京のサーバーは毎晩再起動します。"})
 }
 
 func TestSearch(t *testing.T) {
@@ -30,7 +31,8 @@ func TestSearch(t *testing.T) {
 		{"and", map[string]any{"query": "respostas português"}, "and", []string{"memory/preferences/respostas-em-portugues.md"}, nil},
 		{"diacritics folded", map[string]any{"query": "portugues"}, "and", []string{"memory/preferences/respostas-em-portugues.md"}, nil},
 		{"or fallback", map[string]any{"query": "português zebra"}, "or", []string{"memory/preferences/respostas-em-portugues.md"}, nil},
-		{"cyrillic", map[string]any{"query": "очередь"}, "and", []string{"wiki/concepts/очередь-сообщении.md"}, nil},
+		{"cyrillic", map[string]any{"query": "очередь"}, "and", []string{"wiki/concepts/очередь-сообщений.md"}, nil},
+		{"japanese", map[string]any{"query": "再起動"}, "and", []string{"memory/gotchas/東京サーバー.md"}, nil},
 		{"alias", map[string]any{"query": "simple queue service"}, "and", []string{"wiki/entities/SQS.md"}, nil},
 		{"types", map[string]any{"query": "idempotência", "types": []string{"gotcha"}}, "and", nil, []string{"wiki/concepts/Idempotência.md"}},
 		{"scope global excludes project", map[string]any{"query": "faturamento", "scope": "global"}, "none", nil, []string{"wiki/entities/Projeto Atlas.md"}},
@@ -228,7 +230,7 @@ func TestRecallAndHandoff(t *testing.T) {
 	if rules := paths(list(rc, "rules")); len(rules) != 1 || rules[0] != "memory/rules/nunca-commitar-segredos.md" {
 		t.Fatalf("rules %v: want only the human one", rules)
 	}
-	if rc["handoff"] != nil || len(list(rc, "preferences")) != 1 || len(list(rc, "gotchas")) != 1 {
+	if rc["handoff"] != nil || len(list(rc, "preferences")) != 1 || len(list(rc, "gotchas")) != 2 {
 		t.Fatalf("recall: %v", rc)
 	}
 	h1 := e.ok("handoff-save", map[string]any{"session-handle": sess, "scope": "project:atlas", "done": []string{"Migrei o consumidor", "# not a heading"}, "next": []string{"Medir a latência"}, "gotchas": []string{"---"}})

@@ -23,7 +23,7 @@ import (
 
 // SchemaVersion changes whenever the tables change; an index of another
 // version is rebuilt.
-const SchemaVersion = "6"
+const SchemaVersion = "7"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,7 +48,7 @@ CREATE INDEX IF NOT EXISTS links_key ON links(key);
 CREATE TABLE IF NOT EXISTS chunk_rows(id INTEGER PRIMARY KEY, path TEXT NOT NULL, heading TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunk_rows_path ON chunk_rows(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(path UNINDEXED, heading UNINDEXED,
-  title, aliases, body, tokenize='unicode61 remove_diacritics 2');
+  title, aliases, body, cjk, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks, 'row');
 `
 
@@ -304,8 +304,8 @@ func (b *Batch) PutPrepared(ctx context.Context, p *Prepared) error {
 	}
 	aliases := strings.Join(fm.Aliases, " ")
 	for _, c := range p.chunks {
-		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body) VALUES(?,?,?,?,?)`,
-			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text)
+		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body, cjk) VALUES(?,?,?,?,?,?)`,
+			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text, CJKSpaced(n.Title()+" "+aliases+" "+c.Text))
 		if err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}
@@ -518,10 +518,52 @@ func Terms(q string) []string {
 	return out
 }
 
+// isCJK reports whether r is written without spaces between words (Han,
+// kana, Hangul); the unicode61 tokenizer would keep a whole run as one
+// token, so such text is also indexed one character per token.
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// cjkBreak separates runs of CJK text in the cjk column, so a phrase never
+// matches across two runs.
+const cjkBreak = " zzcjkbreak "
+
+// CJKSpaced returns the CJK characters of s one per token, runs separated;
+// it is "" for text without any.
+func CJKSpaced(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		if isCJK(r) {
+			b.WriteRune(r)
+			b.WriteByte(' ')
+			in = true
+		} else if in {
+			b.WriteString(cjkBreak)
+			in = false
+		}
+	}
+	return b.String()
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
 func ftsQuery(terms []string, op string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+		spaced := strings.TrimSpace(strings.ReplaceAll(CJKSpaced(t), cjkBreak, " "))
+		if spaced == "" {
+			q[i] = quote(t)
+			continue
+		}
+		// A CJK term is a phrase of its characters in the cjk column; any
+		// other letters in it are a term of their own.
+		parts := []string{"cjk : " + quote(spaced)}
+		for _, other := range strings.FieldsFunc(t, isCJK) {
+			parts = append(parts, quote(other))
+		}
+		q[i] = "(" + strings.Join(parts, " AND ") + ")"
 	}
 	return strings.Join(q, " "+op+" ")
 }
@@ -557,7 +599,7 @@ func (ix *Index) search(ctx context.Context, match string, f Filter, limit int) 
 	// heading come from chunk_rows); stage 2 makes snippets for the few
 	// chunks kept.
 	args := []any{match}
-	q := `SELECT cr.id, cr.heading, bm25(chunks, 0, 0, 5.0, 3.0, 1.0) AS r, ` + rowCols + `
+	q := `SELECT cr.id, cr.heading, bm25(chunks, 0, 0, 5.0, 3.0, 1.0, 1.0) AS r, ` + rowCols + `
 		FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid JOIN notes n ON n.path=cr.path
 		WHERE chunks MATCH ? AND ` + f.where(&args) + ` ORDER BY r LIMIT ?`
 	args = append(args, limit*4+8)

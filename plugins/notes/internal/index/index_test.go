@@ -23,6 +23,7 @@ func TestSearchAndThenOr(t *testing.T) {
 		"a.md": "---\ntype: concept\ntitle: Filas\n---\n\nSQS e Kafka são filas.\n",
 		"b.md": "---\ntype: concept\ntitle: Kafka\n---\n\nKafka particiona tópicos.\n",
 		"c.md": "---\ntype: concept\ntitle: Old\nvalid_until: 2020-01-01\n---\n\nSQS antigo.\n",
+		"d.md": "---\ntype: concept\ntitle: 日本語のメモ\n---\n\n東京のサーバーは毎晩再起動します。한국어 문장도 있습니다.\n",
 	} {
 		if err := b.Put(ctx, note.Parse(path, []byte(raw))); err != nil {
 			t.Fatal(err)
@@ -40,6 +41,12 @@ func TestSearchAndThenOr(t *testing.T) {
 		{"TOPICOS", "and", 1},
 		{"nada", "none", 0},
 		{"!!!", "none", 0},
+		{"東京", "and", 1},
+		{"再起動", "and", 1},
+		{"京の", "and", 1},
+		{"大阪", "none", 0},
+		{"문장도", "and", 1},
+		{"メモ sqs", "or", 2},
 	}
 	for _, tt := range tests {
 		hits, mode, _, err := ix.Search(ctx, tt.q, Filter{AsOf: "2026-01-01"}, 10)

@@ -279,32 +279,37 @@ func (f *Frontmatter) Validate() []string {
 	return out
 }
 
-// Slug makes a file-name-safe lowercase ASCII slug of s, at most max bytes.
+// Slug makes a file-name-safe lowercase slug of s, at most max bytes:
+// accents on Latin letters are dropped ("português" → "portugues"), other
+// scripts are kept as written.
 func Slug(s string, max int) string {
 	s = norm.NFD.String(strings.ToLower(s))
 	var b strings.Builder
 	dash := false
+	var base rune
 	for _, r := range s {
-		switch {
-		case unicode.Is(unicode.Mn, r):
-			continue
-		case r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			b.WriteRune(r)
-			dash = false
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-			dash = false
-		default:
-			if !dash && b.Len() > 0 {
-				b.WriteByte('-')
-				dash = true
+		if unicode.Is(unicode.Mn, r) {
+			if base >= 128 && b.Len() > 0 {
+				b.WriteRune(r)
 			}
+			continue
 		}
+		base = r
 		if b.Len() >= max {
 			break
 		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
 	}
-	out := strings.Trim(b.String(), "-")
+	out := strings.Trim(norm.NFC.String(b.String()), "-")
+	if len(out) > max {
+		out = strings.TrimRight(strings.ToValidUTF8(out[:max], ""), "-")
+	}
 	if out == "" {
 		out = "note"
 	}
