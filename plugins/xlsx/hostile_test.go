@@ -374,3 +374,48 @@ func TestDumpSaveIsSafe(t *testing.T) {
 		t.Errorf("the dangling symlink was followed")
 	}
 }
+
+func TestPackageQuirks(t *testing.T) {
+	dir := allowDir(t)
+	sheet := sheetHead + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>ok</t></is></c></row></sheetData></worksheet>`
+	parts := minimalParts(sheet)
+	tests := []struct {
+		name string
+		edit func(parts [][2]string) [][2]string
+	}{
+		{"declared windows-1252", func(p [][2]string) [][2]string {
+			p[2][1] = strings.Replace(p[2][1], `<?xml version="1.0"?>`, `<?xml version="1.0" encoding="windows-1252"?>`, 1)
+			return p
+		}},
+		{"byte order marks", func(p [][2]string) [][2]string {
+			p[2][1] = "\ufeff" + p[2][1]
+			p[4][1] = "\ufeff" + p[4][1]
+			return p
+		}},
+		{"escaped target and odd case", func(p [][2]string) [][2]string {
+			p[3][1] = strings.Replace(p[3][1], "worksheets/sheet1.xml", "Worksheets/My%20Sheet.xml", 1)
+			p[4][0] = "xl/worksheets/my sheet.xml"
+			return p
+		}},
+		{"absolute target", func(p [][2]string) [][2]string {
+			p[3][1] = strings.Replace(p[3][1], `Target="worksheets/sheet1.xml"`, `Target="/xl/worksheets/sheet1.xml"`, 1)
+			return p
+		}},
+		{"no package rels", func(p [][2]string) [][2]string { return append(p[:1], p[2:]...) }},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, fmt.Sprintf("quirk%d.xlsx", i))
+			cp := make([][2]string, len(parts))
+			copy(cp, parts)
+			writeZip(t, p, tc.edit(cp))
+			out, e := call(t, "read-sheet", map[string]any{"path": p})
+			if e != nil {
+				t.Fatal(e)
+			}
+			if got := toJSON(out["rows"]); got != `[["ok"]]` {
+				t.Errorf("rows = %s", got)
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -165,11 +166,21 @@ func (w *Workbook) Sheet(name string) (*Sheet, bool) {
 	return nil, false
 }
 
+// part finds a part by name: exactly, ignoring case, or with a
+// relationship target's %-escapes decoded.
 func (w *Workbook) part(name string) *zip.File {
 	if zf := w.parts[name]; zf != nil {
 		return zf
 	}
-	return w.folded[strings.ToLower(name)]
+	if zf := w.folded[strings.ToLower(name)]; zf != nil {
+		return zf
+	}
+	if strings.Contains(name, "%") {
+		if u, err := url.PathUnescape(name); err == nil && u != name {
+			return w.part(u)
+		}
+	}
+	return nil
 }
 
 // openPart opens a part for reading; archive/zip refuses data longer than
@@ -248,8 +259,7 @@ func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) e
 		return err
 	}
 	defer rc.Close()
-	d := xml.NewDecoder(rc)
-	d.Strict = false
+	d := newDecoder(rc)
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
@@ -264,6 +274,16 @@ func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) e
 			}
 		}
 	}
+}
+
+// newDecoder returns a lenient decoder for the small parts: a declared
+// encoding other than UTF-8 is read as UTF-8 (writers that declare one
+// still write ASCII names and attributes).
+func newDecoder(r io.Reader) *xml.Decoder {
+	d := xml.NewDecoder(r)
+	d.Strict = false
+	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
+	return d
 }
 
 func (w *Workbook) readStructure() error {
@@ -366,8 +386,7 @@ func (w *Workbook) readStyles(name string) error {
 		return err
 	}
 	defer rc.Close()
-	d := xml.NewDecoder(rc)
-	d.Strict = false
+	d := newDecoder(rc)
 	for {
 		tok, err := d.Token()
 		if errors.Is(err, io.EOF) {
