@@ -231,3 +231,20 @@ func TestForgedFrontmatterAndBOMRefused(t *testing.T) {
 		t.Fatalf("owned fields were written:\n%s", text)
 	}
 }
+
+func TestWriteLeavesOthersStagedWorkAlone(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.brain()
+	if err := writeFileT(filepath.Join(e.root, "wiki/concepts/Draft.md"), "a person's draft\n"); err != nil {
+		t.Fatal(err)
+	}
+	e.git("add", "wiki/concepts/Draft.md")
+	m := e.ok("remember", map[string]any{"type": "gotcha", "content": "Staged drafts of a person stay out of the agent's commit"})
+	if files := e.git("show", "--name-only", "--format=", str(m, "commit")); strings.Contains(files, "Draft.md") {
+		t.Fatalf("the agent's commit took the person's staged file:\n%s", files)
+	}
+	if st := e.git("status", "--porcelain"); !strings.Contains(st, "A  wiki/concepts/Draft.md") {
+		t.Fatalf("the draft is no longer staged:\n%s", st)
+	}
+}

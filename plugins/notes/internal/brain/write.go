@@ -208,7 +208,8 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
 		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved,
 	})
-	if _, err := g.run(ctx, "commit", "-q", "-m", msg, "--"); err != nil {
+	// Only these paths: whatever else a person staged stays staged.
+	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {
 		restore()
 		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
