@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,6 +103,16 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 				return
 			}
 			if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+				if req, ok := msg.(*jsonrpc.Request); ok {
+					if data := unsupportedVersion(req, s.versions); data != nil {
+						b, _ := json.Marshal(wireResponse{JSONRPC: "2.0", ID: req.ID.Raw(),
+							Error: wireError{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}})
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusBadRequest)
+						_, _ = w.Write(b)
+						return
+					}
+				}
 				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" {
 					req.Params = withMeta(req.Params, requestIDMetaKey, fmt.Sprint(req.ID.Raw()))
 					if b, err := jsonrpc.EncodeMessage(req); err == nil {

@@ -14,20 +14,27 @@ func TestHTTPChecks(t *testing.T) {
 	srv := httptest.NewServer(newTestServer(t, nil).HTTPHandler("secret"))
 	defer srv.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`
+	modern := `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	tests := []struct {
 		name   string
 		header map[string]string
 		want   int
+		body   string
 	}{
-		{"no token", nil, http.StatusUnauthorized},
-		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
-		{"foreign origin", map[string]string{"Authorization": "Bearer secret", "Origin": "https://evil.example"}, http.StatusForbidden},
-		{"loopback origin", map[string]string{"Authorization": "Bearer secret", "Origin": "http://localhost:3000"}, http.StatusOK},
-		{"no origin", map[string]string{"Authorization": "Bearer secret"}, http.StatusOK},
+		{"no token", nil, http.StatusUnauthorized, ""},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized, ""},
+		{"foreign origin", map[string]string{"Authorization": "Bearer secret", "Origin": "https://evil.example"}, http.StatusForbidden, ""},
+		{"loopback origin", map[string]string{"Authorization": "Bearer secret", "Origin": "http://localhost:3000"}, http.StatusOK, ""},
+		{"no origin", map[string]string{"Authorization": "Bearer secret"}, http.StatusOK, ""},
+		{"unlisted modern version", map[string]string{"Authorization": "Bearer secret"}, http.StatusBadRequest, modern},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+			b := body
+			if tt.body != "" {
+				b = tt.body
+			}
+			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(b))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			for k, v := range tt.header {

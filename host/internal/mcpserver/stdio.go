@@ -181,22 +181,38 @@ func (c *stdioConn) check(line []byte, tooLong bool) jsonrpc.Message {
 	if !ok || !req.IsCall() {
 		return msg
 	}
-	var params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	_ = json.Unmarshal(req.Params, &params)
-	if rawVersion, ok := params.Meta[mcp.MetaKeyProtocolVersion]; ok {
-		var v string
-		if json.Unmarshal(rawVersion, &v) != nil || !slices.Contains(c.versions, v) {
-			data, _ := json.Marshal(map[string]any{"supported": c.versions, "requested": json.RawMessage(rawVersion)})
-			c.writeError(req.ID.Raw(), CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
-			return nil
-		}
+	if data := unsupportedVersion(req, c.versions); data != nil {
+		c.writeError(req.ID.Raw(), CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
+		return nil
 	}
 	if req.Method == "tools/call" {
 		req.Params = withMeta(req.Params, requestIDMetaKey, fmt.Sprint(req.ID.Raw()))
 	}
 	return req
+}
+
+// unsupportedVersion returns the -32022 error data {supported, requested}
+// when a call's _meta names a protocol version that is not in versions (the
+// SDK only checks versions from 2026-07-28 on and treats older ones as a
+// legacy request), else nil.
+func unsupportedVersion(req *jsonrpc.Request, versions []string) json.RawMessage {
+	if !req.IsCall() {
+		return nil
+	}
+	var params struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &params)
+	rawVersion, ok := params.Meta[mcp.MetaKeyProtocolVersion]
+	if !ok {
+		return nil
+	}
+	var v string
+	if json.Unmarshal(rawVersion, &v) == nil && slices.Contains(versions, v) {
+		return nil
+	}
+	data, _ := json.Marshal(map[string]any{"supported": versions, "requested": rawVersion})
+	return data
 }
 
 // rawID is the "id" of a line that failed to decode as a message, when it
