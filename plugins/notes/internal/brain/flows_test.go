@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -463,4 +464,28 @@ func TestControlAndRawFilesNeedConfirmation(t *testing.T) {
 	bad["confirm-token"] = str(first, "confirm_token")
 	e.fails(CodeInvalidNote, "write-page", bad)
 	e.clean()
+}
+
+func TestUndoRespectsLocalChanges(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	a := e.ok("remember", map[string]any{"type": "gotcha", "content": "Undo keeps a person's unrelated local edits intact"})
+	b := e.ok("remember", map[string]any{"type": "gotcha", "content": "Undo refuses to overwrite uncommitted edits of the same note"})
+	// An unrelated uncommitted edit survives an undo.
+	if err := writeFileT(filepath.Join(e.root, "wiki/concepts/Local.md"), "local edit\n"); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("undo", map[string]any{"op": str(a, "op")})
+	if got := e.file("wiki/concepts/Local.md"); got != "local edit\n" {
+		t.Fatalf("local edit lost: %q", got)
+	}
+	// An uncommitted edit of a note the undo would change: conflict, nothing changed.
+	if err := writeFileT(filepath.Join(e.root, filepath.FromSlash(str(b, "path"))), "edited by hand\n"); err != nil {
+		t.Fatal(err)
+	}
+	head := e.head()
+	e.fails(CodeConflict, "undo", map[string]any{"op": str(b, "op")})
+	if e.head() != head || e.file(str(b, "path")) != "edited by hand\n" {
+		t.Fatal("the refused undo changed something")
+	}
 }

@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -159,13 +160,47 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	if now, err := g.head(ctx); err != nil || now != head {
 		return nil, fail(CodeConflict, "Call undo again.", "the brain changed while the undo was prepared; nothing was changed")
 	}
+	// The paths the reverted commits touched: they must have no uncommitted
+	// changes, and the undo commits only them.
+	touched := map[string]bool{}
+	for _, t := range targets {
+		out, err := g.run(ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-z", t.Commit)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+		}
+		for _, p := range strings.Split(out, "\x00") {
+			if p != "" {
+				touched[p] = true
+			}
+		}
+	}
+	var paths []string
+	for p := range touched {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if len(paths) > 0 {
+		st, err := g.run(ctx, append([]string{"status", "--porcelain", "--"}, paths...)...)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+		}
+		if strings.TrimSpace(st) != "" {
+			return nil, fail(CodeConflict, "Commit or discard the uncommitted changes to those notes first.",
+				"notes the undo would change have uncommitted changes; nothing was changed")
+		}
+	}
+	abort := func() {
+		bg := context.WithoutCancel(ctx)
+		_, _ = g.run(bg, "revert", "--abort")
+		// --merge resets what the revert touched and keeps unrelated local changes.
+		_, _ = g.run(bg, "reset", "-q", "--merge", head)
+	}
 	args := []string{"revert", "--no-commit", "--no-edit"}
 	for _, t := range targets {
 		args = append(args, t.Commit)
 	}
 	if _, err := g.run(ctx, args...); err != nil {
-		_, _ = g.run(context.WithoutCancel(ctx), "revert", "--abort")
-		_, _ = g.run(context.WithoutCancel(ctx), "reset", "-q", "--hard", head)
+		abort()
 		return nil, fail(CodeConflict, "Later operations changed the same lines; undo those first (or the whole session), then this one.",
 			"the undo does not apply without conflict; nothing was changed")
 	}
@@ -175,9 +210,8 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	}
 	msg := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
 		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops})
-	if _, err := g.run(ctx, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
-		_, _ = g.run(context.WithoutCancel(ctx), "revert", "--abort")
-		_, _ = g.run(context.WithoutCancel(ctx), "reset", "-q", "--hard", head)
+	if _, err := g.run(ctx, append([]string{"commit", "-q", "--allow-empty", "-m", msg, "--"}, paths...)...); err != nil {
+		abort()
 		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
 	newHead, err := g.head(ctx)
