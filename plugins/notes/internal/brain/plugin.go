@@ -118,9 +118,22 @@ func toSDK(err error) error {
 
 type noArgs struct{}
 
+// Warm opens the brain and brings its index up to date, so the first call
+// after the host launches the plugin does not pay for a rebuild.
+func (s *Service) Warm(ctx context.Context) {
+	b, _, err := s.Brain(ctx)
+	if err != nil {
+		sdk.Logger().Warn("notes: warm", "err", err)
+		return
+	}
+	if err := b.fresh(ctx); err != nil {
+		sdk.Logger().Warn("notes: warm the index", "err", err)
+	}
+}
+
 // Plugin returns the notes actions.
 func (s *Service) Plugin() sdk.Plugin {
-	return sdk.Plugin{Actions: map[string]sdk.Handler{
+	return sdk.Plugin{Start: s.Warm, Actions: map[string]sdk.Handler{
 		"recall":       handle(s, (*Brain).Recall),
 		"search":       handle(s, (*Brain).Search),
 		"read":         handle(s, (*Brain).Read),
