@@ -324,7 +324,10 @@ func assistantFast(line []byte) (f claudeFields, ok bool) {
 	// Tail: the last usage object must close the message, and the rest of
 	// the line must be the top-level object's last fields.
 	u := bytes.LastIndex(line, needleUsage)
-	if u < contentAt {
+	if u <= contentAt {
+		return f, false
+	}
+	if p := bytes.TrimRight(line[contentAt:u], " \t\r\n"); len(p) == 0 || p[len(p)-1] != ',' {
 		return f, false
 	}
 	us := u + len(needleUsage) - 1
@@ -478,7 +481,7 @@ func assistantFull(line []byte) (claudeFields, bool) {
 			})
 		}
 	})
-	if d.Err != nil {
+	if d.Err != nil || skipSpace(line, d.I) != len(line) {
 		return claudeFields{}, false
 	}
 	return claudeFields{typ: typ, ts: ts, reqID: reqID, msgID: msgID, model: model, cwdRaw: cwdRaw, usage: usage, steps: stepList}, true

@@ -1,0 +1,101 @@
+package source
+
+import (
+	"bytes"
+	"testing"
+)
+
+var claudeSeeds = []string{
+	`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/u/p","sessionId":"s","version":"2.0.14","gitBranch":"main","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[{"type":"text","text":"a \"quoted\" usage\":{ word"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":6},"output_tokens":7,"service_tier":"standard"}},"requestId":"req_1","type":"assistant","uuid":"u1","timestamp":"2026-06-01T10:00:00.000Z"}`,
+	`{"parentUuid":"x","isSidechain":true,"cwd":"/p","sessionId":"s","message":{"id":"msg_2","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{"file_path":"/p/a.go","old_string":"{\"usage\":{}}","new_string":"x"}}],"usage":{"input_tokens":1,"output_tokens":2}},"requestId":"req_2","type":"assistant","uuid":"u2","timestamp":"2026-06-01T10:00:01.000Z"}`,
+	`{"type":"assistant","timestamp":"2026-06-01T10:00:01.000Z","message":{"model":"claude-haiku-4-5","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":"usage first"}],"id":"m"},"requestId":"r"}`,
+	`{"cwd":"/p","message":{"id":"m","role":"assistant","model":"x","content":[],"usage":{"input_tokens":1}},"requestId":"r","type":"assistant","timestamp":"2026-06-01T10:00:01.000Z","costUSD":0.5}`,
+	`{"cwd":"/p","message":{"id":"m","role":"assistant","model":"x","content":[],"usage":{"input_tokens":1`,
+}
+
+// FuzzAssistantFast: whenever both readers accept a line, the head-and-tail
+// reader reads exactly what the full decoder reads. (The fast reader does
+// not validate the content it skips, so a line malformed only inside its
+// content may pass it; truncated lines, the malformation logs have, never
+// do: TestTruncatedLines.)
+func FuzzAssistantFast(f *testing.F) {
+	for _, s := range claudeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		fast, ok := assistantFast([]byte(line))
+		if !ok {
+			return
+		}
+		full, ok := assistantFull([]byte(line))
+		if !ok {
+			return
+		}
+		eq := func(a, b []byte) bool { return bytes.Equal(a, b) }
+		if !eq(fast.typ, full.typ) || !eq(fast.ts, full.ts) || !eq(fast.reqID, full.reqID) || !eq(fast.msgID, full.msgID) ||
+			!eq(fast.model, full.model) || !eq(fast.cwdRaw, full.cwdRaw) || !eq(fast.usage, full.usage) {
+			t.Fatalf("fast %+v, full %+v for %q", fast, full, line)
+		}
+	})
+}
+
+func TestAssistantLayouts(t *testing.T) {
+	tests := []struct {
+		name     string
+		line     string
+		fastOK   bool
+		wantIn   uint32
+		wantStep StepKind
+	}{
+		{"claude code layout", claudeSeeds[0], true, 3, 0},
+		{"tool use with a usage-like input", claudeSeeds[1], true, 1, StepEdit},
+		{"usage before content", claudeSeeds[2], false, 1, 0},
+		{"legacy costUSD", claudeSeeds[3], true, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ok := assistantFast([]byte(tt.line))
+			if ok != tt.fastOK {
+				t.Errorf("fast path: got %v, want %v", ok, tt.fastOK)
+			}
+			st := &FileState{ID: 1}
+			Claude{}.assistant(st, &claudeCarry{}, []byte(tt.line))
+			if len(st.Calls) != 1 {
+				t.Fatalf("got %d calls, want 1 (skipped %d)", len(st.Calls), st.Skipped)
+			}
+			c := &st.Calls[0]
+			if c.In != tt.wantIn {
+				t.Errorf("got input %d, want %d", c.In, tt.wantIn)
+			}
+			if tt.wantStep != 0 && (len(c.Steps()) != 1 || c.Steps()[0].Kind != tt.wantStep) {
+				t.Errorf("got steps %+v, want one of kind %d", c.Steps(), tt.wantStep)
+			}
+		})
+	}
+	t.Run("cache write split", func(t *testing.T) {
+		st := &FileState{ID: 1}
+		Claude{}.assistant(st, &claudeCarry{}, []byte(claudeSeeds[0]))
+		got := st.Calls[0].Tokens()
+		if got.CacheWrite5m != 4 || got.CacheWrite1h != 6 || got.CacheRead != 100 || got.Output != 7 {
+			t.Errorf("got %+v", got)
+		}
+	})
+	t.Run("truncated line is skipped", func(t *testing.T) {
+		st := &FileState{ID: 1}
+		Claude{}.assistant(st, &claudeCarry{}, []byte(claudeSeeds[4]))
+		if len(st.Calls) != 0 || st.Skipped != 1 {
+			t.Errorf("got %d calls, %d skipped", len(st.Calls), st.Skipped)
+		}
+	})
+}
+
+// TestTruncatedLines: no proper prefix of a well-formed line is accepted.
+func TestTruncatedLines(t *testing.T) {
+	for _, seed := range claudeSeeds[:4] {
+		for n := 1; n < len(seed); n++ {
+			if _, ok := assistantFast([]byte(seed[:n])); ok {
+				t.Errorf("accepted the first %d bytes of %q", n, seed)
+			}
+		}
+	}
+}
