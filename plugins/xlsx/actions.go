@@ -186,6 +186,25 @@ func rowJSON(cells []workbook.Value) []any {
 	return out
 }
 
+// progressEvery is how many rows pass between progress events of a long
+// scan.
+const progressEvery = 100_000
+
+// progress wraps a row callback so every progressEvery rows the caller
+// hears how far a scan of sheet has come; fn may be nil.
+func progress(req *sdk.Request, sheet string, fn func(workbook.Row) error) func(workbook.Row) error {
+	n := 0
+	return func(r workbook.Row) error {
+		if n++; n%progressEvery == 0 {
+			req.Progress(float64(n), 0, fmt.Sprintf("read %d rows of %s (row %d)", n, sheet, r.Num))
+		}
+		if fn == nil {
+			return nil
+		}
+		return fn(r)
+	}
+}
+
 // ---- list-sheets -----------------------------------------------------------
 
 type pathArgs struct {
@@ -220,7 +239,7 @@ func listSheets(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		sh := &w.Sheets[i]
 		info := sheetInfo{Title: sh.Name, Type: sh.Type, State: sh.State}
 		if sh.Type == "worksheet" {
-			st, err := w.Stream(ctx, sh, &workbook.StreamOptions{StatsOnly: true}, func(workbook.Row) error { return nil })
+			st, err := w.Stream(ctx, sh, &workbook.StreamOptions{StatsOnly: true}, progress(req, sh.Name, nil))
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, workbookError(a.Path, err)

@@ -333,7 +333,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	truncated := false
 	b := newBudget(req, len(a.Query))
 	for _, sh := range sheets {
-		_, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		_, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
 			for i, c := range r.Cells {
 				if c.IsEmpty() {
 					continue
@@ -350,7 +350,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				matches = append(matches, m)
 			}
 			return nil
-		})
+		}))
 		if err != nil {
 			return nil, workbookError(a.Path, err)
 		}
@@ -440,7 +440,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
@@ -475,7 +475,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 		}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, workbookError(a.Path, err)
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/sdk"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -178,6 +181,32 @@ func TestContainsFold(t *testing.T) {
 	for _, tc := range tests {
 		if got := containsFold([]byte(tc.s), []byte(strings.ToLower(tc.q))); got != tc.want {
 			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestLongScansReportProgress(t *testing.T) {
+	dir := allowDir(t)
+	var sheet strings.Builder
+	sheet.WriteString(sheetHead + `<sheetData>`)
+	for r := 1; r <= 2*progressEvery+10; r++ {
+		sheet.WriteString(`<row><c><v>1</v></c></row>`)
+	}
+	sheet.WriteString(`</sheetData></worksheet>`)
+	p := filepath.Join(dir, "long.xlsx")
+	writeZip(t, p, minimalParts(sheet.String()))
+	for _, action := range []string{"list-sheets", "describe", "search"} {
+		req, err := sdk.NewRequest(action, map[string]any{"path": p, "query": "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []sdk.Progress
+		req = req.WithProgress(func(p sdk.Progress) { events = append(events, p) })
+		if _, err := actions()[action](context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 2 || events[1].Progress != 2*progressEvery || !strings.Contains(events[1].Message, "Sheet1") {
+			t.Errorf("%s: progress events %+v, want 2 naming Sheet1", action, events)
 		}
 	}
 }
