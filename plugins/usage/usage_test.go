@@ -498,3 +498,38 @@ func TestSavings(t *testing.T) {
 		t.Errorf("got %d calls, want %d", u.Totals.Calls, exp.Claude.Total.Calls)
 	}
 }
+
+// TestByteBudget: a result over the caller's byte budget is trimmed to fit
+// and says so, never cut into invalid JSON.
+func TestByteBudget(t *testing.T) {
+	exp, env := generated(t, usagegen.Config{Seed: 19, Days: 8, ContentBytes: 100})
+	s := newTestService(t, env)
+	for _, budget := range []int{0, 3000, 2000} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			req, _ := sdk.NewRequest("get-usage", map[string]any{"from": exp.From, "to": exp.To, "by": "day", "timezone": "UTC"})
+			req.Caller.MaxResultBytes = budget
+			res, err := s.getUsage(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res.Data)
+			var u struct {
+				Rows      []row `json:"rows"`
+				Truncated bool  `json:"truncated"`
+			}
+			if err := json.Unmarshal(b, &u); err != nil {
+				t.Fatal(err)
+			}
+			if budget == 0 {
+				if u.Truncated || len(u.Rows) != len(exp.All.Days) {
+					t.Errorf("no budget: got %d rows truncated=%v, want all %d", len(u.Rows), u.Truncated, len(exp.All.Days))
+				}
+				return
+			}
+			// Past one row the host answers result_too_large, naming narrow_with.
+			if (len(b) > budget && len(u.Rows) > 1) || !u.Truncated || len(u.Rows) == 0 {
+				t.Errorf("budget %d: got %d bytes, %d rows, truncated=%v", budget, len(b), len(u.Rows), u.Truncated)
+			}
+		})
+	}
+}
