@@ -72,9 +72,14 @@ func TestTypeScriptClients(t *testing.T) {
 		{"v2-auto", "2026-07-28"},
 		{"v2-pin", "2026-07-28"},
 	}
+	realArgs, realEnv := realPluginCall(t)
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
-			out := runNode(t, newEnv(t), node, filepath.Join("clients", "ts-client.mjs"), tt.mode, hostBin)
+			e := withRealPlugins(newEnv(t, realEnv...), realArgs)
+			if realArgs != "" {
+				e.vars = append(e.vars, "TS_CLIENT_REAL_CALL="+realArgs)
+			}
+			out := runNode(t, e, node, filepath.Join("clients", "ts-client.mjs"), tt.mode, hostBin)
 			var got struct {
 				ProtocolVersion *string        `json:"protocolVersion"`
 				Tools           []string       `json:"tools"`
@@ -82,6 +87,10 @@ func TestTypeScriptClients(t *testing.T) {
 				EchoText        string         `json:"echoText"`
 				Typo            map[string]any `json:"typo"`
 				TypoIsError     bool           `json:"typoIsError"`
+				Real            *struct {
+					IsError           bool           `json:"isError"`
+					StructuredContent map[string]any `json:"structuredContent"`
+				} `json:"real"`
 			}
 			if err := json.Unmarshal(lastLine(out), &got); err != nil {
 				t.Fatalf("client output: %v\n%s", err, out)
@@ -101,6 +110,9 @@ func TestTypeScriptClients(t *testing.T) {
 			if !got.TypoIsError || !strings.Contains(string(mustJSON(t, got.Typo)), `"did_you_mean":["max-results"]`) {
 				t.Errorf("max_results: got %v (isError %v), want did_you_mean max-results", got.Typo, got.TypoIsError)
 			}
+			if realArgs != "" && (got.Real == nil || got.Real.IsError || got.Real.StructuredContent == nil) {
+				t.Errorf("run_tool on a real plugin (%s): got %+v", realArgs, got.Real)
+			}
 		})
 	}
 }
@@ -111,14 +123,15 @@ func TestTypeScriptClients(t *testing.T) {
 func TestInspectorCLI(t *testing.T) {
 	node, modules := npmClients(t)
 	inspector := filepath.Join(modules, "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	realArgs, realEnv := realPluginCall(t)
 	for _, era := range []string{"legacy", "auto", "modern"} {
 		t.Run(era, func(t *testing.T) {
-			e := newEnv(t)
+			e := withRealPlugins(newEnv(t, realEnv...), realArgs)
 			base := []string{inspector, "--cli", "--protocol-era", era, "--format", "json", "-q"}
 			// The inspector passes the server only a default environment:
 			// hand it the host's settings explicitly.
 			for _, kv := range e.vars {
-				if strings.HasPrefix(kv, "HOST_") || strings.HasPrefix(kv, "XDG_") {
+				if strings.HasPrefix(kv, "HOST_") || strings.HasPrefix(kv, "XDG_") || strings.HasPrefix(kv, "XLSX_") {
 					base = append(base, "-e", kv)
 				}
 			}
@@ -152,8 +165,43 @@ func TestInspectorCLI(t *testing.T) {
 			if !bytes.Contains(call, []byte(`"text":"inspector `+era+`"`)) || !bytes.Contains(call, []byte(`"client_name":"inspector-cli"`)) {
 				t.Errorf("run_tool through the inspector:\n%s", call)
 			}
+			if realArgs != "" {
+				// The inspector exits non-zero when a tool answers isError.
+				real := runNode(t, e, node, append(slices.Clone(base), "--method", "tools/call", "--tool-name", "run_tool",
+					"--tool-args-json", realArgs, hostBin, "serve")...)
+				if !bytes.Contains(real, []byte(`"structuredContent"`)) {
+					t.Errorf("run_tool on a real plugin through the inspector:\n%s", real)
+				}
+			}
 		})
 	}
+}
+
+// realPluginCall is run_tool's arguments for a read-only call on a real
+// plugin (xlsx list-sheets on a workbook from its test corpus) and the
+// host settings it needs, or "" when xlsx does not build yet.
+func realPluginCall(t *testing.T) (args string, vars []string) {
+	t.Helper()
+	if !slices.Contains(realPluginNames, "xlsx") {
+		t.Log("plugins/xlsx does not build: the clients call the test plugin only")
+		return "", nil
+	}
+	file := firstFile(filepath.Join(repoRoot, "plugins", "xlsx", "testdata"), ".xlsx")
+	if file == "" {
+		return "", nil
+	}
+	b, err := json.Marshal(map[string]any{"tool": "xlsx", "action": "list-sheets", "args": map[string]any{"path": file}})
+	must(t, err)
+	return string(b), []string{"XLSX_ROOTS=" + filepath.Dir(file)}
+}
+
+// withRealPlugins adds the real plugins to e's plugin path when a real
+// call is made (the later HOST_PLUGIN_PATH wins).
+func withRealPlugins(e *env, realArgs string) *env {
+	if realArgs != "" {
+		e.vars = append(e.vars, "HOST_PLUGIN_PATH="+e.plugins+string(os.PathListSeparator)+realPlugins)
+	}
+	return e
 }
 
 func lastLine(b []byte) []byte {

@@ -242,9 +242,10 @@ func TestRealPlugins(t *testing.T) {
 	cs := goClient(t, e, "2025-11-25", nil)
 	list, _ := callTool(t, cs, "capabilities", map[string]any{})
 	calls := map[string]map[string]any{
-		"xlsx":  {"tool": "xlsx", "action": "list-sheets", "args": map[string]any{"path": xlsxFile}},
-		"usage": {"tool": "usage", "action": "status"},
-		"notes": {"tool": "notes", "action": "status"},
+		"xlsx":         {"tool": "xlsx", "action": "list-sheets", "args": map[string]any{"path": xlsxFile}},
+		"usage":        {"tool": "usage", "action": "status"},
+		"notes":        {"tool": "notes", "action": "status"},
+		"spend-review": {"agent": "spend-review", "action": "weekly-review", "args": map[string]any{"record": false}},
 	}
 	for _, name := range realPluginNames {
 		t.Run(name, func(t *testing.T) {
@@ -255,9 +256,13 @@ func TestRealPlugins(t *testing.T) {
 			if !ok || (name == "xlsx" && xlsxFile == "") {
 				t.Skipf("no read-only call known for %s", name)
 			}
-			sc, isErr := callTool(t, cs, "run_tool", call)
+			run := "run_tool"
+			if _, ok := call["agent"]; ok {
+				run = "run_agent"
+			}
+			sc, isErr := callTool(t, cs, run, call)
 			if isErr {
-				t.Errorf("run_tool %s: %v", name, sc)
+				t.Errorf("%s %s: %v", run, name, sc)
 			}
 		})
 	}

@@ -41,6 +41,13 @@ const typo = await client.callTool({
   name: "run_tool",
   arguments: { tool: "testtool", action: "echo", args: { text: "x", max_results: 3 } },
 });
+// TS_CLIENT_REAL_CALL, when set, is run_tool's arguments for a call on a
+// real plugin (e.g. xlsx list-sheets).
+let real = null;
+if (process.env.TS_CLIENT_REAL_CALL) {
+  const r = await client.callTool({ name: "run_tool", arguments: JSON.parse(process.env.TS_CLIENT_REAL_CALL) });
+  real = { isError: r.isError ?? false, structuredContent: r.structuredContent ?? null };
+}
 const version = typeof client.getNegotiatedProtocolVersion === "function" ? client.getNegotiatedProtocolVersion() : undefined;
 await client.close();
 process.stdout.write(JSON.stringify({
@@ -50,4 +57,5 @@ process.stdout.write(JSON.stringify({
   echoText: result.content?.[0]?.text ?? null,
   typo: typo.structuredContent ?? null,
   typoIsError: typo.isError ?? false,
+  real,
 }) + "\n");
