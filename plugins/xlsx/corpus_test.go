@@ -218,6 +218,10 @@ func compareFile(t *testing.T, path string, oracle map[string]any, digest bool, 
 			t.Errorf("%s/%s: rows×columns %v×%v, openpyxl max_row×max_column %v×%v", file, th["title"],
 				o["rows"], o["columns"], th["max_row"], th["max_column"])
 		}
+		if merged, ok := th["merged"].([]any); ok && jsonString(o["merged_ranges"]) != strconv.Itoa(len(merged)) &&
+			!(len(merged) == 0 && o["merged_ranges"] == nil) {
+			t.Errorf("%s/%s: %v merged ranges, openpyxl %d", file, th["title"], o["merged_ranges"], len(merged))
+		}
 		title := th["title"].(string)
 		if digest {
 			compareDigest(t, path, th)
