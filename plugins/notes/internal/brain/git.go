@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -154,6 +155,47 @@ func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error)
 		entries = append(entries, e)
 	}
 	return entries, nil
+}
+
+// headFast reads HEAD's commit from .git without starting git: HEAD names
+// a branch whose ref file holds the commit, or the ref is in packed-refs.
+// Anything unusual (a worktree, a detached HEAD being written) falls back to
+// git rev-parse.
+func (g gitRunner) headFast(ctx context.Context) (string, error) {
+	raw, err := os.ReadFile(filepath.Join(g.dir, ".git", "HEAD"))
+	if err != nil {
+		return g.head(ctx)
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "ref: ")
+	if !ok || !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return g.head(ctx)
+	}
+	if raw, err := os.ReadFile(filepath.Join(g.dir, ".git", filepath.FromSlash(ref))); err == nil {
+		if h := strings.TrimSpace(string(raw)); isHex40(h) {
+			return h, nil
+		}
+		return g.head(ctx)
+	}
+	if packed, err := os.ReadFile(filepath.Join(g.dir, ".git", "packed-refs")); err == nil {
+		for _, line := range strings.Split(string(packed), "\n") {
+			if h, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == ref && isHex40(h) {
+				return h, nil
+			}
+		}
+	}
+	return g.head(ctx)
+}
+
+func isHex40(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (g gitRunner) head(ctx context.Context) (string, error) {

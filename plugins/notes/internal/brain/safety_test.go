@@ -248,3 +248,23 @@ func TestWriteLeavesOthersStagedWorkAlone(t *testing.T) {
 		t.Fatalf("the draft is no longer staged:\n%s", st)
 	}
 }
+
+func TestHeadFastAgreesWithGit(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.ok("remember", map[string]any{"type": "gotcha", "content": "Reading HEAD from files must agree with git rev-parse"})
+	g := gitRunner{dir: e.root}
+	check := func(when string) {
+		t.Helper()
+		fast, err1 := g.headFast(t.Context())
+		slow, err2 := g.head(t.Context())
+		if err1 != nil || err2 != nil || fast != slow {
+			t.Fatalf("%s: headFast %q (%v), rev-parse %q (%v)", when, fast, err1, slow, err2)
+		}
+	}
+	check("loose ref")
+	e.git("pack-refs", "--all")
+	check("packed ref")
+	e.git("checkout", "-q", "--detach")
+	check("detached HEAD")
+}

@@ -263,7 +263,7 @@ func writeAtomic(abs string, data []byte) error {
 func (b *Brain) fresh(ctx context.Context) error {
 	b.ixMu.Lock()
 	defer b.ixMu.Unlock()
-	head, err := gitRunner{dir: b.Root}.head(ctx)
+	head, err := gitRunner{dir: b.Root}.headFast(ctx)
 	if err != nil {
 		return fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
 	}
