@@ -123,9 +123,9 @@ func TestBenchNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	gen := time.Since(start)
-	// Baselines, measured in the same run on the same repository: the git
-	// call every action pays to check the index is fresh, and a bare
-	// git add + commit of one new file (what any git-backed write costs).
+	// Baselines, measured in the same run on the same repository: one
+	// `git rev-parse HEAD` (the cheapest git call), and a bare git add +
+	// commit of one new file (what any git-backed write costs).
 	g := gitRunner{dir: root}
 	var revParse, bareCommit, search, remember []time.Duration
 	for i := 0; i < 30; i++ {
@@ -188,7 +188,7 @@ func TestBenchNotes(t *testing.T) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
 	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)
   full reindex:  p50 %s (3 runs, min %s)
-  search:        p50 %s  p90 %s  (200 two-word queries)  = %.1fx the freshness check (git rev-parse, p50 %s)
+  search:        p50 %s  p90 %s  (200 two-word queries)  = %.1fx one git rev-parse HEAD (p50 %s)
   remember:      p50 %s  p90 %s  (50 writes: dedup + commit + index)  = %.1fx a bare git add+commit (p50 %s)
 `, n, gen.Round(time.Millisecond),
 		ms(p50(reindex)), ms(percentile(reindex, 0)),
