@@ -4,11 +4,13 @@ import (
 	"archive/zip"
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -111,5 +113,40 @@ func TestStreamingMemoryIndependentOfRows(t *testing.T) {
 	// 256 KiB of slack for the collector's own bookkeeping).
 	if big > small*3/2+256<<10 {
 		t.Errorf("heap grows with the row count: %d bytes for 10k rows, %d for 200k", small, big)
+	}
+}
+
+func TestSharedStringsAreBounded(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sst.xlsx")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	put := func(name, body string) {
+		w, _ := zw.Create(name)
+		w.Write([]byte(body))
+	}
+	put("xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>`)
+	put("xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`)
+	put("xl/worksheets/sheet1.xml", `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`)
+	var sst strings.Builder
+	sst.WriteString("<sst>")
+	for range 1000 {
+		sst.WriteString("<si><t>" + strings.Repeat("x", 1000) + "</t></si>")
+	}
+	sst.WriteString("</sst>")
+	put("xl/sharedStrings.xml", sst.String())
+	zw.Close()
+	f.Close()
+	w, err := Open(p, &Limits{MaxSharedStrings: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	_, err = w.Stream(context.Background(), &w.Sheets[0], nil, func(Row) error { return nil })
+	var we *Error
+	if !errors.As(err, &we) || we.Kind != TooLarge {
+		t.Errorf("got %v, want a TooLarge error", err)
 	}
 }

@@ -33,6 +33,9 @@ type Limits struct {
 	// MaxRatio is the largest decompressed/compressed ratio allowed for a
 	// part that decompresses to more than 1 MiB (default 1000).
 	MaxRatio int64
+	// MaxSharedStrings bounds the text of the shared-string table, which
+	// is held in memory (default 512 MiB).
+	MaxSharedStrings int64
 }
 
 func (l *Limits) withDefaults() Limits {
@@ -48,6 +51,9 @@ func (l *Limits) withDefaults() Limits {
 	}
 	if o.MaxRatio <= 0 {
 		o.MaxRatio = 1000
+	}
+	if o.MaxSharedStrings <= 0 {
+		o.MaxSharedStrings = 512 << 20
 	}
 	return o
 }
@@ -460,6 +466,7 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 	s := newScanner(rc)
 	var tb textBuilder
 	inSI := false
+	var total int64
 	for {
 		k, err := s.next()
 		if err != nil {
@@ -475,7 +482,12 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		}
 		if k == tokEnd && string(s.name) == "si" {
 			inSI = false
-			w.sst = append(w.sst, tb.string())
+			str := tb.string()
+			total += int64(len(str)) + 16
+			if total > w.lim.MaxSharedStrings {
+				return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the shared strings of %s hold over %d bytes of text", w.sstPart, w.lim.MaxSharedStrings)}
+			}
+			w.sst = append(w.sst, str)
 			continue
 		}
 		if inSI {
