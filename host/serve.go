@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -29,17 +28,15 @@ func runServe(ctx context.Context, httpAddr string) error {
 	a.registry.Scan()
 
 	// The watcher keeps the snapshot live so hot-loaded plugins show up in
-	// capabilities; it stops with the session.
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
+	// capabilities (and the supervisor in step with it); it stops with the
+	// session, before the plugins are stopped.
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	bgDone := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		if err := a.registry.Watch(watchCtx); err != nil {
-			a.logger.Warn("registry watcher stopped; plugins are read at start only", "error", err)
-		}
+		defer close(bgDone)
+		a.background(bgCtx)
 	}()
-	defer func() { stopWatch(); wg.Wait() }()
+	defer func() { stopBackground(); <-bgDone }()
 
 	srv := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
 		CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger})
