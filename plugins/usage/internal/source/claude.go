@@ -489,40 +489,12 @@ func assistantFull(line []byte) (claudeFields, bool) {
 
 // record turns an assistant line's fields into a call.
 func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
-	typ, ts, reqID, msgID, model, cwdRaw, usage, stepList := f.typ, f.ts, f.reqID, f.msgID, f.model, f.cwdRaw, f.usage, f.steps
-	if string(typ) != `"assistant"` || usage == nil {
+	if string(f.typ) != `"assistant"` || f.usage == nil {
 		return // e.g. a tool result whose payload carries a usage object
 	}
-	t, ok := parseTime(ts)
-	if !ok {
-		st.Skipped++
-		return
-	}
-	if len(cwdRaw) >= 2 && (carry.cwd == "" || string(cwdRaw[1:len(cwdRaw)-1]) != carry.cwd) {
-		if cwd, ok := jsonscan.String(cwdRaw); ok && cwd != "" {
-			carry.cwd = cwd
-			carry.name = baseName(cwd)
-		}
-	}
-	if len(model) < 2 || string(model[1:len(model)-1]) != carry.model {
-		if m, ok := jsonscan.String(model); ok {
-			carry.model = m
-		}
-	}
-	if carry.model == "<synthetic>" || carry.model == "" {
-		return
-	}
-	call := Call{Time: t, Turn: carry.turn}
-	if carry.cwd != "" {
-		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session, carry.model)
-	} else {
-		call.Origin = st.origin("claude", st.Project, st.Project, st.Session, carry.model)
-	}
-	if len(msgID) > 2 && len(reqID) > 2 {
-		call.Key = keyOf(msgID, reqID)
-	}
+	var call Call
 	var cwTotal, cw5, cw1h int64 = -1, -1, 0
-	if jsonscan.Fields(usage, func(k, v []byte) bool {
+	if jsonscan.Fields(f.usage, func(k, v []byte) bool {
 		n, _ := jsonscan.Int(v)
 		switch string(k) {
 		case "input_tokens":
@@ -532,7 +504,7 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 		case "cache_read_input_tokens":
 			call.CR = tok(n)
 		case "cache_creation_input_tokens":
-			cwTotal, _ = jsonscan.Int(v)
+			cwTotal = n
 		case "cache_creation":
 			_ = jsonscan.Fields(v, func(k, v []byte) bool {
 				switch string(k) {
@@ -556,7 +528,40 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	case cw5 >= 0:
 		call.CW5m = tok(cw5)
 	}
-	st.add(call, stepList)
+	if len(f.msgID) > 2 && len(f.reqID) > 2 {
+		call.Key = keyOf(f.msgID, f.reqID)
+		// Another content block of the response just read, no larger: done.
+		if n := len(st.Calls); n > 0 && st.Calls[n-1].Key == call.Key && call.Total() <= st.Calls[n-1].Total() {
+			st.extendLast(f.steps)
+			return
+		}
+	}
+	t, ok := parseTime(f.ts)
+	if !ok {
+		st.Skipped++
+		return
+	}
+	call.Time, call.Turn = t, carry.turn
+	if cwdRaw := f.cwdRaw; len(cwdRaw) >= 2 && (carry.cwd == "" || string(cwdRaw[1:len(cwdRaw)-1]) != carry.cwd) {
+		if cwd, ok := jsonscan.String(cwdRaw); ok && cwd != "" {
+			carry.cwd = cwd
+			carry.name = baseName(cwd)
+		}
+	}
+	if model := f.model; len(model) < 2 || string(model[1:len(model)-1]) != carry.model {
+		if m, ok := jsonscan.String(model); ok {
+			carry.model = m
+		}
+	}
+	if carry.model == "<synthetic>" || carry.model == "" {
+		return
+	}
+	if carry.cwd != "" {
+		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session, carry.model)
+	} else {
+		call.Origin = st.origin("claude", st.Project, st.Project, st.Session, carry.model)
+	}
+	st.add(call, f.steps)
 }
 
 // contentSteps reads a message's content array in one pass, keeping the
@@ -647,8 +652,12 @@ func ShellKind(cmd string) StepKind {
 	return StepShell
 }
 
-// parseTime reads a raw JSON RFC 3339 timestamp into Unix milliseconds.
+// parseTime reads a raw JSON RFC 3339 timestamp into Unix milliseconds;
+// the UTC form logs use ("2026-06-01T10:00:00.000Z") is read directly.
 func parseTime(v []byte) (int64, bool) {
+	if ms, ok := parseUTC(v); ok {
+		return ms, true
+	}
 	s, ok := jsonscan.String(v)
 	if !ok {
 		return 0, false
@@ -658,4 +667,69 @@ func parseTime(v []byte) (int64, bool) {
 		return 0, false
 	}
 	return t.UnixMilli(), true
+}
+
+// parseUTC reads "YYYY-MM-DDTHH:MM:SS[.fff…]Z" (quoted); ok is false for
+// any other form.
+func parseUTC(v []byte) (int64, bool) {
+	if len(v) < 22 || v[0] != '"' || v[len(v)-2] != 'Z' || v[len(v)-1] != '"' {
+		return 0, false
+	}
+	b := v[1 : len(v)-2]
+	if len(b) < 19 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return 0, false
+	}
+	num := func(s []byte) (int, bool) {
+		n := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := num(b[0:4])
+	mo, ok2 := num(b[5:7])
+	d, ok3 := num(b[8:10])
+	h, ok4 := num(b[11:13])
+	mi, ok5 := num(b[14:16])
+	sec, ok6 := num(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 {
+		return 0, false
+	}
+	ms := 0
+	if frac := b[19:]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 {
+			return 0, false
+		}
+		digits := frac[1:]
+		for i := 0; i < 3; i++ {
+			ms *= 10
+			if i < len(digits) {
+				c := digits[i]
+				if c < '0' || c > '9' {
+					return 0, false
+				}
+				ms += int(c - '0')
+			}
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+		}
+	}
+	// Days from the civil date (Howard Hinnant's algorithm).
+	yy := y
+	if mo <= 2 {
+		yy--
+	}
+	era := yy / 400
+	yoe := yy - era*400
+	mp := (mo + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := int64(era*146097+doe) - 719468
+	return ((days*24+int64(h))*60+int64(mi))*60000 + int64(sec)*1000 + int64(ms), true
 }

@@ -2,7 +2,9 @@ package source
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+	"time"
 )
 
 var claudeSeeds = []string{
@@ -97,5 +99,48 @@ func TestTruncatedLines(t *testing.T) {
 				t.Errorf("accepted the first %d bytes of %q", n, seed)
 			}
 		}
+	}
+}
+
+func TestParseUTC(t *testing.T) {
+	for _, s := range []string{"2026-06-01T10:00:00.000Z", "2024-02-29T23:59:59.999Z", "1999-12-31T00:00:00Z", "2026-03-01T00:00:00.1234567Z", "2000-01-01T00:00:00.5Z"} {
+		got, ok := parseUTC([]byte(`"` + s + `"`))
+		want, err := time.Parse(time.RFC3339Nano, s)
+		if !ok || err != nil || got != want.UnixMilli() {
+			t.Errorf("%s: got %d %v, want %d", s, got, ok, want.UnixMilli())
+		}
+	}
+	for _, s := range []string{`"2026-06-01T10:00:00+02:00"`, `"2026-13-01T10:00:00Z"`, `"2026-06-01 10:00:00Z"`, `"x"`} {
+		if _, ok := parseUTC([]byte(s)); ok {
+			t.Errorf("%s: accepted", s)
+		}
+	}
+}
+
+// TestBlockSteps: the tool uses of every content block of one response are
+// kept, whichever copy carries the largest usage.
+func TestBlockSteps(t *testing.T) {
+	line := func(block string, out int) string {
+		return `{"cwd":"/p","message":{"id":"m1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[` + block +
+			`],"usage":{"input_tokens":5,"output_tokens":` + fmt.Sprint(out) + `}},"requestId":"r1","type":"assistant","timestamp":"2026-06-01T10:00:00.000Z"}`
+	}
+	edit := `{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/p/a.go"}}`
+	bash := `{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"go test ./..."}}`
+	text := `{"type":"text","text":"ok"}`
+	st := &FileState{ID: 1}
+	carry := &claudeCarry{}
+	for _, l := range []string{line(edit, 1), line(text, 1), line(bash, 9)} {
+		Claude{}.assistant(st, carry, []byte(l))
+	}
+	if len(st.Calls) != 1 {
+		t.Fatalf("got %d calls, want 1", len(st.Calls))
+	}
+	c := &st.Calls[0]
+	var kinds []StepKind
+	for _, s := range c.Steps() {
+		kinds = append(kinds, s.Kind)
+	}
+	if c.Out != 9 || len(kinds) != 2 || kinds[0] != StepEdit || kinds[1] != StepTest {
+		t.Errorf("got output %d steps %v, want 9 and [edit test]", c.Out, kinds)
 	}
 }

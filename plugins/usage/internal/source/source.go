@@ -169,19 +169,35 @@ func (st *FileState) addSteps(c *Call, steps []Step) {
 // content blocks, one line each) collapse into the largest.
 func (st *FileState) add(c Call, steps []Step) {
 	if n := len(st.Calls); n > 0 && c.Key != 0 && st.Calls[n-1].Key == c.Key {
-		if c.Total() > st.Calls[n-1].Total() {
-			prev := st.Calls[n-1]
+		prev := &st.Calls[n-1]
+		if c.Total() > prev.Total() {
 			c.stepOff, c.stepN = prev.stepOff, prev.stepN
-			if len(steps) > 0 {
-				st.addSteps(&c, steps)
-			}
-			st.Calls[n-1] = c
+			*prev = c
 			st.replaced++
 		}
+		st.extendLast(steps)
 		return
 	}
 	st.addSteps(&c, steps)
 	st.Calls = append(st.Calls, c)
+}
+
+// extendLast adds tool uses to the last call (another content block of the
+// same response): its steps are the tail of the file's steps.
+func (st *FileState) extendLast(steps []Step) {
+	n := len(st.Calls)
+	if n == 0 || len(steps) == 0 {
+		return
+	}
+	last := &st.Calls[n-1]
+	if last.stepN == 0 {
+		last.stepOff = uint32(len(st.steps))
+	}
+	room := 1<<16 - 1 - int(last.stepN)
+	steps = steps[:min(len(steps), room)]
+	st.steps = append(st.steps, steps...)
+	last.stepN += uint16(len(steps))
+	st.replaced++
 }
 
 // Env reads the environment.
