@@ -35,6 +35,8 @@ func TestListSheets(t *testing.T) {
 	}
 }
 
+// jsonString renders a decoded JSON value for comparison: strings as
+// themselves, numbers and the rest as JSON, nil as "<nil>".
 func jsonString(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -42,7 +44,7 @@ func jsonString(v any) string {
 	case string:
 		return x
 	default:
-		return strings.TrimSpace(strings.Trim(strings.ReplaceAll(toJSON(v), `"`, ""), " "))
+		return toJSON(v)
 	}
 }
 
