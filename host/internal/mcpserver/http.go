@@ -42,17 +42,11 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	host, port, err := net.SplitHostPort(opts.Addr)
+	addr, err := listenAddr(opts.Addr, opts.Token)
 	if err != nil {
-		return fmt.Errorf("mcp: http address %q: %w", opts.Addr, err)
+		return err
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	if !isLoopbackHost(host) && opts.Token == "" {
-		return fmt.Errorf("mcp: serving HTTP on %s (not loopback) needs a bearer token: set HOST_HTTP_TOKEN", host)
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("mcp: listen: %w", err)
 	}
@@ -76,6 +70,25 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 		}
 		return nil
 	}
+}
+
+// listenAddr resolves --http's value: "PORT", ":PORT" and "HOST:PORT"; an
+// empty host is 127.0.0.1. A host that is not loopback needs a token.
+func listenAddr(addr, token string) (string, error) {
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("mcp: http address %q: %w", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if !isLoopbackHost(host) && token == "" {
+		return "", fmt.Errorf("mcp: serving HTTP on %s (not loopback) needs a bearer token: set HOST_HTTP_TOKEN", host)
+	}
+	return net.JoinHostPort(host, port), nil
 }
 
 // HTTPHandler is the Streamable HTTP handler: token and Origin checks, the
