@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"unicode"
@@ -35,8 +36,13 @@ func openWorkbook(p string) (*workbook.Workbook, error) {
 func workbookError(p string, err error) error {
 	var we *workbook.Error
 	if !errors.As(err, &we) {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return sdk.Errorf(sdk.CodeCancelled, "reading %s: %v", p, err)
+		case errors.Is(err, fs.ErrNotExist):
+			return sdk.Errorf(codeNotFound, "file not found: %s", p)
+		case errors.Is(err, fs.ErrPermission):
+			return sdk.Errorf(codePermissionDenied, "%s cannot be read: permission denied", p)
 		}
 		return sdk.Errorf(sdk.CodeInternalError, "reading %s: %v", p, err)
 	}
@@ -64,7 +70,8 @@ func pickSheet(w *workbook.Workbook, name string) (*workbook.Sheet, error) {
 				return &w.Sheets[i], nil
 			}
 		}
-		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "the workbook has no worksheet"}
+		return nil, &sdk.Error{Code: codeNotFound, Message: "the workbook has no worksheet",
+			NextStep: "list-sheets shows what it holds"}
 	}
 	if sh, ok := w.Sheet(name); ok {
 		return sh, nil

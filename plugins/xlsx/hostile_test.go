@@ -197,6 +197,36 @@ func rawZip(t *testing.T, p string, sheet []byte, compressed []byte, declared ui
 	}
 }
 
+func TestCorruptPartData(t *testing.T) {
+	dir := allowDir(t)
+	sheet := []byte(sheetHead + `<sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>`)
+	p := filepath.Join(dir, "crc.xlsx")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, part := range minimalParts(string(sheet)) {
+		if part[0] == "xl/worksheets/sheet1.xml" {
+			h := &zip.FileHeader{Name: part[0], Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(sheet) + 1,
+				CompressedSize64: 0, UncompressedSize64: uint64(len(sheet))}
+			d := deflate(t, sheet)
+			h.CompressedSize64 = uint64(len(d))
+			w, _ := zw.CreateRaw(h)
+			w.Write(d)
+			continue
+		}
+		w, _ := zw.Create(part[0])
+		w.Write([]byte(part[1]))
+	}
+	zw.Close()
+	os.WriteFile(p, buf.Bytes(), 0o644)
+	// list-sheets reads every part to its end, where the checksum is
+	// checked (a value stream may stop at </sheetData>, before it).
+	out := mustCall(t, "list-sheets", map[string]any{"path": p})
+	msg, _ := out["sheets"].([]any)[0].(map[string]any)["error"].(string)
+	if !strings.Contains(msg, "invalid_workbook") || !strings.Contains(msg, "corrupt") {
+		t.Errorf("sheet error = %q, want invalid_workbook saying the data is corrupt", msg)
+	}
+}
+
 func deflate(t *testing.T, b []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer

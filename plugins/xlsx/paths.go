@@ -19,6 +19,7 @@ const (
 	codeInvalidWorkbook   sdk.Code = "invalid_workbook"
 	codeEncryptedWorkbook sdk.Code = "encrypted_workbook"
 	codeWorkbookTooLarge  sdk.Code = "workbook_too_large"
+	codePermissionDenied  sdk.Code = "permission_denied"
 )
 
 // rootsEnv names the variable listing the folders the plugin may read and

@@ -153,6 +153,9 @@ func (p *sheetParser) run(ctx context.Context) error {
 	for {
 		k, err := s.next()
 		if err != nil {
+			if s.err != nil {
+				return invalidf(err, "part %s cannot be read (corrupt or truncated data)", p.partName())
+			}
 			return invalidf(err, "part %s is not well-formed XML", p.partName())
 		}
 		if n++; n&0xffff == 0 {
