@@ -17,7 +17,7 @@ import (
 // writeRows writes a one-sheet workbook of n rows (a number, an inline
 // string, a date-formatted serial), stored uncompressed so the test spends
 // its time reading, not deflating.
-func writeRows(t *testing.T, n int) string {
+func writeRows(t testing.TB, n int) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), fmt.Sprintf("rows%d.xlsx", n))
 	f, err := os.Create(p)
