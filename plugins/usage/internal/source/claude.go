@@ -112,9 +112,9 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 		st.Carry = carry
 	}
 	return readLines(ctx, st, func(line []byte) {
-		switch kind, at := classify(line); kind {
+		switch kind, at, head := classify(line); kind {
 		case lineAssistant:
-			c.assistant(st, carry, line)
+			c.assistantAt(st, carry, line, head, at)
 		case lineUser:
 			if p, known := promptAt(line, at); known {
 				if p {
@@ -136,7 +136,6 @@ var (
 	needleAssistant = []byte(`"role":"assistant"`)
 	prefixSnapshot  = []byte(`{"type":"file-history-snapshot"`)
 	prefixSummary   = []byte(`{"type":"summary"`)
-	headBytes       = 2048
 )
 
 type lineKind int
@@ -148,30 +147,59 @@ const (
 	lineOther
 )
 
-// classify sorts a line by its first bytes: the message object starts
-// within headBytes and its role comes first (user) or after the id and
-// type (assistant). at is where the message's fields start.
-func classify(line []byte) (lineKind, int) {
+// classify sorts a line by its first fields: the top-level keys are
+// walked (values skipped) up to "message", whose role comes first in a user
+// message and after the id and type in an assistant one. For a user line at
+// is where the message's fields start; for an assistant line, where the
+// message value starts; head holds the top-level fields read on the way.
+func classify(line []byte) (kind lineKind, at int, head claudeFields) {
 	if bytes.HasPrefix(line, prefixSnapshot) || bytes.HasPrefix(line, prefixSummary) {
-		return lineOther, 0
+		return lineOther, 0, head
 	}
-	head := line
-	if len(head) > headBytes {
-		head = head[:headBytes]
+	head, msgAt, ok := headFields(line)
+	if !ok || msgAt >= len(line) || line[msgAt] != '{' {
+		return lineUnknown, 0, head
 	}
-	i := bytes.Index(head, needleMessage)
-	if i < 0 {
-		return lineUnknown, 0
-	}
-	at := i + len(needleMessage)
+	at = msgAt + 1
 	win := line[at:min(len(line), at+160)]
 	switch {
 	case bytes.HasPrefix(win, needleRoleUser):
-		return lineUser, at
+		return lineUser, at, head
 	case bytes.Contains(win, needleAssistant):
-		return lineAssistant, at
+		return lineAssistant, msgAt, head
 	}
-	return lineUnknown, 0
+	return lineUnknown, 0, head
+}
+
+// headFields walks the top-level keys up to "message" (whose value starts
+// at msgAt), keeping the ones an assistant line needs.
+func headFields(line []byte) (f claudeFields, msgAt int, ok bool) {
+	msgAt = -1
+	_, err := jsonscan.Walk(line, 0, func(k []byte, v int) (int, bool) {
+		switch string(k) {
+		case "message":
+			msgAt = v
+			return 0, false
+		case "type", "timestamp", "requestId", "cwd":
+			e, err := jsonscan.ValueEnd(line, v)
+			if err != nil {
+				return 0, false
+			}
+			switch string(k) {
+			case "type":
+				f.typ = line[v:e]
+			case "timestamp":
+				f.ts = line[v:e]
+			case "requestId":
+				f.reqID = line[v:e]
+			default:
+				f.cwdRaw = line[v:e]
+			}
+			return e, true
+		}
+		return -1, true
+	})
+	return f, msgAt, err == nil && msgAt >= 0
 }
 
 var needleRoleUser = []byte(`"role":"user","content":`)
@@ -246,7 +274,22 @@ type claudeFields struct {
 // has Claude Code's layout (message content is then only searched for tool
 // uses, never walked), else by a full one-pass decode.
 func (c Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
-	f, ok := assistantFast(line)
+	head, msgAt, ok := headFields(line)
+	if !ok {
+		f, ok := assistantFull(line)
+		if !ok {
+			st.Skipped++
+			return
+		}
+		c.record(st, carry, f)
+		return
+	}
+	c.assistantAt(st, carry, line, head, msgAt)
+}
+
+// assistantAt is assistant after the head was read.
+func (c Claude) assistantAt(st *FileState, carry *claudeCarry, line []byte, head claudeFields, msgAt int) {
+	f, ok := assistantFastAt(line, head, msgAt)
 	if !ok {
 		f, ok = assistantFull(line)
 		if !ok {
@@ -258,46 +301,25 @@ func (c Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 }
 
 var (
-	needleMessage      = []byte(`"message":{`)
 	needleToolUseBlock = []byte(`"type":"tool_use"`)
 )
 
 // assistantFast reads the fields before the message content from the
 // line's head, the usage object and the fields after the message from its
 // tail. ok is false when the line does not have that layout.
-func assistantFast(line []byte) (f claudeFields, ok bool) {
-	// Head: top-level keys up to "message", then the message's keys up to
-	// "content".
-	msgAt := -1
-	_, err := jsonscan.Walk(line, 0, func(k []byte, v int) (int, bool) {
-		switch string(k) {
-		case "message":
-			msgAt = v
-			return 0, false
-		case "type", "timestamp", "requestId", "cwd":
-			e, err := jsonscan.ValueEnd(line, v)
-			if err != nil {
-				return 0, false
-			}
-			switch string(k) {
-			case "type":
-				f.typ = line[v:e]
-			case "timestamp":
-				f.ts = line[v:e]
-			case "requestId":
-				f.reqID = line[v:e]
-			default:
-				f.cwdRaw = line[v:e]
-			}
-			return e, true
-		}
-		return -1, true
-	})
-	if err != nil || msgAt < 0 {
-		return f, false
+func assistantFast(line []byte) (claudeFields, bool) {
+	head, msgAt, ok := headFields(line)
+	if !ok {
+		return head, false
 	}
+	return assistantFastAt(line, head, msgAt)
+}
+
+// assistantFastAt is assistantFast after the head: f holds the top-level
+// fields before the message, whose value starts at msgAt.
+func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool) {
 	contentAt := -1
-	_, err = jsonscan.Walk(line, msgAt, func(k []byte, v int) (int, bool) {
+	_, err := jsonscan.Walk(line, msgAt, func(k []byte, v int) (int, bool) {
 		switch string(k) {
 		case "content":
 			contentAt = v
