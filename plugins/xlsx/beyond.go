@@ -413,8 +413,49 @@ type columnInfo struct {
 	NonEmpty int            `json:"non_empty"`
 	Types    map[string]int `json:"types,omitempty"`
 	Examples []any          `json:"examples"`
+	// Min and Max span the column's numbers, or its dates and times when
+	// it holds no numbers (ISO text sorts in time order).
+	Min any `json:"min,omitempty"`
+	Max any `json:"max,omitempty"`
 
-	counts [workbook.KindDuration + 1]int
+	counts       [workbook.KindDuration + 1]int
+	lo, hi       workbook.Value
+	loNum, hiNum float64
+	when         [2]string // earliest and latest date or time
+}
+
+// observe folds one non-empty value into the column's range.
+func (ci *columnInfo) observe(c workbook.Value) {
+	switch c.Kind {
+	case workbook.KindInt, workbook.KindFloat:
+		f := c.Num
+		if c.Kind == workbook.KindInt {
+			f = float64(c.Int)
+		}
+		if ci.lo.Kind == workbook.KindEmpty || f < ci.loNum {
+			ci.lo, ci.loNum = c, f
+		}
+		if ci.hi.Kind == workbook.KindEmpty || f > ci.hiNum {
+			ci.hi, ci.hiNum = c, f
+		}
+	case workbook.KindDateTime, workbook.KindDate, workbook.KindTime:
+		if ci.when[0] == "" || c.Str < ci.when[0] {
+			ci.when[0] = c.Str
+		}
+		if c.Str > ci.when[1] {
+			ci.when[1] = c.Str
+		}
+	}
+}
+
+// finishRange sets Min and Max.
+func (ci *columnInfo) finishRange() {
+	switch {
+	case ci.lo.Kind != workbook.KindEmpty:
+		ci.Min, ci.Max = ci.lo.JSON(), ci.hi.JSON()
+	case ci.when[0] != "":
+		ci.Min, ci.Max = ci.when[0], ci.when[1]
+	}
 }
 
 func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -461,6 +502,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 			ci.NonEmpty++
 			ci.counts[c.Kind]++
+			ci.observe(c)
 			if len(ci.Examples) < 3 {
 				v := c.JSON()
 				dup := false
@@ -488,6 +530,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 		}
 		c.Type = inferType(c.Types)
+		c.finishRange()
 		if len(c.Types) <= 1 {
 			c.Types = nil
 		}
