@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test test-go check run bench soak clean npm
+.PHONY: all build host plugins test check run bench bench-host soak clean npm
 
 all: build
 
@@ -44,8 +44,12 @@ run:
 	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
 	@./bin/host serve
 
-bench: build
+# Speed, as ratios against baselines measured in the same run.
+bench: build bench-host
+
+bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
+	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 
 # A long mixed load through `host serve` (make test runs 3 seconds of it).
 soak: build
