@@ -264,6 +264,13 @@ func (p *sheetParser) start() error {
 		}
 		p.st.MaxRow = max(p.st.MaxRow, p.cRow)
 		p.st.MaxColumn = max(p.st.MaxColumn, p.cCol)
+		if v, ok := s.cellValueFast(); ok {
+			// <v>…</v></c> consumed: the cell is complete.
+			p.depth--
+			p.inCell, p.hasV = false, true
+			p.vbuf = append(p.vbuf[:0], v...)
+			return p.cell()
+		}
 	case "v":
 		if p.inCell {
 			p.inV, p.hasV = true, true

@@ -433,3 +433,27 @@ func parseCharRef(b []byte) rune {
 	}
 	return r
 }
+
+// cellValueFast reads, right after a <c> start tag, the common rest of a
+// cell — <v>text</v></c> with no prefix, entity or carriage return — in
+// one step, returning the raw text (valid until the next call). Anything
+// else leaves the input untouched for the token path.
+func (s *scanner) cellValueFast() ([]byte, bool) {
+	if s.pendEnd {
+		return nil, false
+	}
+	b := s.buf[s.pos:s.end]
+	if len(b) < 11 || b[0] != '<' || b[1] != 'v' || b[2] != '>' {
+		return nil, false
+	}
+	i := bytes.IndexByte(b[3:], '<')
+	if i < 0 || len(b) < 3+i+8 || string(b[3+i:3+i+8]) != "</v></c>" {
+		return nil, false
+	}
+	v := b[3 : 3+i]
+	if bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+		return nil, false
+	}
+	s.pos += 3 + i + 8
+	return v, true
+}
