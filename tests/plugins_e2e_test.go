@@ -1,0 +1,169 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/tests/usagegen"
+)
+
+// realEnv is a host installation with the real plugins, generated usage
+// logs and an empty notes brain, all under temp folders.
+func realEnv(t *testing.T) (*env, *usagegen.Expected, string) {
+	t.Helper()
+	for _, want := range []string{"usage", "notes", "spend-review"} {
+		if !slices.Contains(realPluginNames, want) {
+			t.Fatalf("plugin %s did not build", want)
+		}
+	}
+	home := t.TempDir()
+	// Three days ending yesterday, so "last_7_days" holds them whenever the test runs.
+	start := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -3)
+	exp, err := usagegen.Generate(filepath.Join(home, "logs"), usagegen.Config{Seed: 7, Days: 3, Start: start})
+	must(t, err)
+	brain := filepath.Join(home, "brain")
+	e := &env{plugins: realPlugins, vars: append(filteredEnviron(),
+		"HOST_PLUGIN_PATH="+realPlugins, "HOST_SKILL_PATH="+t.TempDir(),
+		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_DATA_HOME="+filepath.Join(home, "data"), "HOME="+home,
+		"CLAUDE_CONFIG_DIR="+exp.ClaudeDir, "CODEX_HOME="+exp.CodexDir, "NOTES_BRAIN="+brain)}
+	return e, exp, brain
+}
+
+// usageRows is the structured answer of get-usage by=model.
+type usageRows struct {
+	Rows []struct {
+		Key     string  `json:"key"`
+		Calls   int     `json:"calls"`
+		Input   int64   `json:"input_tokens"`
+		Output  int64   `json:"output_tokens"`
+		CostUSD float64 `json:"cost_usd"`
+	} `json:"rows"`
+}
+
+// checkUsage compares get-usage by=model with the generator's totals.
+func checkUsage(t *testing.T, got usageRows, exp *usagegen.Expected) {
+	t.Helper()
+	if len(got.Rows) != len(exp.All.Models) {
+		t.Fatalf("got %d models, want %d: %+v", len(got.Rows), len(exp.All.Models), got.Rows)
+	}
+	for _, r := range got.Rows {
+		want := exp.All.Models[r.Key]
+		if want == nil {
+			t.Fatalf("unexpected model %s", r.Key)
+		}
+		if r.Calls != want.Calls || r.Input != want.Input || r.Output != want.Output || math.Abs(r.CostUSD-want.CostUSD) > 1e-6 {
+			t.Errorf("%s: got %+v, want %+v", r.Key, r, *want)
+		}
+	}
+}
+
+// usageArgs asks for the generated days by model.
+func usageArgs(exp *usagegen.Expected) map[string]any {
+	return map[string]any{"by": "model", "from": exp.From, "to": exp.To, "timezone": "UTC"}
+}
+
+func TestUsageThroughHostCall(t *testing.T) {
+	e, exp, _ := realEnv(t)
+	args := []string{"call", "usage", "get-usage"}
+	for k, v := range usageArgs(exp) {
+		args = append(args, "--arg", k+"="+v.(string))
+	}
+	run := func(extra ...string) string {
+		cmd := exec.Command(hostBin, append(args, extra...)...)
+		cmd.Env = e.vars
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("host call: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	md := run()
+	if !strings.Contains(md, "| Model | Cost |") || !strings.Contains(md, "claude-sonnet") {
+		t.Fatalf("no Markdown table:\n%s", md)
+	}
+	var rows usageRows
+	must(t, json.Unmarshal([]byte(run("--json")), &rows))
+	checkUsage(t, rows, exp)
+}
+
+func TestUsageThroughMCP(t *testing.T) {
+	e, exp, _ := realEnv(t)
+	cs := goClient(t, e, "2025-11-25", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "usage", "action": "get-usage", "args": usageArgs(exp)}})
+	must(t, err)
+	if res.IsError {
+		t.Fatalf("get-usage failed: %v", res.StructuredContent)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !strings.Contains(text, "| Model | Cost |") {
+		t.Fatalf("content is not the Markdown table: %s", text)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var rows usageRows
+	must(t, json.Unmarshal(b, &rows))
+	checkUsage(t, rows, exp)
+	for _, name := range exp.ProjectPaths {
+		if strings.Contains(text, name) || strings.Contains(string(b), name) {
+			t.Errorf("absolute project path %s leaked", name)
+		}
+	}
+}
+
+func TestNotesThroughMCPRecordsTheClient(t *testing.T) {
+	e, _, brain := realEnv(t)
+	cs := goClient(t, e, "2025-11-25", nil)
+	sc, isErr := callTool(t, cs, "run_tool", map[string]any{"tool": "notes", "action": "remember",
+		"args": map[string]any{"type": "gotcha", "content": "The staging queue drops messages larger than 256 KB."}})
+	if isErr {
+		t.Fatalf("remember: %v", sc)
+	}
+	log, err := exec.Command("git", "-C", brain, "log", "-1", "--format=%B").Output()
+	must(t, err)
+	if !strings.Contains(string(log), "Notes-Client: go-e2e") {
+		t.Fatalf("commit does not name the MCP client:\n%s", log)
+	}
+	sc, isErr = callTool(t, cs, "run_tool", map[string]any{"tool": "notes", "action": "search", "args": map[string]any{"query": "staging queue"}})
+	if isErr || !strings.Contains(mustString(t, sc), "256 KB") {
+		t.Fatalf("search did not find the memory: %v", sc)
+	}
+}
+
+func TestSpendReviewAgentComposesUsageAndNotes(t *testing.T) {
+	e, _, brain := realEnv(t)
+	cs := goClient(t, e, "2025-11-25", nil)
+	sc, isErr := callTool(t, cs, "run_agent", map[string]any{"agent": "spend-review", "action": "weekly-review",
+		"args": map[string]any{"period": "last_7_days"}})
+	if isErr {
+		t.Fatalf("weekly-review: %v", sc)
+	}
+	if sc["recorded"] == nil {
+		t.Fatalf("nothing recorded: %v", sc)
+	}
+	files, _ := filepath.Glob(filepath.Join(brain, "memory", "episodes", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("want one episode note, got %v", files)
+	}
+	note, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(note), "Spend review") {
+		t.Fatalf("note: %s", note)
+	}
+}
+
+func mustString(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	must(t, err)
+	return string(b)
+}
