@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test check run bench bench-host soak clean npm
+.PHONY: all build host plugins test check run bench bench-host bench-usage soak clean npm
 
 all: build
 
@@ -45,11 +45,16 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host
+bench: build bench-host bench-usage
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+
+# The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
+# (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).
+bench-usage: build
+	bash tests/bench/usage/bench.sh
 
 # A long mixed load through `host serve` (make test runs 3 seconds of it).
 soak: build
