@@ -3,6 +3,9 @@ package workbook
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,9 +21,24 @@ func FuzzSheetXML(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	w := &Workbook{styles: []styleInfo{{}, {date: true}, {date: true, elapsed: true}}}
+	styles := []styleInfo{{}, {date: true}, {date: true, elapsed: true}}
+	w := &Workbook{styles: styles}
+	slow := &Workbook{styles: styles, tokensOnly: true}
 	sst := []string{"shared"}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The one-step cell path and the token path agree.
+		collect := func(w *Workbook) string {
+			var b []byte
+			st, err := w.streamFrom(context.Background(), bytes.NewReader(data), "fuzz.xml", sst, StreamOptions{}, func(r Row) error {
+				b = append(b, fmt.Sprintf("%d:", r.Num)...)
+				b = AppendRowJSON(b, r.Cells)
+				return nil
+			})
+			return fmt.Sprintf("%s %+v %v", b, st, err)
+		}
+		if fast, tokens := collect(w), collect(slow); fast != tokens {
+			t.Fatalf("one-step path:\n%s\ntoken path:\n%s", fast, tokens)
+		}
 		for _, statsOnly := range []bool{false, true} {
 			st, _ := w.streamFrom(context.Background(), bytes.NewReader(data), "fuzz.xml", sst, StreamOptions{StatsOnly: statsOnly}, func(r Row) error {
 				if r.Num < 1 || r.Num > MaxRows || len(r.Cells) > MaxColumns {
@@ -36,4 +54,39 @@ func FuzzSheetXML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOneStepPathOnCorpus reads every corpus sheet both ways (the largest,
+// 57 MB of XML, aside) and wants the same rows.
+func TestOneStepPathOnCorpus(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/corpus/files/*.xls[xm]")
+	if len(files) == 0 {
+		t.Fatal("no corpus")
+	}
+	read := func(p string, tokensOnly bool) string {
+		w, err := Open(p, nil)
+		if err != nil {
+			return err.Error()
+		}
+		defer w.Close()
+		w.tokensOnly = tokensOnly
+		var b []byte
+		for i := range w.Sheets {
+			st, err := w.Stream(context.Background(), &w.Sheets[i], nil, func(r Row) error {
+				b = append(b, fmt.Sprintf("%d:", r.Num)...)
+				b = AppendRowJSON(b, r.Cells)
+				return nil
+			})
+			b = append(b, fmt.Sprintf("%+v %v\n", st, err)...)
+		}
+		return string(b)
+	}
+	for _, p := range files {
+		if strings.Contains(p, "large_strings") {
+			continue
+		}
+		if fast, tokens := read(p, false), read(p, true); fast != tokens {
+			t.Errorf("%s: the one-step path and the token path differ", filepath.Base(p))
+		}
+	}
 }

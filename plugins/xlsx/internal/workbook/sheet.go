@@ -264,6 +264,9 @@ func (p *sheetParser) start() error {
 		}
 		p.st.MaxRow = max(p.st.MaxRow, p.cRow)
 		p.st.MaxColumn = max(p.st.MaxColumn, p.cCol)
+		if p.w.tokensOnly {
+			break
+		}
 		if v, ok := s.cellValueFast(); ok {
 			// <v>…</v></c> consumed: the cell is complete.
 			p.depth--

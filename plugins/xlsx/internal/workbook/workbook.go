@@ -85,10 +85,13 @@ type Workbook struct {
 	// Date1904 is true when the workbook counts dates from 1904.
 	Date1904 bool
 
-	styles    []styleInfo
-	sstPart   string
-	sst       []string
-	sstLoaded bool
+	styles  []styleInfo
+	sstPart string
+	// tokensOnly turns off the scanner's one-step cell path, so a test
+	// can compare it with the token path.
+	tokensOnly bool
+	sst        []string
+	sstLoaded  bool
 }
 
 type styleInfo struct {
