@@ -3,9 +3,7 @@ package brain
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -13,28 +11,23 @@ import (
 // other processes and goroutines are serialised). It waits up to
 // LockTimeout, then fails with locked.
 func (b *Brain) lock(ctx context.Context) (unlock func(), err error) {
-	f, err := os.OpenFile(filepath.Join(b.Root, StateDir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("brain: open lock: %w", err)
-	}
+	path := filepath.Join(b.Root, StateDir, "lock")
 	deadline := time.Now().Add(b.LockTimeout)
 	wait := time.Millisecond
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
+		unlock, err := tryLock(path)
+		if err != nil {
+			return nil, fmt.Errorf("brain: lock: %w", err)
+		}
+		if unlock != nil {
+			return unlock, nil
 		}
 		if time.Now().After(deadline) {
-			f.Close()
 			return nil, fail(CodeLocked, "Another writer held the brain's lock for too long. Nothing was changed; try again in a moment.",
 				"the brain is locked by another writer (waited %s)", b.LockTimeout)
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
 			return nil, fmt.Errorf("brain: wait for lock: %w", ctx.Err())
 		case <-time.After(wait):
 		}
