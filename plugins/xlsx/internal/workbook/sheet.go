@@ -138,8 +138,7 @@ type sheetParser struct {
 	// the cell being read
 	inCell          bool
 	cRow, cCol, cXF int
-	cType           []byte
-	cTypeBuf        [16]byte
+	cType           cellType
 	inV, hasV, inIS bool
 	vbuf            []byte
 	tb              textBuilder
@@ -231,7 +230,7 @@ func (p *sheetParser) start() error {
 		p.inCell = true
 		p.hasV, p.hasIS = false, false
 		p.vbuf = p.vbuf[:0]
-		p.cType = append(p.cTypeBuf[:0], s.attr("t")...)
+		p.cType = typeOf(s.attr("t"))
 		p.cXF = -1
 		if x := s.attr("s"); x != nil {
 			if n, err := strconv.Atoi(strings.TrimSpace(string(x))); err == nil {
@@ -337,9 +336,8 @@ func (p *sheetParser) end() error {
 // cell finishes the cell just read, as openpyxl's WorksheetReader.parse_cell.
 func (p *sheetParser) cell() error {
 	var v Value
-	t := string(p.cType)
 	switch {
-	case t == "inlineStr":
+	case p.cType == typeInline:
 		if p.hasIS {
 			v = Value{Kind: KindString}
 			if !p.statsOnly {
@@ -351,7 +349,7 @@ func (p *sheetParser) cell() error {
 	case p.statsOnly:
 		v = Value{Kind: KindString}
 	default:
-		v = p.value(t)
+		v = p.value()
 	}
 	if v.Kind == KindEmpty {
 		return nil
@@ -382,10 +380,54 @@ type dateSlot struct {
 	v             Value
 }
 
-func (p *sheetParser) value(t string) Value {
+// cellType is a cell's t attribute, classified once per cell.
+type cellType uint8
+
+// The cell types of ECMA-376 (18.18.11), and any other.
+const (
+	typeNumber        cellType = iota // n, or no t
+	typeShared                        // s
+	typeBool                          // b
+	typeError                         // e
+	typeFormulaString                 // str
+	typeISODate                       // d
+	typeInline                        // inlineStr
+	typeOther
+)
+
+func typeOf(t []byte) cellType {
+	switch len(t) {
+	case 0:
+		return typeNumber
+	case 1:
+		switch t[0] {
+		case 'n':
+			return typeNumber
+		case 's':
+			return typeShared
+		case 'b':
+			return typeBool
+		case 'e':
+			return typeError
+		case 'd':
+			return typeISODate
+		}
+	case 3:
+		if string(t) == "str" {
+			return typeFormulaString
+		}
+	case 9:
+		if string(t) == "inlineStr" {
+			return typeInline
+		}
+	}
+	return typeOther
+}
+
+func (p *sheetParser) value() Value {
 	raw := p.vbuf
-	switch t {
-	case "", "n":
+	switch p.cType {
+	case typeNumber:
 		v := castNumber(raw)
 		if v.Kind == KindString {
 			return v
@@ -412,21 +454,21 @@ func (p *sheetParser) value(t string) Value {
 			return slot.v
 		}
 		return v
-	case "s":
+	case typeShared:
 		i, ok := parseIndex(raw)
 		if !ok || i >= len(p.sst) {
 			// openpyxl fails on a dangling index; we read the cell as empty.
 			return Value{}
 		}
 		return Value{Kind: KindString, Str: p.sst[i]}
-	case "b":
+	case typeBool:
 		b := strings.TrimSpace(string(raw))
 		return Value{Kind: KindBool, Bool: b != "0" && !strings.EqualFold(b, "false")}
-	case "e":
+	case typeError:
 		return Value{Kind: KindError, Str: string(raw)}
-	case "str":
+	case typeFormulaString:
 		return Value{Kind: KindString, Str: string(raw)}
-	case "d":
+	case typeISODate:
 		return isoToValue(strings.TrimSpace(string(raw)))
 	default:
 		return Value{Kind: KindString, Str: string(raw)}
