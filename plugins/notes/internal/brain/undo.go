@@ -138,7 +138,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			ops = append(ops, t.Trailer.Op)
 		}
 	}
-	head, err := g.head(ctx)
+	head, err := g.headFast(ctx)
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
@@ -157,7 +157,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		return nil, err
 	}
 	defer unlock()
-	if now, err := g.head(ctx); err != nil || now != head {
+	if now, err := g.headFast(ctx); err != nil || now != head {
 		return nil, fail(CodeConflict, "Call undo again.", "the brain changed while the undo was prepared; nothing was changed")
 	}
 	// The paths the reverted commits touched: they must have no uncommitted
@@ -214,7 +214,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		abort()
 		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
-	newHead, err := g.head(ctx)
+	newHead, err := g.headFast(ctx)
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}

@@ -159,7 +159,7 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 		}
 	}
 	g := gitRunner{dir: b.Root}
-	oldHead, err := g.head(ctx)
+	oldHead, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
@@ -213,7 +213,7 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 		restore()
 		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
-	head, err := g.head(ctx)
+	head, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
