@@ -352,14 +352,14 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 // similar finds memories of the same type and scope that the duplicate rules
 // match: one to skip for, one to update, or ambiguous candidates.
 func (b *Brain) similar(ctx context.Context, a RememberArgs) (cands []Candidate, skip, update *Candidate, err error) {
-	rare, err := b.ix.RareTerms(ctx, firstN(index.Terms(a.Title+" "+a.Content), 200), 8)
+	rare, err := b.ix.RareTerms(ctx, firstN(index.Terms(a.Title+" "+a.Content), 200), 6)
 	if err != nil {
 		return nil, nil, nil, fail(CodeIndexFailed, "Try again; the index is rebuilt when needed.", "%v", err)
 	}
 	if len(rare) == 0 {
 		return nil, nil, nil, nil
 	}
-	hits, _, _, err := b.ix.Search(ctx, strings.Join(rare, " "), index.Filter{Types: []string{a.Type}, Scope: a.Scope, AsOf: b.today()}, 10)
+	hits, err := b.ix.SearchAny(ctx, rare, index.Filter{Types: []string{a.Type}, Scope: a.Scope, AsOf: b.today()}, 10)
 	if err != nil {
 		return nil, nil, nil, fail(CodeIndexFailed, "Try again; the index is rebuilt when needed.", "%v", err)
 	}

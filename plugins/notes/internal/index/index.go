@@ -744,6 +744,15 @@ func (ix *Index) BrokenLinks(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// SearchAny ranks the sections having any of terms (no all-terms pass
+// first), for duplicate checks.
+func (ix *Index) SearchAny(ctx context.Context, terms []string, f Filter, limit int) ([]Hit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	return ix.search(ctx, ftsQuery(terms, "OR"), f, limit)
+}
+
 // Link is one edge.
 type Link struct {
 	From, Target, Origin, Type string
