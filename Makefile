@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test check run bench bench-host bench-usage soak clean npm
+.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx soak clean npm
 
 all: build
 
@@ -45,7 +45,7 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage
+bench: build bench-host bench-usage bench-xlsx
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
@@ -55,6 +55,11 @@ bench-host:
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).
 bench-usage: build
 	bash tests/bench/usage/bench.sh
+
+# The xlsx plugin against openpyxl read_only on a generated 200,000 × 10
+# workbook, then a differential check on random workbooks.
+bench-xlsx: build
+	bash tests/bench/xlsx/bench.sh
 
 # A long mixed load through `host serve` (make test runs 3 seconds of it).
 soak: build
