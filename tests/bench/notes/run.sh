@@ -6,11 +6,11 @@
 #
 # The measuring code lives in plugins/notes/internal/brain/bench_test.go
 # (TestBenchNotes) because it drives the plugin's internal packages, which Go
-# lets only plugins/notes import. The report is also written to
-# tests/bench/notes/last.txt.
+# lets only plugins/notes import.
 set -eu
 cd "$(dirname "$0")/../../.."
-out="$(pwd)/tests/bench/notes/last.txt"
+out="$(mktemp "${TMPDIR:-/tmp}/notes-bench.XXXXXX")"
+trap 'rm -f "$out"' EXIT
 NOTES_BENCH=1 NOTES_BENCH_NOTES="${NOTES_BENCH_NOTES:-10000}" NOTES_BENCH_OUT="$out" \
 	go test -count=1 -run '^TestBenchNotes$' -timeout 30m ./plugins/notes/internal/brain/ >/dev/null
 cat "$out"
