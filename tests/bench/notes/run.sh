@@ -2,7 +2,8 @@
 # Notes benchmark: generates a brain of NOTES_BENCH_NOTES notes (default
 # 10000) in a temp folder and reports the full reindex time, search p50 and
 # remember p50 (dedup + commit + index update) as the resident plugin
-# serves them, with a baseline (status) measured in the same run.
+# serves them, with baselines measured in the same run on the same
+# repository (one git rev-parse HEAD; a bare git add + commit).
 #
 # The measuring code lives in plugins/notes/internal/brain/bench_test.go
 # (TestBenchNotes) because it drives the plugin's internal packages, which Go
