@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -681,10 +679,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// fileExists reports whether rel exists in the brain.
-func (b *Brain) fileExists(rel string) bool {
-	_, err := os.Lstat(filepath.Join(b.Root, filepath.FromSlash(rel)))
-	return err == nil
 }

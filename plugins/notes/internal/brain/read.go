@@ -431,7 +431,7 @@ func (b *Brain) Read(ctx context.Context, c Call, a ReadArgs) (*ReadResult, erro
 	if err := b.fresh(ctx); err != nil {
 		return nil, err
 	}
-	rel := a.Path
+	var rel string
 	if a.ID != "" {
 		r, err := b.resolveOne(ctx, a.ID)
 		if err != nil {

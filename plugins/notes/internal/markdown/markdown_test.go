@@ -10,17 +10,8 @@ import (
 func TestParseHeadings(t *testing.T) {
 	body := "Intro\n\n# Título\n\ntext\n\n## Sub *one*\n\nmore\n\n# Other\n"
 	d := Parse(body)
-	type h struct {
-		Level        int
-		Text         string
-		Path         []string
-		Line, Offset int
-		End          int
-	}
-	var got []h
-	for _, x := range d.Headings {
-		got = append(got, h{x.Level, x.Text, x.Path, x.Line, x.Offset, x.End})
-	}
+	type h = Heading
+	got := d.Headings
 	want := []h{
 		{1, "Título", []string{"Título"}, 3, strings.Index(body, "# T"), strings.Index(body, "# O")},
 		{2, "Sub one", []string{"Título", "Sub one"}, 7, strings.Index(body, "## S"), strings.Index(body, "# O")},
