@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/markdown"
@@ -421,6 +422,8 @@ type ReadResult struct {
 	Archived         bool               `json:"archived"`
 	OutgoingLinks    []OutLink          `json:"outgoing_links"`
 	Backlinks        []BackLink         `json:"backlinks"`
+	Truncated        bool               `json:"truncated"`
+	NextStep         string             `json:"next_step,omitempty"`
 }
 
 // Read returns one note, or one section of it, with its links.
@@ -495,6 +498,21 @@ func (b *Brain) Read(ctx context.Context, c Call, a ReadArgs) (*ReadResult, erro
 			continue
 		}
 		res.Backlinks = append(res.Backlinks, BackLink{Origin: l.Origin, Type: l.Type, Path: r.Path, Title: r.Title, NoteType: r.Type, Archived: r.Archived, Line: l.Line})
+	}
+	// Respect the host's byte budget: cut the content, never the JSON.
+	if max := c.Caller.MaxResultBytes; max > 0 {
+		if over := jsonLen(res) - max; over > 0 {
+			content := res.Note.Content
+			keep := len(content) - over - 200
+			for keep > 0 && !utf8.RuneStart(content[keep]) {
+				keep--
+			}
+			if keep < 0 {
+				keep = 0
+			}
+			res.Note.Content, res.Note.ContentKind, res.Truncated = content[:keep], "truncated", true
+			res.NextStep = "The note is longer than the result budget; read one section at a time (section, from headings)."
+		}
 	}
 	return res, nil
 }
@@ -817,6 +835,11 @@ func (b *Brain) Facts(ctx context.Context, c Call, a FactsArgs) (*FactsResult, e
 	if len(res.Facts) > a.Limit {
 		res.Facts, res.Truncated = res.Facts[:a.Limit], true
 	}
+	if max := c.Caller.MaxResultBytes; max > 0 {
+		for len(res.Facts) > 0 && jsonLen(res) > max {
+			res.Facts, res.Truncated = res.Facts[:len(res.Facts)*3/4], true
+		}
+	}
 	return res, nil
 }
 
@@ -1080,6 +1103,14 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 	res.NextStep = "Fix what is safe (broken links, orphans); ask the user about the rest."
 	if res.Total == 0 {
 		res.NextStep = "No findings."
+	}
+	if max := c.Caller.MaxResultBytes; max > 0 {
+		for len(res.Findings) > 0 && jsonLen(res) > max {
+			res.Findings, res.Truncated = res.Findings[:len(res.Findings)*3/4], true
+		}
+	}
+	if res.Truncated {
+		res.NextStep = fmt.Sprintf("Showing %d of %d findings; narrow with rules, scope or limit.", len(res.Findings), res.Total)
 	}
 	return res, nil
 }

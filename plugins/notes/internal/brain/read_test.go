@@ -1,9 +1,14 @@
 package brain
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/sdk"
 )
 
 func seedBrain(e *env) {
@@ -317,5 +322,33 @@ func TestLintUnconfirmedAndApproved(t *testing.T) {
 	m = e.ok("lint", map[string]any{"rules": []string{"unconfirmed_memory"}})
 	if obj(m, "by_rule")["unconfirmed_memory"] != float64(1) {
 		t.Fatalf("after 181 days: %v", obj(m, "by_rule"))
+	}
+}
+
+func TestResultsRespectTheByteBudget(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	long := strings.Repeat("Uma frase longa sobre filas e consumidores em português. ", 2000)
+	e.ok("write-page", map[string]any{"path": "wiki/concepts/Long.md", "content": "## Parte\n\n" + long, "frontmatter": map[string]any{"type": "concept"}})
+	for i := 0; i < 40; i++ {
+		e.writeHuman(fmt.Sprintf("wiki/concepts/Broken%02d.md", i), "---\ntype: concept\n---\n\nSee [[Missing "+strconv.Itoa(i)+"]].\n")
+	}
+	budget := 4000
+	for _, tc := range []struct {
+		action string
+		args   map[string]any
+	}{
+		{"read", map[string]any{"path": "wiki/concepts/Long.md"}},
+		{"lint", nil},
+		{"search", map[string]any{"query": "filas"}},
+	} {
+		m, err := e.callWith(sdk.Caller{ClientName: "claude-code", MaxResultBytes: budget}, tc.action, tc.args)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.action, err)
+		}
+		raw, _ := json.Marshal(m)
+		if len(raw) > budget || (tc.action != "search" && m["truncated"] != true) {
+			t.Errorf("%s: %d bytes (budget %d), truncated=%v", tc.action, len(raw), budget, m["truncated"])
+		}
 	}
 }
