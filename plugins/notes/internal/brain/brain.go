@@ -231,6 +231,10 @@ func initBrain(ctx context.Context, root string) error {
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
 		return err
 	}
-	sdk.Logger().Info("notes: created a new brain", "root", root)
+	logCreated(root)
 	return nil
 }
+
+// logCreated tells the person at the terminal where a new brain went (on
+// stderr, as every plugin log); tests silence it.
+var logCreated = func(root string) { sdk.Logger().Info("notes: created a new brain", "root", root) }

@@ -14,6 +14,11 @@ import (
 	"github.com/toolhost/toolhost/sdk"
 )
 
+func TestMain(m *testing.M) {
+	logCreated = func(string) {}
+	os.Exit(m.Run())
+}
+
 // clock is a settable test clock.
 type clock struct {
 	mu  sync.Mutex
