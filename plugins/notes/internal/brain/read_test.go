@@ -352,3 +352,31 @@ func TestResultsRespectTheByteBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestRememberRelationsAndSources(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	seedBrain(e)
+	m := e.ok("remember", map[string]any{"type": "decision", "content": "Usar lotes de dez mensagens no consumidor de faturamento",
+		"relations": map[string]any{"uses": []string{"SQS"}, "part_of": []string{"[[Projeto Atlas]]"}}, "sources": []string{"wiki/concepts/Idempotência"},
+		"aliases": []string{"Decisão dos lotes"}, "tags": []string{"atlas"}})
+	text := e.file(str(m, "path"))
+	for _, want := range []string{"- '[[SQS]]'", "- '[[Projeto Atlas]]'", "- '[[wiki/concepts/Idempotência]]'", "- Decisão dos lotes"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("note lacks %s:\n%s", want, text)
+		}
+	}
+	rd := e.ok("read", map[string]any{"id": str(m, "id")})
+	for _, l := range list(rd, "outgoing_links") {
+		if l.(map[string]any)["broken"] == true {
+			t.Errorf("broken link %v", l)
+		}
+	}
+	if got := len(list(rd, "outgoing_links")); got != 3 {
+		t.Fatalf("outgoing links %d, want 3", got)
+	}
+	if hits := paths(list(e.ok("search", map[string]any{"query": "decisão lotes"}), "hits")); !contains(hits, str(m, "path")) {
+		t.Fatalf("alias not searchable: %v", hits)
+	}
+	e.fails(CodeInvalidArgument, "remember", map[string]any{"type": "decision", "content": "x y z w", "relations": map[string]any{"hates": []string{"SQS"}}})
+}
