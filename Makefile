@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx soak clean npm
+.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak clean npm
 
 all: build
 
@@ -45,7 +45,7 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx
+bench: build bench-host bench-usage bench-xlsx bench-notes
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
@@ -60,6 +60,11 @@ bench-usage: build
 # workbook, then a differential check on random workbooks.
 bench-xlsx: build
 	bash tests/bench/xlsx/bench.sh
+
+# The notes plugin over a generated 10,000-note brain: full reindex, search
+# p50, remember p50 (NOTES_BENCH_NOTES to size it).
+bench-notes:
+	sh tests/bench/notes/run.sh
 
 # A long mixed load through `host serve` (make test runs 3 seconds of it).
 soak: build

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -214,9 +215,7 @@ func printProgress(w io.Writer, p *wire.Progress) {
 // else indented JSON; an error prints its envelope and exits 1.
 func printOutcome(stdout, stderr io.Writer, out dispatch.Outcome, asJSON, confirmed bool) error {
 	if out.IsError {
-		var pretty any
-		_ = json.Unmarshal(out.JSON, &pretty)
-		_ = writeJSON(stdout, pretty)
+		_ = writeJSON(stdout, out.JSON)
 		if out.Code() == wire.CodeApprovalRequired && !confirmed {
 			fmt.Fprintln(stderr, "this action is irreversible: run it again with --confirm if you mean it")
 		}
@@ -226,9 +225,7 @@ func printOutcome(stdout, stderr io.Writer, out dispatch.Outcome, asJSON, confir
 		fmt.Fprintln(stdout, out.Markdown)
 		return nil
 	}
-	var pretty any
-	_ = json.Unmarshal(out.JSON, &pretty)
-	return writeJSON(stdout, pretty)
+	return writeJSON(stdout, out.JSON)
 }
 
 func newCapabilitiesCmd() *cobra.Command {
@@ -305,11 +302,13 @@ func runCheck(ctx context.Context, a *app, w io.Writer) int {
 	return problems
 }
 
+// writeJSON prints v indented; raw JSON keeps its own key order.
 func writeJSON(w io.Writer, v any) error {
 	if raw, ok := v.(json.RawMessage); ok {
-		var pretty any
-		if json.Unmarshal(raw, &pretty) == nil {
-			v = pretty
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, raw, "", "  "); err == nil {
+			_, err = fmt.Fprintln(w, buf.String())
+			return err
 		}
 	}
 	b, err := json.MarshalIndent(v, "", "  ")

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,9 +114,14 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 		fmt.Fprintln(stdout, wr.GetMarkdown())
 		return exitOK
 	}
-	var pretty any
-	_ = json.Unmarshal(wr.GetJson(), &pretty)
-	writeJSON(stdout, pretty)
+	// Indent the plugin's own bytes: its key order (data_notice first, say)
+	// is part of what it says.
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, wr.GetJson(), "", "  "); err != nil {
+		writeJSON(stdout, map[string]any{"error": Errorf(CodeInternalError, "result is not valid JSON: %v", err)})
+		return exitTool
+	}
+	fmt.Fprintln(stdout, buf.String())
 	return exitOK
 }
 
