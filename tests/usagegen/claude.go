@@ -97,16 +97,15 @@ func (g *gen) randomUsage() usage {
 }
 
 type ccSession struct {
-	g          *gen
-	fw         *fileWriter
-	sid, cwd   string
-	model      string
-	t          time.Time
-	parent     string
-	sidechain  bool
-	kept       [][]byte
-	lastMain   []byte
-	inSubagent bool
+	g         *gen
+	fw        *fileWriter
+	sid, cwd  string
+	model     string
+	t         time.Time
+	parent    string
+	sidechain bool
+	kept      [][]byte
+	lastMain  []byte
 }
 
 func (s *ccSession) tick(max int) time.Time {

@@ -36,8 +36,6 @@ type usage struct {
 	in, out, cw5m, cw1h, cr int64
 }
 
-func (u usage) total() int64 { return u.in + u.out + u.cw5m + u.cw1h + u.cr }
-
 // costReal is the provider's rule: the whole request at long-context rates
 // once its prompt exceeds the threshold.
 func costReal(model string, u usage) float64 {

@@ -94,10 +94,7 @@ type claudeCarry struct {
 	model string
 }
 
-var (
-	needleUsage = []byte(`"usage":{`)
-	needleUser  = []byte(`"type":"user"`)
-)
+var needleUsage = []byte(`"usage":{`)
 
 // Parse reads appended lines of one Claude Code log. Lines are sorted by
 // their first bytes: an assistant response (its "role":"assistant" comes
