@@ -121,6 +121,14 @@ func twin(k manifests.Kind) string {
 	return "run_tool_confirmed"
 }
 
+// withArticle is "a tool" or "an agent".
+func withArticle(k manifests.Kind) string {
+	if k == manifests.KindAgent {
+		return "an agent"
+	}
+	return "a tool"
+}
+
 // runName names the plain tool for a kind.
 func runName(k manifests.Kind) string {
 	if k == manifests.KindAgent {
@@ -148,7 +156,7 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	if tool.Manifest.Kind != kind {
 		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", runName(tool.Manifest.Kind), call.Name),
-			"%q is an %s, not a %s", call.Name, tool.Manifest.Kind, kind)
+			"%q is %s, not %s", call.Name, withArticle(tool.Manifest.Kind), withArticle(kind))
 		return nil, nil, nil, &out
 	}
 	name := call.Action
