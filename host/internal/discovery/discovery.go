@@ -273,12 +273,22 @@ func placeholder(a manifests.Arg) any {
 	return "…"
 }
 
+// oneLine shortens a description for the narrow answers: its first
+// sentence when that fits, else its first 160 characters cut at a word.
 func oneLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > 160 {
-		s = string(r[:157]) + "…"
+	if i := strings.Index(s, ". "); i > 0 && i < 160 {
+		return s[:i+1]
 	}
-	return s
+	r := []rune(s)
+	if len(r) <= 160 {
+		return s
+	}
+	cut := string(r[:160])
+	if i := strings.LastIndex(cut, " "); i > 80 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, ",;:") + "…"
 }
 
 func nonNil(l []map[string]any) []map[string]any {
