@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,9 +123,18 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 
 	// Replace the binary while a call runs: that call finishes on the old
 	// binary, the next one runs the new.
-	done := make(chan Outcome)
-	go func() { done <- h.run("slow", `{"ms":800}`) }()
-	time.Sleep(300 * time.Millisecond)
+	done := make(chan Outcome, 1)
+	started := make(chan struct{})
+	var once sync.Once
+	go func() {
+		done <- h.d.Run(context.Background(), Call{Name: "testtool", Action: "slow", Args: json.RawMessage(`{"ms":800}`)},
+			func(*wire.Progress) { once.Do(func() { close(started) }) })
+	}()
+	select { // wait until the old binary is running the call
+	case <-started:
+	case o := <-done:
+		t.Fatalf("slow call ended before it started: %s", o.JSON)
+	}
 	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(h.plugins, "testtool", "testtool"))
 	h.waitFor(t, "the new binary", func(s *registry.Snapshot) bool {
 		tool, _ := s.Tool("testtool")

@@ -69,6 +69,29 @@ func (f *fixture) call(t *testing.T, ctx context.Context, action string, args an
 		Caller: &wire.Caller{ClientName: "test"}}, nil)
 }
 
+// startSlow starts a slow call on tool and returns once the plugin is
+// running it (its first progress event arrived), with the channel its
+// result will come on. Tests use it instead of sleeping, so a loaded
+// machine cannot reorder them.
+func (f *fixture) startSlow(t testing.TB, ctx context.Context, tool *registry.Tool, ms int) <-chan *wire.Result {
+	t.Helper()
+	started := make(chan struct{})
+	var once sync.Once
+	done := make(chan *wire.Result, 1)
+	go func() {
+		done <- f.sup.Call(ctx, tool, &wire.CallRequest{Action: "slow", ArgsJson: []byte(fmt.Sprintf(`{"ms":%d}`, ms))},
+			func(*wire.Progress) { once.Do(func() { close(started) }) })
+	}()
+	select {
+	case <-started:
+	case r := <-done:
+		t.Fatalf("slow call ended before it started: %v", r)
+	case <-time.After(30 * time.Second):
+		t.Fatal("slow call never started")
+	}
+	return done
+}
+
 func decode(t *testing.T, r *wire.Result) map[string]any {
 	t.Helper()
 	if r.GetError() != nil {
@@ -132,17 +155,9 @@ func TestPluginEnvironmentIsScrubbed(t *testing.T) {
 func TestPanicIsInternalErrorAndConcurrentCallSurvives(t *testing.T) {
 	f := newFixture(t, nil, Options{})
 	ctx := context.Background()
-	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	var wg sync.WaitGroup
-	var slow *wire.Result
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		slow = f.call(t, ctx, "slow", map[string]any{"ms": 300})
-	}()
-	time.Sleep(50 * time.Millisecond)
+	done := f.startSlow(t, ctx, f.tool(t), 300)
 	wantCode(t, f.call(t, ctx, "panic", nil), wire.CodeInternalError)
-	wg.Wait()
+	slow := <-done
 	if decode(t, slow)["slept_ms"].(float64) != 300 {
 		t.Fatalf("concurrent call did not finish: %v", slow)
 	}
@@ -183,9 +198,7 @@ func TestCancellationReachesPlugin(t *testing.T) {
 	f := newFixture(t, nil, Options{})
 	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "warm"}))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan *wire.Result)
-	go func() { done <- f.call(t, ctx, "slow", map[string]any{"ms": 4000}) }()
-	time.Sleep(200 * time.Millisecond)
+	done := f.startSlow(t, ctx, f.tool(t), 4000)
 	cancel()
 	wantCode(t, <-done, wire.CodeCancelled)
 	// The plugin is still healthy: the cancelled handler returned.
@@ -195,23 +208,28 @@ func TestCancellationReachesPlugin(t *testing.T) {
 func TestBusyBeyondTheQueue(t *testing.T) {
 	f := newFixture(t, nil, Options{QueueFactor: 1}) // concurrency 2, 2 waiting
 	ctx := context.Background()
+	tool := f.tool(t)
 	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	var wg sync.WaitGroup
-	results := make(chan *wire.Result, 4)
-	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results <- f.call(t, ctx, "slow", map[string]any{"ms": 600})
-		}()
+	running := []<-chan *wire.Result{f.startSlow(t, ctx, tool, 1500), f.startSlow(t, ctx, tool, 1500)}
+	waiting := make(chan *wire.Result, 2)
+	for i := 0; i < 2; i++ {
+		go func() { waiting <- f.call(t, ctx, "slow", map[string]any{"ms": 10}) }()
 	}
-	time.Sleep(200 * time.Millisecond)
+	f.sup.mu.Lock()
+	st := f.sup.tools["testtool"]
+	f.sup.mu.Unlock()
+	for deadline := time.Now().Add(30 * time.Second); len(st.wait) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatal("the two extra calls never queued")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	wantCode(t, f.call(t, ctx, "echo", map[string]any{"text": "one too many"}), wire.CodeBusy)
-	wg.Wait()
-	close(results)
-	for r := range results {
-		decode(t, r)
+	for _, r := range running {
+		decode(t, <-r)
 	}
+	decode(t, <-waiting)
+	decode(t, <-waiting)
 }
 
 func TestProgressIsForwarded(t *testing.T) {
@@ -243,12 +261,7 @@ func TestPluginErrorCrossesAsData(t *testing.T) {
 func TestReplacedBinaryWhileCallRuns(t *testing.T) {
 	f := newFixture(t, nil, Options{})
 	ctx := context.Background()
-	tool := f.tool(t)
-	done := make(chan *wire.Result)
-	go func() {
-		done <- f.sup.Call(ctx, tool, &wire.CallRequest{Action: "slow", ArgsJson: []byte(`{"ms":500}`)}, nil)
-	}()
-	time.Sleep(150 * time.Millisecond)
+	done := f.startSlow(t, ctx, f.tool(t), 500)
 	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(f.plugins, "testtool", "testtool"))
 	f.reg.Scan()
 	if v := decode(t, f.call(t, ctx, "version", nil))["version"]; v != "2" {
@@ -371,11 +384,7 @@ func TestCrashOfOnePluginLeavesAnotherAlone(t *testing.T) {
 	snap := f.reg.Scan()
 	other, _ := snap.Tool("testagent")
 	ctx := context.Background()
-	done := make(chan *wire.Result)
-	go func() {
-		done <- f.sup.Call(ctx, other, &wire.CallRequest{Action: "slow", ArgsJson: []byte(`{"ms":600}`)}, nil)
-	}()
-	time.Sleep(100 * time.Millisecond)
+	done := f.startSlow(t, ctx, other, 600)
 	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
 	decode(t, <-done)
 }
