@@ -187,7 +187,9 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 		return res
 	}
 	switch {
-	case errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+	// The plugin may enforce the deadline (gRPC carries it) a moment before
+	// our own timer fires: either way it is the manifest's timeout.
+	case (errors.Is(callCtx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded) && ctx.Err() == nil:
 		return wire.Failure(wire.CodeTimeout, fmt.Sprintf("%s %s did not finish within %s (the manifest's timeout)", tool.Name(), req.GetAction(), timeout),
 			"narrow the call, or raise timeout in "+tool.Manifest.Path)
 	case ctx.Err() != nil:
