@@ -104,3 +104,38 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestInstallClientMergesConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	cfg := filepath.Join(home, ".cursor", "mcp.json")
+	writeFile(t, cfg, `{"mcpServers":{"other":{"command":"x"}},"keep":true}`)
+	code, out, errOut := runHost(t, t.TempDir(), "install-client", "cursor")
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+		Keep bool `json:"keep"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	th := got.MCPServers["toolhost"]
+	if !got.Keep || got.MCPServers["other"].Command != "x" || !filepath.IsAbs(th.Command) || len(th.Args) != 1 || th.Args[0] != "serve" {
+		t.Fatalf("config after install: %s", b)
+	}
+	if _, err := os.Stat(cfg + ".bak"); err != nil {
+		t.Fatalf("no backup of the old config: %v", err)
+	}
+	if code, _, _ := runHost(t, t.TempDir(), "install-client", "cursr"); code != 1 {
+		t.Fatalf("unknown client: exit %d, want 1", code)
+	}
+}
