@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolhost/toolhost/plugins/usage/internal/jsonscan"
 )
@@ -92,6 +93,7 @@ type claudeCarry struct {
 	cwd   string
 	name  string
 	model string
+	steps []Step // a line's tool uses, reused
 }
 
 var needleUsage = []byte(`"usage":{`)
@@ -108,25 +110,28 @@ func (c Claude) Parse(ctx context.Context, st *FileState) error {
 		carry = &claudeCarry{}
 		st.Carry = carry
 	}
-	return readLines(ctx, st, func(line []byte) {
-		switch kind, at, head := classify(line); kind {
-		case lineAssistant:
-			c.assistantAt(st, carry, line, head, at)
-		case lineUser:
-			if p, known := promptAt(line, at); known {
-				if p {
-					carry.turn++
-				}
-			} else if isPrompt(line) {
+	return readLines(ctx, st, func(line []byte) { c.line(st, carry, line) })
+}
+
+// line reads one line of a Claude Code log.
+func (c Claude) line(st *FileState, carry *claudeCarry, line []byte) {
+	switch kind, at, head := classify(line); kind {
+	case lineAssistant:
+		c.assistantAt(st, carry, line, head, at)
+	case lineUser:
+		if p, known := promptAt(line, at, head.meta); known {
+			if p {
 				carry.turn++
 			}
-		case lineOther:
-		default:
-			if bytes.Contains(line, needleUsage) {
-				c.assistant(st, carry, line)
-			}
+		} else if isPrompt(line) {
+			carry.turn++
 		}
-	})
+	case lineOther:
+	default:
+		if bytes.Contains(line, needleUsage) {
+			c.assistant(st, carry, line)
+		}
+	}
 }
 
 var (
@@ -177,6 +182,10 @@ func headFields(line []byte) (f claudeFields, msgAt int, ok bool) {
 		case "message":
 			msgAt = v
 			return 0, false
+		case "isMeta":
+			// As written: `"isMeta":true`.
+			f.meta = line[v-1] == ':' && line[v-2] == '"' && bytes.HasPrefix(line[v:], []byte("true"))
+			return -1, true
 		case "type", "timestamp", "requestId", "cwd":
 			e, err := jsonscan.ValueEnd(line, v)
 			if err != nil {
@@ -204,8 +213,8 @@ var needleRoleUser = []byte(`"role":"user","content":`)
 // promptAt tells a prompt from a tool result by the first bytes of a user
 // message's content (at is where the message's fields start); known is
 // false when they do not say.
-func promptAt(line []byte, at int) (prompt, known bool) {
-	if bytes.Contains(line[:at], []byte(`"isMeta":true`)) {
+func promptAt(line []byte, at int, meta bool) (prompt, known bool) {
+	if meta {
 		return false, true
 	}
 	rest := line[at+len(needleRoleUser):]
@@ -265,6 +274,12 @@ func isPrompt(line []byte) bool {
 type claudeFields struct {
 	typ, ts, reqID, msgID, model, cwdRaw, usage []byte
 	steps                                       []Step
+	// meta is a head's `"isMeta":true`.
+	meta bool
+	// tokens holds the usage object's counts when the reader already read
+	// them (tokensOK).
+	tokens   usageTokens
+	tokensOK bool
 }
 
 // assistant reads one assistant line: by its head and tail when the line
@@ -286,7 +301,11 @@ func (c Claude) assistant(st *FileState, carry *claudeCarry, line []byte) {
 
 // assistantAt is assistant after the head was read.
 func (c Claude) assistantAt(st *FileState, carry *claudeCarry, line []byte, head claudeFields, msgAt int) {
+	head.steps = carry.steps[:0] // a buffer: record copies the steps
 	f, ok := assistantFastAt(line, head, msgAt)
+	if f.steps != nil {
+		carry.steps = f.steps[:0]
+	}
 	if !ok {
 		f, ok = assistantFull(line)
 		if !ok {
@@ -342,7 +361,7 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 	}
 	// Tail: the last usage object must close the message, and the rest of
 	// the line must be the top-level object's last fields.
-	u := bytes.LastIndex(line, needleUsage)
+	u := lastUsage(line)
 	if u <= contentAt {
 		return f, false
 	}
@@ -350,8 +369,10 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 		return f, false
 	}
 	us := u + len(needleUsage) - 1
-	ue, err := jsonscan.ValueEnd(line, us)
-	if err != nil {
+	ue, ok := 0, false
+	if f.tokens, ue, ok = readUsage(line, us); ok {
+		f.tokensOK = true
+	} else if ue, err = jsonscan.ValueEnd(line, us); err != nil {
 		return f, false
 	}
 	f.usage = line[us:ue]
@@ -422,13 +443,47 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 	if hasTool {
 		d := jsonscan.Dec{B: line, I: contentAt}
 		if d.Peek() == '[' {
-			f.steps = contentSteps(&d)
+			f.steps = contentSteps(&d, f.steps)
 		}
 		if d.Err != nil {
 			return f, false
 		}
 	}
 	return f, true
+}
+
+// lastUsage is bytes.LastIndex(line, needleUsage), found by the needle's
+// last byte: '{' is rare near the end of a line, where the usage object
+// sits, so the last kilobyte is searched forward for it first (bytes.LastIndex
+// would hash every byte of the content before it).
+func lastUsage(line []byte) int {
+	n := len(needleUsage) - 1
+	at := func(p int) bool { return p >= n && string(line[p-n:p]) == string(needleUsage[:n]) }
+	from := max(0, len(line)-1024)
+	last := -1
+	for i := from; ; {
+		j := bytes.IndexByte(line[i:], '{')
+		if j < 0 {
+			break
+		}
+		if at(i + j) {
+			last = i + j - n
+		}
+		i += j + 1
+	}
+	if last >= 0 {
+		return last
+	}
+	for end := from; ; {
+		p := bytes.LastIndexByte(line[:end], '{')
+		if p < 0 {
+			return -1
+		}
+		if at(p) {
+			return p - n
+		}
+		end = p
+	}
 }
 
 // oneField reads `"key":value` at b[i] and returns the index past it.
@@ -494,7 +549,7 @@ func assistantFull(line []byte) (claudeFields, bool) {
 					usage = d.Raw()
 				case "content":
 					if d.Peek() == '[' {
-						stepList = contentSteps(&d)
+						stepList = contentSteps(&d, nil)
 					}
 				}
 			})
@@ -511,41 +566,22 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	if string(f.typ) != `"assistant"` || f.usage == nil {
 		return // e.g. a tool result whose payload carries a usage object
 	}
-	var call Call
-	var cwTotal, cw5, cw1h int64 = -1, -1, 0
-	if jsonscan.Fields(f.usage, func(k, v []byte) bool {
-		n, _ := jsonscan.Int(v)
-		switch string(k) {
-		case "input_tokens":
-			call.In = tok(n)
-		case "output_tokens":
-			call.Out = tok(n)
-		case "cache_read_input_tokens":
-			call.CR = tok(n)
-		case "cache_creation_input_tokens":
-			cwTotal = n
-		case "cache_creation":
-			_ = jsonscan.Fields(v, func(k, v []byte) bool {
-				switch string(k) {
-				case "ephemeral_5m_input_tokens":
-					cw5, _ = jsonscan.Int(v)
-				case "ephemeral_1h_input_tokens":
-					cw1h, _ = jsonscan.Int(v)
-				}
-				return true
-			})
+	u := f.tokens
+	if !f.tokensOK {
+		var ok bool
+		if u, ok = usageFields(f.usage); !ok {
+			st.Skipped++
+			return
 		}
-		return true
-	}) != nil {
-		st.Skipped++
-		return
 	}
-	call.CW1h = tok(cw1h)
+	var call Call
+	call.In, call.Out, call.CR = tok(u.in), tok(u.out), tok(u.cr)
+	call.CW1h = tok(u.cw1h)
 	switch {
-	case cwTotal >= 0:
-		call.CW5m = tok(cwTotal - cw1h)
-	case cw5 >= 0:
-		call.CW5m = tok(cw5)
+	case u.cwTotal >= 0:
+		call.CW5m = tok(u.cwTotal - u.cw1h)
+	case u.cw5 >= 0:
+		call.CW5m = tok(u.cw5)
 	}
 	if len(f.msgID) > 2 && len(f.reqID) > 2 {
 		call.Key = keyOf(f.msgID, f.reqID)
@@ -583,10 +619,189 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	st.add(call, f.steps)
 }
 
-// contentSteps reads a message's content array in one pass, keeping the
-// tool uses.
-func contentSteps(d *jsonscan.Dec) []Step {
-	var out []Step
+// usageTokens are the counts of a usage object; cwTotal and cw5 are -1
+// when absent.
+type usageTokens struct {
+	in, out, cr, cwTotal, cw5, cw1h int64
+}
+
+// usageFields reads a usage object field by field; ok is false when it is
+// not a well-formed object.
+func usageFields(u []byte) (usageTokens, bool) {
+	t := usageTokens{cwTotal: -1, cw5: -1}
+	err := jsonscan.Fields(u, func(k, v []byte) bool {
+		n, _ := jsonscan.Int(v)
+		switch string(k) {
+		case "input_tokens":
+			t.in = n
+		case "output_tokens":
+			t.out = n
+		case "cache_read_input_tokens":
+			t.cr = n
+		case "cache_creation_input_tokens":
+			t.cwTotal = n
+		case "cache_creation":
+			_ = jsonscan.Fields(v, func(k, v []byte) bool {
+				switch string(k) {
+				case "ephemeral_5m_input_tokens":
+					t.cw5, _ = jsonscan.Int(v)
+				case "ephemeral_1h_input_tokens":
+					t.cw1h, _ = jsonscan.Int(v)
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return t, err == nil
+}
+
+// readUsage reads the usage object at b[i] in one pass, as usageFields
+// would, and returns the index just past it. It takes only the layout
+// Claude Code writes (no whitespace, counts as plain digits); ok is false
+// for anything else, which usageFields then reads.
+func readUsage(b []byte, i int) (t usageTokens, end int, ok bool) {
+	t = usageTokens{cwTotal: -1, cw5: -1}
+	if i >= len(b) || b[i] != '{' {
+		return t, 0, false
+	}
+	i++
+	if i < len(b) && b[i] == '}' {
+		return t, i + 1, true
+	}
+	for {
+		key, v, ok := plainKey(b, i)
+		if !ok {
+			return t, 0, false
+		}
+		var dst *int64
+		switch string(key) {
+		case "input_tokens":
+			dst = &t.in
+		case "output_tokens":
+			dst = &t.out
+		case "cache_read_input_tokens":
+			dst = &t.cr
+		case "cache_creation_input_tokens":
+			dst = &t.cwTotal
+		case "cache_creation":
+			if v >= len(b) || b[v] != '{' {
+				dst = new(int64) // a count of 0, as Int reads a non-number
+				break
+			}
+			j := v + 1
+			if j < len(b) && b[j] == '}' {
+				i = j + 1
+				goto next
+			}
+			for {
+				key, w, ok := plainKey(b, j)
+				if !ok {
+					return t, 0, false
+				}
+				n, e, ok := plainValue(b, w)
+				if !ok {
+					return t, 0, false
+				}
+				switch string(key) {
+				case "ephemeral_5m_input_tokens":
+					t.cw5 = n
+				case "ephemeral_1h_input_tokens":
+					t.cw1h = n
+				}
+				if e >= len(b) {
+					return t, 0, false
+				}
+				j = e + 1
+				if b[e] == '}' {
+					break
+				}
+				if b[e] != ',' {
+					return t, 0, false
+				}
+			}
+			i = j
+			goto next
+		}
+		if dst == nil {
+			// Another field: skipped as usageFields skips it.
+			e, err := jsonscan.ValueEnd(b, v)
+			if err != nil || e == v || skipSpace(b, v) != v {
+				return t, 0, false
+			}
+			i = e
+		} else {
+			n, e, ok := plainValue(b, v)
+			if !ok {
+				return t, 0, false
+			}
+			*dst = n
+			i = e
+		}
+	next:
+		if i >= len(b) {
+			return t, 0, false
+		}
+		switch b[i] {
+		case ',':
+			i++
+		case '}':
+			return t, i + 1, true
+		default:
+			return t, 0, false
+		}
+	}
+}
+
+// plainKey reads `"key":` at b[i] (the key raw, as jsonscan.Fields gives
+// it, and not ending in a backslash); v is where the value starts.
+func plainKey(b []byte, i int) (key []byte, v int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	k := bytes.IndexByte(b[i+1:], '"')
+	if k < 0 {
+		return nil, 0, false
+	}
+	key = b[i+1 : i+1+k]
+	v = i + k + 3
+	if v > len(b) || b[v-1] != ':' || (k > 0 && key[k-1] == '\\') {
+		return nil, 0, false
+	}
+	return key, v, true
+}
+
+// plainValue reads a scalar value at b[i]: a count of plain digits (n), or
+// a string, null, true or false (n is 0, as Int reads them); e is the index
+// past it. Objects, arrays and other numbers are not plain.
+func plainValue(b []byte, i int) (n int64, e int, ok bool) {
+	if i >= len(b) {
+		return 0, 0, false
+	}
+	switch c := b[i]; {
+	case c >= '0' && c <= '9':
+		e = i
+		for e < len(b) && b[e] >= '0' && b[e] <= '9' {
+			e++
+		}
+		if e < len(b) && (b[e] == '.' || b[e] == 'e' || b[e] == 'E' || b[e] == '+' || b[e] == '-') {
+			return 0, 0, false
+		}
+		n, _ = jsonscan.Int(b[i:e])
+		return n, e, true
+	case c == '"':
+		e, err := jsonscan.ValueEnd(b, i)
+		return 0, e, err == nil
+	case c == 'n' || c == 't' || c == 'f':
+		e, err := jsonscan.ValueEnd(b, i)
+		return 0, e, err == nil
+	}
+	return 0, 0, false
+}
+
+// contentSteps reads a message's content array in one pass, appending its
+// tool uses to out.
+func contentSteps(d *jsonscan.Dec, out []Step) []Step {
 	d.Array(func() {
 		if d.Peek() != '{' {
 			return
@@ -609,11 +824,20 @@ func contentSteps(d *jsonscan.Dec) []Step {
 	return out
 }
 
+// rawString is a raw JSON string's bytes when it has no escapes, without
+// copying; else it is decoded.
+func rawString(v []byte) []byte {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return v[1 : len(v)-1]
+	}
+	s, _ := jsonscan.String(v)
+	return []byte(s)
+}
+
 // toolStep classifies one tool use by its name and input.
 func toolStep(name, input []byte) Step {
-	n, _ := jsonscan.String(name)
 	s := Step{Kind: StepOther}
-	switch n {
+	switch string(rawString(name)) {
 	case "Edit", "MultiEdit", "Write", "NotebookEdit":
 		s.Kind = StepEdit
 		_ = jsonscan.Fields(input, func(k, v []byte) bool {
@@ -631,14 +855,64 @@ func toolStep(name, input []byte) Step {
 		s.Kind = StepShell
 		_ = jsonscan.Fields(input, func(k, v []byte) bool {
 			if string(k) == "command" {
-				cmd, _ := jsonscan.String(v)
-				s.Kind = ShellKind(cmd)
+				s.Kind = shellKind(rawString(v))
 				return false
 			}
 			return true
 		})
 	}
 	return s
+}
+
+// shellKind is ShellKind without copying an ASCII command.
+func shellKind(cmd []byte) StepKind {
+	for _, c := range cmd {
+		if c >= utf8.RuneSelf {
+			return ShellKind(string(cmd))
+		}
+	}
+	// ASCII: strings.Fields splits at these bytes.
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+	word := func(i int) (w []byte, next int) {
+		for i < len(cmd) && isSpace(cmd[i]) {
+			i++
+		}
+		j := i
+		for j < len(cmd) && !isSpace(cmd[j]) {
+			j++
+		}
+		return cmd[i:j], j
+	}
+	first, i := word(0)
+	if len(first) == 0 {
+		return StepShell
+	}
+	switch string(first) {
+	case "ls", "cat", "head", "tail", "grep", "rg", "find", "pwd", "echo", "wc", "which", "tree", "less", "file", "stat", "du", "df":
+		return StepShellRead
+	case "go", "npm", "pnpm", "yarn", "cargo", "pytest", "make", "bun", "deno":
+		for {
+			var w []byte
+			if w, i = word(i); len(w) == 0 {
+				break
+			}
+			if bytes.HasPrefix(w, []byte("test")) || string(w) == "vet" {
+				return StepTest
+			}
+		}
+	case "git":
+		if w, _ := word(i); len(w) > 0 {
+			switch string(w) {
+			case "status", "diff", "log", "show", "branch", "blame":
+				return StepShellRead
+			}
+		}
+		return StepGit
+	}
+	if bytes.Contains(cmd, []byte("pytest")) || bytes.Contains(cmd, []byte("jest")) || bytes.Contains(cmd, []byte("vitest")) {
+		return StepTest
+	}
+	return StepShell
 }
 
 // ShellKind classifies a shell command by its first word(s).

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/jsonscan"
 )
 
 var claudeSeeds = []string{
@@ -37,6 +39,9 @@ func FuzzAssistantFast(f *testing.F) {
 		if !eq(fast.typ, full.typ) || !eq(fast.ts, full.ts) || !eq(fast.reqID, full.reqID) || !eq(fast.msgID, full.msgID) ||
 			!eq(fast.model, full.model) || !eq(fast.cwdRaw, full.cwdRaw) || !eq(fast.usage, full.usage) {
 			t.Fatalf("fast %+v, full %+v for %q", fast, full, line)
+		}
+		if want, ok := usageFields(full.usage); fast.tokensOK && (!ok || fast.tokens != want) {
+			t.Fatalf("fast tokens %+v, full %+v (ok %v) for %q", fast.tokens, want, ok, line)
 		}
 	})
 }
@@ -143,4 +148,45 @@ func TestBlockSteps(t *testing.T) {
 	if c.Out != 9 || len(kinds) != 2 || kinds[0] != StepEdit || kinds[1] != StepTest {
 		t.Errorf("got output %d steps %v, want 9 and [edit test]", c.Out, kinds)
 	}
+}
+
+// FuzzReadUsage: whenever the one-pass usage reader accepts an object, it
+// reads what the field-by-field reader reads, and ends where the value ends.
+func FuzzReadUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":6},"output_tokens":7,"service_tier":"standard"}`,
+		`{"input_tokens":1,"output_tokens":2,"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":null}`,
+		`{"input_tokens":1,"cache_creation":{},"cache_creation":{"ephemeral_1h_input_tokens":5},"output_tokens":"7"}`,
+		`{"input_tokens":1.5,"output_tokens":-2}`,
+		`{"input_tokens":1, "output_tokens":2}`,
+		`{"input_tokens":1,"cache_creation":null,"x":[1,{"a":"}"}]}`,
+		`{}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		b := []byte(u + `,"tail":1}`)
+		got, end, ok := readUsage(b, 0)
+		if !ok {
+			return
+		}
+		want, wok := usageFields(b[:end])
+		wend, err := jsonscan.ValueEnd(b, 0)
+		if !wok || err != nil || wend != end || got != want {
+			t.Fatalf("readUsage %+v end %d, usageFields %+v (ok %v) end %d (%v) for %q", got, end, want, wok, wend, err, u)
+		}
+	})
+}
+
+// FuzzShellKind: the copy-free classifier agrees with ShellKind.
+func FuzzShellKind(f *testing.F) {
+	for _, s := range []string{"go test ./...", "  git   status", "git commit -m x", "npm run testing", "cargo vet", "ls -la",
+		"python -m pytest", "make", "", "\t", "go\u00a0test", "echo\vhi", "deno  x  test", "git"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		if got, want := shellKind([]byte(cmd)), ShellKind(cmd); got != want {
+			t.Fatalf("shellKind(%q) = %d, ShellKind = %d", cmd, got, want)
+		}
+	})
 }
