@@ -10,15 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // binaries builds the plugin (with its tool.yaml beside it, as in
@@ -32,41 +27,12 @@ func binaries(t *testing.T) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "notes-e2e-")
-		if buildErr != nil {
-			return
-		}
-		plugin := filepath.Join(binDir, "plugins", "notes")
-		if buildErr = os.MkdirAll(plugin, 0o755); buildErr != nil {
-			return
-		}
-		for _, c := range [][]string{
-			{"go", "build", "-o", filepath.Join(plugin, "notes"), "."},
-			{"go", "build", "-o", filepath.Join(binDir, "host"), "github.com/toolhost/toolhost/host"},
-		} {
-			out, err := exec.Command(c[0], c[1:]...).CombinedOutput()
-			if err != nil {
-				buildErr = errors.New(strings.Join(c, " ") + ": " + err.Error() + "\n" + string(out))
-				return
-			}
-		}
-		var manifest []byte
-		if manifest, buildErr = os.ReadFile("tool.yaml"); buildErr == nil {
-			buildErr = os.WriteFile(filepath.Join(plugin, "tool.yaml"), manifest, 0o644)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binDir
+	return testplugin.HostAndPlugin(t, "notes")
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testplugin.RemoveBuilt()
 	os.Exit(code)
 }
 
