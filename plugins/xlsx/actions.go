@@ -61,6 +61,21 @@ func workbookError(p string, err error) error {
 	}
 }
 
+// openSheet opens the workbook at path and picks its sheet (see pickSheet);
+// the caller closes the workbook.
+func openSheet(path, sheet string) (*workbook.Workbook, *workbook.Sheet, error) {
+	w, err := openWorkbook(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := pickSheet(w, sheet)
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return w, sh, nil
+}
+
 // pickSheet returns the named sheet, or the first worksheet when name is
 // empty; an unknown name is invalid_args with did_you_mean.
 func pickSheet(w *workbook.Workbook, name string) (*workbook.Sheet, error) {
@@ -284,15 +299,11 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
 	}
 	skipEmpty := a.SkipEmpty == nil || *a.SkipEmpty
-	w, err := openWorkbook(a.Path)
+	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	sh, err := pickSheet(w, a.Sheet)
-	if err != nil {
-		return nil, err
-	}
 	// Rows are encoded as they stream: a page of JSON costs its bytes, not
 	// a boxed value per cell.
 	b := newBudget(req, len(sh.Name))

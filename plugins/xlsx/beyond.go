@@ -49,15 +49,11 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := openWorkbook(a.Path)
+	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	sh, err := pickSheet(w, a.Sheet)
-	if err != nil {
-		return nil, err
-	}
 	type srow struct {
 		num   int
 		cells []workbook.Value
@@ -202,15 +198,11 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if a.Offset < 0 || a.HeaderRow < 0 {
 		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset and header-row must be 0 or more")
 	}
-	w, err := openWorkbook(a.Path)
+	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	sh, err := pickSheet(w, a.Sheet)
-	if err != nil {
-		return nil, err
-	}
 	var keys []string
 	var renamed []renamedHeader
 	headerRow := 0
@@ -463,15 +455,11 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
-	w, err := openWorkbook(a.Path)
+	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
-	sh, err := pickSheet(w, a.Sheet)
-	if err != nil {
-		return nil, err
-	}
 	var cols []*columnInfo
 	headerRow, dataRows := 0, 0
 	col := func(i int) *columnInfo {
