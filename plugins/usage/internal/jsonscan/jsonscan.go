@@ -320,28 +320,37 @@ func (d *Dec) Object(fn func(key []byte)) {
 		if d.Err != nil {
 			return
 		}
-		if d.I == i {
-			d.Raw()
-			if d.Err != nil {
-				return
-			}
-		}
-		i = skipWS(b, d.I)
-		if i >= len(b) {
-			d.Err = ErrSyntax
-			return
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			d.I = i + 1
-			return
-		default:
-			d.Err = ErrSyntax
+		var done bool
+		if i, done = d.afterValue(i, '}'); done {
 			return
 		}
 	}
+}
+
+// afterValue ends one member or element that started at start: it skips
+// the value when fn left it unread, then reads the separator. It returns the
+// next value's start, or done at the closing byte or on an error (in d.Err).
+func (d *Dec) afterValue(start int, closing byte) (next int, done bool) {
+	if d.I == start {
+		d.Raw()
+		if d.Err != nil {
+			return 0, true
+		}
+	}
+	b := d.B
+	i := skipWS(b, d.I)
+	switch {
+	case i >= len(b):
+		d.Err = ErrSyntax
+		return 0, true
+	case b[i] == ',':
+		return skipWS(b, i+1), false
+	case b[i] == closing:
+		d.I = i + 1
+		return 0, true
+	}
+	d.Err = ErrSyntax
+	return 0, true
 }
 
 // Array calls fn once per element of the current array value; fn reads the
@@ -367,25 +376,8 @@ func (d *Dec) Array(fn func()) {
 		if d.Err != nil {
 			return
 		}
-		if d.I == i {
-			d.Raw()
-			if d.Err != nil {
-				return
-			}
-		}
-		i = skipWS(b, d.I)
-		if i >= len(b) {
-			d.Err = ErrSyntax
-			return
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case ']':
-			d.I = i + 1
-			return
-		default:
-			d.Err = ErrSyntax
+		var done bool
+		if i, done = d.afterValue(i, ']'); done {
 			return
 		}
 	}
