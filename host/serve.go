@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -11,8 +12,10 @@ import (
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set.
-// It returns when the client goes away (stdin closes) or ctx ends, after
-// the calls in flight are answered and every plugin is stopped.
+// It returns when the client goes away (stdin closes) or ctx ends (the
+// first SIGTERM), after the calls in flight are answered and every plugin
+// is stopped. When the force context ends too (a second signal) the calls
+// in flight are cancelled — still answered — and it returns an error.
 func runServe(ctx context.Context, httpAddr string) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
@@ -40,10 +43,21 @@ func runServe(ctx context.Context, httpAddr string) error {
 
 	srv := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
 		CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger})
+	force := forceContext(ctx)
+	var err error
 	if httpAddr != "" {
-		return mcpserver.ServeHTTP(ctx, srv, mcpserver.HTTPOptions{Addr: httpAddr,
-			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http")})
+		err = mcpserver.ServeHTTP(force, srv, mcpserver.HTTPOptions{Addr: httpAddr,
+			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http"), Stop: ctx.Done()})
+	} else {
+		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
+		err = srv.Run(force, &mcpserver.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),
+			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
-	a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-	return srv.Run(ctx, &mcpserver.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(), Logger: a.logger.Named("stdio")})
+	if ctx.Err() != nil {
+		a.logger.Info("stopped by a signal", "calls_in_flight_answered", force.Err() == nil)
+	}
+	if err == nil && force.Err() != nil && force != ctx {
+		err = errors.New("serve: stopped by a second signal: the calls in flight were cancelled")
+	}
+	return err
 }

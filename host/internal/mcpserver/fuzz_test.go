@@ -25,7 +25,7 @@ func FuzzStdioLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var out bytes.Buffer
-		c := &stdioConn{out: &lineWriter{w: &out}, versions: []string{"2026-07-28", "2025-11-25"}, logger: hclog.NewNullLogger()}
+		c := newStdioConn(&out, []string{"2026-07-28", "2025-11-25"}, hclog.NewNullLogger(), nil)
 		msg := c.check(line, false)
 		if out.Len() == 0 {
 			if msg == nil {
