@@ -88,7 +88,7 @@ func (f *fakeRunner) lastCall(t *testing.T) dispatch.Call {
 	return f.calls[len(f.calls)-1]
 }
 
-func newTestServer(t *testing.T, r Runner) *Server {
+func newTestServer(t testing.TB, r Runner) *Server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sheets")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -510,6 +510,9 @@ func TestWithMeta(t *testing.T) {
 		{`{"name":"x"}`, `{"_meta":{"k":"v"},"name":"x"}`},
 		{`{"_meta":{"a":1},"name":"x"}`, `{"_meta":{"a":1,"k":"v"},"name":"x"}`},
 		{`[1]`, `[1]`},
+		{`null`, `{"_meta":{"k":"v"}}`},
+		{`{"_meta":null,"name":"x"}`, `{"_meta":{"k":"v"},"name":"x"}`},
+		{`{"_meta":5}`, `{"_meta":5}`},
 	}
 	for _, tt := range tests {
 		if got := string(withMeta(json.RawMessage(tt.in), "k", "v")); got != tt.want {
