@@ -46,8 +46,8 @@ type Manifest struct {
 	// what it spawned) may use in its life; the host kills it beyond that
 	// and the next call starts a fresh one.
 	CPUTime time.Duration
-	Secrets     []Secret
-	Actions     []Action
+	Secrets []Secret
+	Actions []Action
 }
 
 // Secret is a credential the host resolves from an environment variable and
