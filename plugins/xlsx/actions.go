@@ -21,11 +21,11 @@ const defaultMaxResults = 1000
 
 // openWorkbook resolves and opens a workbook, mapping failures to codes.
 func openWorkbook(p string) (*workbook.Workbook, error) {
-	real, err := resolveWorkbook(p)
+	f, err := openWorkbookFile(p)
 	if err != nil {
 		return nil, err
 	}
-	w, err := workbook.Open(real, nil)
+	w, err := workbook.OpenFile(f, nil)
 	if err != nil {
 		return nil, workbookError(p, err)
 	}

@@ -110,6 +110,13 @@ func Open(name string, lim *Limits) (*Workbook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workbook: open: %w", err)
 	}
+	return OpenFile(f, lim)
+}
+
+// OpenFile reads the structure of the workbook in an open file, which it
+// takes over: Close closes it, and so does a failure to open. lim may be
+// nil.
+func OpenFile(f *os.File, lim *Limits) (*Workbook, error) {
 	w, err := open(f, lim)
 	if err != nil {
 		f.Close()
