@@ -50,6 +50,9 @@ func workbookError(p string, err error) error {
 	case workbook.Encrypted:
 		return &sdk.Error{Code: codeEncryptedWorkbook, Message: p + ": " + we.Msg,
 			NextStep: "open the file in Excel, remove the password (or save the .xls as .xlsx), and try again"}
+	case workbook.Unsupported:
+		return &sdk.Error{Code: codeUnsupportedFormat, Message: p + ": " + we.Msg,
+			NextStep: "open the file in Excel or LibreOffice and save it as .xlsx, then try again"}
 	case workbook.TooLarge:
 		return &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
 	default:

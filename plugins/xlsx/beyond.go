@@ -275,6 +275,7 @@ type searchArgs struct {
 	Query      string `json:"query"`
 	Sheet      string `json:"sheet"`
 	MaxResults int    `json:"max-results"`
+	Offset     int    `json:"offset"`
 	MatchCase  bool   `json:"match-case"`
 }
 
@@ -296,6 +297,9 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	if a.MaxResults <= 0 {
 		a.MaxResults = 100
+	}
+	if a.Offset < 0 {
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
 	}
 	w, err := openWorkbook(a.Path)
 	if err != nil {
@@ -322,7 +326,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	var text []byte
 	matches := []match{}
-	truncated := false
+	truncated, skipped := false, 0
 	b := newBudget(req, len(a.Query))
 	for _, sh := range sheets {
 		_, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
@@ -332,6 +336,10 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				}
 				text = c.AppendText(text[:0])
 				if a.MatchCase && !bytes.Contains(text, q) || !a.MatchCase && !containsFold(text, q) {
+					continue
+				}
+				if skipped < a.Offset {
+					skipped++
 					continue
 				}
 				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
@@ -350,7 +358,11 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			break
 		}
 	}
-	return &sdk.Result{Data: map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}}, nil
+	out := map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}
+	if truncated {
+		out["next_offset"] = a.Offset + len(matches)
+	}
+	return &sdk.Result{Data: out}, nil
 }
 
 // containsFold reports whether s contains the lower-case q, ignoring case:
@@ -420,10 +432,7 @@ type columnInfo struct {
 func (ci *columnInfo) observe(c workbook.Value) {
 	switch c.Kind {
 	case workbook.KindInt, workbook.KindFloat:
-		f := c.Num
-		if c.Kind == workbook.KindInt {
-			f = float64(c.Int)
-		}
+		f := c.Float64()
 		if ci.lo.Kind == workbook.KindEmpty || f < ci.loNum {
 			ci.lo, ci.loNum = c, f
 		}

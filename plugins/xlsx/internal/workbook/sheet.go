@@ -3,6 +3,7 @@ package workbook
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"io"
 	"strconv"
@@ -93,7 +94,36 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 		rc = newPrefetcher(rc)
 	}
 	defer rc.Close()
-	return w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+	st, err = w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+	if err == nil && o.StatsOnly && st.Complete {
+		w.extendByComments(sh.Part, &st)
+	}
+	return st, err
+}
+
+// extendByComments grows a sheet's extent to its comments' cells, which
+// openpyxl creates to hold them. A comments part that cannot be read adds
+// nothing: the cells are what matter.
+func (w *Workbook) extendByComments(part string, st *Stats) {
+	rels, _, err := w.relsFor(part)
+	if err != nil {
+		return
+	}
+	for _, r := range rels {
+		if relType(r) != "comments" || r.Mode == "External" {
+			continue
+		}
+		_ = w.decode(resolve(part, r.Target), func(_ *xml.Decoder, se xml.StartElement) error {
+			if se.Name.Local == "comment" {
+				for _, a := range se.Attr {
+					if a.Name.Local == "ref" {
+						st.extend([]byte(a.Value))
+					}
+				}
+			}
+			return nil
+		})
+	}
 }
 
 // streamFrom parses worksheet XML from r.
@@ -212,18 +242,22 @@ func (p *sheetParser) start() error {
 	case "sheetData":
 		p.inSheetData = true
 	case "row":
-		if err := p.flush(); err != nil {
-			return err
-		}
+		n := p.rowNum + 1
 		if r := s.attr("r"); r != nil {
-			n, ok := parseRowNum(r)
-			if !ok {
+			var ok bool
+			if n, ok = parseRowNum(r); !ok {
 				return invalidf(nil, "row number %q is not valid", r)
 			}
-			p.rowNum = n
-		} else {
-			p.rowNum++
 		}
+		// Some writers emit one <row r="N"> element per cell: elements
+		// repeating the row being read add to it (as openpyxl merges
+		// them), so the row is handed on only when another one starts.
+		if n != p.curRow {
+			if err := p.flush(); err != nil {
+				return err
+			}
+		}
+		p.rowNum = n
 		p.colCounter = 0
 		p.curRow = p.rowNum
 	case "c":
@@ -285,16 +319,10 @@ func (p *sheetParser) start() error {
 		}
 	case "mergeCell":
 		p.st.MergedRanges++
-		if ref := s.attr("ref"); ref != nil {
-			_, last, _ := strings.Cut(string(ref), ":")
-			if last == "" {
-				last = string(ref)
-			}
-			if row, col, ok := parseRef([]byte(last)); ok {
-				p.st.MaxRow = max(p.st.MaxRow, row)
-				p.st.MaxColumn = max(p.st.MaxColumn, col)
-			}
-		}
+		p.st.extend(s.attr("ref"))
+	case "hyperlink":
+		// openpyxl makes a cell for every cell a hyperlink covers.
+		p.st.extend(s.attr("ref"))
 	}
 	return nil
 }
@@ -317,8 +345,6 @@ func (p *sheetParser) end() error {
 			p.inCell = false
 			return p.cell()
 		}
-	case "row":
-		return p.flush()
 	case "sheetData":
 		p.inSheetData = false
 		if err := p.flush(); err != nil {
@@ -331,6 +357,23 @@ func (p *sheetParser) end() error {
 		}
 	}
 	return nil
+}
+
+// extend grows MaxRow and MaxColumn to the last cell of an A1 range or
+// cell reference (of a merged range, a hyperlink or a comment), as openpyxl
+// creates those cells.
+func (st *Stats) extend(ref []byte) {
+	if ref == nil {
+		return
+	}
+	_, last, _ := strings.Cut(string(ref), ":")
+	if last == "" {
+		last = string(ref)
+	}
+	if row, col, ok := parseRef([]byte(strings.TrimSpace(last))); ok {
+		st.MaxRow = max(st.MaxRow, row)
+		st.MaxColumn = max(st.MaxColumn, col)
+	}
 }
 
 // cell finishes the cell just read, as openpyxl's WorksheetReader.parse_cell.
@@ -348,6 +391,13 @@ func (p *sheetParser) cell() error {
 		// No value: an empty cell, or a formula without a cached result.
 	case p.statsOnly:
 		v = Value{Kind: KindString}
+	case p.cType == typeShared:
+		i, ok := parseIndex(p.vbuf)
+		if !ok || i >= len(p.sst) {
+			return invalidf(nil, "cell %s of %s refers to shared string %q, but the shared-string table holds %d strings (indexes 0 to %d)",
+				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.vbuf), len(p.sst), len(p.sst)-1)
+		}
+		v = Value{Kind: KindString, Str: p.sst[i]}
 	default:
 		v = p.value()
 	}
@@ -429,8 +479,8 @@ func (p *sheetParser) value() Value {
 	switch p.cType {
 	case typeNumber:
 		v := castNumber(raw)
-		if v.Kind == KindString {
-			return v
+		if v.Kind == KindString || v.Kind == KindInt && v.Str != "" {
+			return v // text, or an integer beyond 64 bits: no date
 		}
 		if p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
 			f := v.Num
@@ -454,13 +504,6 @@ func (p *sheetParser) value() Value {
 			return slot.v
 		}
 		return v
-	case typeShared:
-		i, ok := parseIndex(raw)
-		if !ok || i >= len(p.sst) {
-			// openpyxl fails on a dangling index; we read the cell as empty.
-			return Value{}
-		}
-		return Value{Kind: KindString, Str: p.sst[i]}
 	case typeBool:
 		b := strings.TrimSpace(string(raw))
 		return Value{Kind: KindBool, Bool: b != "0" && !strings.EqualFold(b, "false")}
@@ -574,11 +617,16 @@ func castNumber(b []byte) Value {
 	}
 	i, err := strconv.ParseInt(string(t), 10, 64)
 	if err != nil {
-		if f, ferr := strconv.ParseFloat(string(t), 64); ferr == nil {
-			// Beyond int64: keep the magnitude.
-			return Value{Kind: KindFloat, Num: f}
+		f, ferr := strconv.ParseFloat(string(t), 64)
+		if ferr != nil {
+			return Value{Kind: KindString, Str: string(b)}
 		}
-		return Value{Kind: KindString, Str: string(b)}
+		if errors.Is(err, strconv.ErrRange) {
+			// An integer beyond 64 bits: its digits as written (openpyxl
+			// reads a Python int), its magnitude in Num.
+			return Value{Kind: KindInt, Num: f, Str: strings.TrimPrefix(string(t), "+")}
+		}
+		return Value{Kind: KindFloat, Num: f}
 	}
 	return Value{Kind: KindInt, Int: i}
 }
