@@ -178,6 +178,19 @@ var longTail = []struct {
 		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
 		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="xl/workbook.bin"/></Relationships>`},
 		{"xl/workbook.bin", "\x83\x01\x00\x80\x01"}}}, "read-sheet", nil, "", "", codeUnsupportedFormat, "a binary workbook (.xlsb"},
+	// 11. Formulas: their text on request (shared formulas translated from
+	// their master), none cached marked so, counted when not asked for.
+	{"formulas.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="C1"><f t="shared" ref="C1:C3" si="0">A1*2</f><v>2</v></c></row>` +
+		`<row r="2"><c r="A2"><v>2</v></c><c r="C2"><f t="shared" si="0"/><v>4</v></c></row>` +
+		`<row r="3"><c r="A3"><v>3</v></c><c r="C3"><f t="shared" si="0"/></c></row>` +
+		`<row r="4"><c r="A4"><f>SUM(A1:A3)</f><v>6</v></c><c r="B4"><f>SUM(A1:A3)*2</f></c></row>`)},
+		"read-sheet", map[string]any{"formulas": true}, "rows", `[[1,"",{"cached":true,"formula":"=A1*2","value":2}],[2,"",{"cached":true,"formula":"=A2*2","value":4}],` +
+			`[3,"",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":true,"formula":"=SUM(A1:A3)","value":6},{"cached":false,"formula":"=SUM(A1:A3)*2","value":null}]]`, "", ""},
+	{"formulas.xlsx", craft{}, "read-sheet", nil, "rows", `[[1,"",2],[2,"",4],[3],[6]]`, "", ""},
+	{"formulas.xlsx", craft{}, "read-sheet", nil, "uncached_formulas", `2`, "", ""},
+	{"formulas.xlsx", craft{}, "read-range", map[string]any{"range": "B3:C4", "formulas": true}, "rows", `[["",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":false,"formula":"=SUM(A1:A3)*2","value":null},""]]`, "", ""},
+	{"formulas.xlsx", craft{}, "records", map[string]any{"formulas": true, "max-results": 1}, "records", `[{"1":2,"2":{"cached":true,"formula":"=A2*2","value":4},"column_B":null}]`, "", ""},
+	{"formulas.xlsx", craft{}, "describe", nil, "formula_columns", `3`, "", ""},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},

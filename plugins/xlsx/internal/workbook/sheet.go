@@ -30,6 +30,11 @@ type Row struct {
 	// Cells are the row's values from column A. The slice is reused by the
 	// next row: copy what you keep.
 	Cells []Value
+	// Formulas, when StreamOptions.Formulas asks for them, holds each
+	// formula cell's formula ("=SUM(A1:A3)") at its column's index, ""
+	// elsewhere; it may be longer than Cells, whose cell is then empty (a
+	// formula without a cached value). Reused like Cells.
+	Formulas []string
 }
 
 // Stats describes a sheet's extent, as far as it was read.
@@ -52,6 +57,9 @@ type Stats struct {
 	MergedRanges int
 	// Complete is false when the stream stopped before the end of the sheet.
 	Complete bool
+	// UncachedFormulas counts the formula cells read that hold no cached
+	// value (and so read as empty unless formulas are asked for).
+	UncachedFormulas int
 }
 
 // StreamOptions tune Stream.
@@ -59,6 +67,9 @@ type StreamOptions struct {
 	// StatsOnly skips building values (the callback gets rows whose Cells
 	// are nil); it still finds the used range.
 	StatsOnly bool
+	// Formulas asks for each formula cell's formula in Row.Formulas; a
+	// formula without a cached value then makes its row a row.
+	Formulas bool
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -129,7 +140,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // streamFrom parses worksheet XML from r.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, fn: fn, st: &st}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -152,6 +163,7 @@ type sheetParser struct {
 	s         *scanner
 	sst       []string
 	statsOnly bool
+	formulas  bool
 	fn        func(Row) error
 	st        *Stats
 
@@ -159,6 +171,7 @@ type sheetParser struct {
 	rowNum, colCounter int
 	curRow             int
 	cells              []Value
+	rowFormulas        []string
 	rowHasValue        bool
 
 	minDataRow, maxDataRow, minDataCol, maxDataCol int
@@ -174,6 +187,19 @@ type sheetParser struct {
 	tb              textBuilder
 	hasIS           bool
 	inSheetData     bool
+
+	// the cell's formula: <f> seen, its text, a shared formula's group
+	inF, hasF bool
+	fbuf      []byte
+	fShared   int // si of a shared formula, -1 otherwise
+	shared    map[int]sharedFormula
+}
+
+// sharedFormula is the master of a shared-formula group: its text and
+// cell, from which the group's other cells translate their formulas.
+type sharedFormula struct {
+	text     string
+	row, col int
 }
 
 func (p *sheetParser) run(ctx context.Context) error {
@@ -223,6 +249,8 @@ func (p *sheetParser) run(ctx context.Context) error {
 				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
+			} else if p.inF && p.formulas {
+				p.fbuf = s.appendText(p.fbuf)
 			}
 		}
 	}
@@ -262,7 +290,7 @@ func (p *sheetParser) start() error {
 		p.curRow = p.rowNum
 	case "c":
 		p.inCell = true
-		p.hasV, p.hasIS = false, false
+		p.hasV, p.hasIS, p.hasF = false, false, false
 		p.vbuf = p.vbuf[:0]
 		p.cType = typeOf(s.attr("t"))
 		p.cXF = -1
@@ -312,6 +340,17 @@ func (p *sheetParser) start() error {
 			p.inV, p.hasV = true, true
 			p.vbuf = p.vbuf[:0]
 		}
+	case "f":
+		if p.inCell {
+			p.inF, p.hasF = true, true
+			p.fbuf = p.fbuf[:0]
+			p.fShared = -1
+			if string(s.attr("t")) == "shared" {
+				if si, ok := parseIndex(s.attr("si")); ok {
+					p.fShared = si
+				}
+			}
+		}
 	case "is":
 		if p.inCell {
 			p.inIS, p.hasIS = true, true
@@ -340,6 +379,8 @@ func (p *sheetParser) end() error {
 	switch string(s.name) {
 	case "v":
 		p.inV = false
+	case "f":
+		p.inF = false
 	case "c":
 		if p.inCell {
 			p.inCell = false
@@ -401,7 +442,16 @@ func (p *sheetParser) cell() error {
 	default:
 		v = p.value()
 	}
-	if v.Kind == KindEmpty {
+	formula := ""
+	if p.hasF {
+		if v.Kind == KindEmpty {
+			p.st.UncachedFormulas++
+		}
+		if p.formulas {
+			formula = p.formulaText()
+		}
+	}
+	if v.Kind == KindEmpty && formula == "" {
 		return nil
 	}
 	p.rowHasValue = true
@@ -415,11 +465,41 @@ func (p *sheetParser) cell() error {
 	if p.statsOnly {
 		return nil
 	}
+	if formula != "" {
+		for len(p.rowFormulas) < p.cCol {
+			p.rowFormulas = append(p.rowFormulas, "")
+		}
+		p.rowFormulas[p.cCol-1] = formula
+		if v.Kind == KindEmpty {
+			return nil
+		}
+	}
 	for len(p.cells) < p.cCol {
 		p.cells = append(p.cells, Value{})
 	}
 	p.cells[p.cCol-1] = v
 	return nil
+}
+
+// formulaText returns the cell's formula with its "=": its own text, or
+// for a cell of a shared-formula group, the master's translated by the
+// cell's offset from it, as openpyxl's Translator does.
+func (p *sheetParser) formulaText() string {
+	text := string(p.fbuf)
+	if p.fShared >= 0 {
+		if text != "" {
+			if p.shared == nil {
+				p.shared = map[int]sharedFormula{}
+			}
+			p.shared[p.fShared] = sharedFormula{text: text, row: p.cRow, col: p.cCol}
+		} else if m, ok := p.shared[p.fShared]; ok {
+			text = TranslateFormula(m.text, p.cRow-m.row, p.cCol-m.col)
+		}
+	}
+	if text == "" {
+		return ""
+	}
+	return "=" + text
 }
 
 const dateSlots = 8192
@@ -634,6 +714,7 @@ func castNumber(b []byte) Value {
 func (p *sheetParser) flush() error {
 	if !p.rowHasValue {
 		p.cells = p.cells[:0]
+		p.rowFormulas = p.rowFormulas[:0]
 		return nil
 	}
 	p.rowHasValue = false
@@ -642,10 +723,12 @@ func (p *sheetParser) flush() error {
 	if p.statsOnly {
 		err = p.fn(Row{Num: p.curRow})
 	} else {
-		err = p.fn(Row{Num: p.curRow, Cells: p.cells})
+		err = p.fn(Row{Num: p.curRow, Cells: p.cells, Formulas: p.rowFormulas})
 	}
 	clear(p.cells)
 	p.cells = p.cells[:0]
+	clear(p.rowFormulas)
+	p.rowFormulas = p.rowFormulas[:0]
 	return err
 }
 
