@@ -181,16 +181,24 @@ func TestResolveFindsDrift(t *testing.T) {
 			},
 			want: `published tool sheets_read: sheets read-sheet requires arg "sheet", which the published tool neither requires nor fixes`},
 		{name: "args changed since review",
-			edit: func(m string) string { return strings.Replace(m, "description: The sheet", "description: Which sheet", 1) },
+			edit: func(m string) string {
+				return strings.Replace(m, "description: The sheet", "description: Which sheet", 1)
+			},
 			want: "published tool sheets_read: the manifest args of sheets read-sheet changed since it was reviewed"},
 		{name: "bound tightened",
-			edit: func(m string) string { return strings.Replace(m, "minimum: 1, default: 100", "minimum: 10, default: 100", 1) },
+			edit: func(m string) string {
+				return strings.Replace(m, "minimum: 1, default: 100", "minimum: 10, default: 100", 1)
+			},
 			want: `published tool sheets_read: publishes arg "max-results" with a lower minimum than sheets read-sheet's 10`},
 		{name: "fixed value no longer accepted",
-			edit: func(m string) string { return strings.Replace(m, "enum: [json, csv], default: json", "enum: [csv], default: csv", 1) },
+			edit: func(m string) string {
+				return strings.Replace(m, "enum: [json, csv], default: json", "enum: [csv], default: csv", 1)
+			},
 			want: `published tool sheets_read: fixes arg "format" to json, which sheets read-sheet refuses`},
 		{name: "became irreversible", blocking: true,
-			edit: func(m string) string { return strings.Replace(m, "    read_only: true\n", "    reversible: false\n", 1) },
+			edit: func(m string) string {
+				return strings.Replace(m, "    read_only: true\n", "    reversible: false\n", 1)
+			},
 			want: "published tool sheets_read: sheets read-sheet is irreversible"},
 		{name: "irreversible declared", blocking: true, extra: `  - name: sheets_delete
     tool: sheets
