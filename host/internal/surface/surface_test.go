@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -504,5 +505,46 @@ func TestServerPublishesExactlyTheDeclaredTools(t *testing.T) {
 	body, _ = json.Marshal(res.StructuredContent)
 	if !res.IsError || !strings.Contains(string(body), `"did_you_mean":["max-results"]`) {
 		t.Fatalf("max_results: got %s", body)
+	}
+}
+
+// TestCuratedSurfaceOverHTTP: the same server over Streamable HTTP lists
+// the declared tools and runs them, and its tools digest (what
+// server/discover reports) is the one the snapshot and server.json carry.
+func TestCuratedSurfaceOverHTTP(t *testing.T) {
+	snap := fixture(t, nil)
+	d := parse(t, declaration(t, "1.0.0"))
+	resolved, findings := Resolve(d, snap)
+	if len(findings) > 0 {
+		t.Fatal(findings)
+	}
+	runner := &fakeRunner{}
+	srv, err := NewServer(Options{Declaration: d, Resolved: resolved, Runner: runner})
+	must(t, err)
+	pub, err := NewPublished(d, Tools(resolved))
+	must(t, err)
+	if srv.ToolsDigest() != pub.ToolsDigest {
+		t.Fatalf("served tools digest %s, snapshot's %s", srv.ToolsDigest(), pub.ToolsDigest)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(""))
+	defer hs.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-surface", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	must(t, err)
+	defer cs.Close()
+	list, err := cs.ListTools(ctx, nil)
+	must(t, err)
+	if len(list.Tools) != 1 || list.Tools[0].Name != "sheets_read" {
+		t.Fatalf("tools over HTTP: got %d tools, want sheets_read alone", len(list.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sheets_read", Arguments: map[string]any{"path": "b.xlsx"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call over HTTP: %v %+v", err, res)
+	}
+	runner.mu.Lock()
+	defer runner.mu.Unlock()
+	if len(runner.calls) != 1 || runner.calls[0].Surface != "chat" {
+		t.Fatalf("calls: got %+v", runner.calls)
 	}
 }
