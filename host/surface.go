@@ -44,8 +44,17 @@ func curatedServer(a *app, name string) (*mcpproto.Server, error) {
 	if len(blocking) > 0 {
 		return nil, fmt.Errorf("serve --surface %s: %s cannot be served:\n  %s", name, files.Declaration(), strings.Join(blocking, "\n  "))
 	}
-	return surface.NewServer(surface.Options{Declaration: d, Resolved: resolved, Runner: a.dispatcher, Version: version,
+	srv, err := surface.NewServer(surface.Options{Declaration: d, Resolved: resolved, Runner: a.dispatcher, Version: version,
 		Logger: a.logger.Named("surface")})
+	if err != nil {
+		return nil, err
+	}
+	if p, err := surface.ReadPublished(files.Published()); err == nil && p.ToolsDigest != srv.ToolsDigest() {
+		a.logger.Warn("the served tools differ from the published snapshot: run `host surface check`", "surface", name,
+			"snapshot", files.Published(), "published_digest", p.ToolsDigest, "served_digest", srv.ToolsDigest())
+	}
+	a.logger.Info("curated surface", "surface", name, "surface_version", d.Version.String(), "tools", len(resolved))
+	return srv, nil
 }
 
 func newSurfaceCmd() *cobra.Command {

@@ -548,3 +548,26 @@ func TestCuratedSurfaceOverHTTP(t *testing.T) {
 		t.Fatalf("calls: got %+v", runner.calls)
 	}
 }
+
+// TestListStaysTheSameAcrossPluginUpdates: a manifest update that leaves
+// the published args alone (new wording, a new optional arg, a new action)
+// does not change the published list a client caches; only the
+// declaration does.
+func TestListStaysTheSameAcrossPluginUpdates(t *testing.T) {
+	d := parse(t, declaration(t, "1.0.0"))
+	digest := func(edit func(string) string) string {
+		resolved, _ := Resolve(d, fixture(t, edit))
+		p, err := NewPublished(d, Tools(resolved))
+		must(t, err)
+		return p.ToolsDigest
+	}
+	before := digest(nil)
+	after := digest(func(m string) string {
+		m = strings.Replace(m, "description: Read one sheet.", "description: Read one sheet, faster.", 1)
+		m = strings.Replace(m, "description: Output format}", "description: Output format}\n      - {name: skip-empty, type: boolean, description: Skip empty rows}", 1)
+		return m + "  - name: list-sheets\n    description: List sheets.\n    read_only: true\n"
+	})
+	if before != after {
+		t.Fatalf("the published list changed with the manifest: %s → %s", before, after)
+	}
+}
