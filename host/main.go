@@ -10,9 +10,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/toolhost/toolhost/host/internal/supervisor"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == supervisor.ReaperArg {
+		// The host's executable doubles as each plugin's process-group
+		// reaper (see supervisor.Reap).
+		os.Exit(supervisor.Reap(os.Args[2:]))
+	}
 	// The first SIGINT or SIGTERM ends ctx: commands stop, and `host serve`
 	// stops reading and answers the calls in flight. A second one ends the
 	// force context too: serve cancels those calls (they are still answered).

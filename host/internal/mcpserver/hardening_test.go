@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -23,7 +24,7 @@ func startRawWire(t *testing.T, s *Server, stop <-chan struct{}) (*io.PipeWriter
 	lines := make(chan string, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.Run(context.Background(), &StdioTransport{In: inR, Out: outW, Versions: s.Versions(), Stop: stop})
+		done <- s.Run(context.Background(), &mcpproto.StdioTransport{In: inR, Out: outW, Versions: s.Versions(), Stop: stop})
 		outW.Close()
 	}()
 	go func() {
