@@ -30,21 +30,22 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd())
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd(), newSurfaceCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
-	var httpAddr string
+	var httpAddr, surfaceName string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr)
+			return runServe(cmd.Context(), httpAddr, surfaceName)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
+	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
 	return cmd
 }
 

@@ -671,24 +671,7 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 		a.ReadOnly = false
 	}
 
-	args, _ := p.list(fs["args"])
-	seen := map[string]int{}
-	for i, an := range args {
-		apath := fmt.Sprintf("%s.args[%d]", path, i)
-		if an.Kind != yaml.MappingNode {
-			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
-			continue
-		}
-		arg := p.arg(an, apath)
-		if arg.Name != "" {
-			if line, dup := seen[arg.Name]; dup {
-				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
-			} else {
-				seen[arg.Name] = an.Line
-			}
-		}
-		a.Args = append(a.Args, arg)
-	}
+	a.Args = p.args(fs["args"], path)
 
 	if e, ok := fs["narrow_with"]; ok {
 		names, nodes := p.strList(e)
@@ -722,6 +705,42 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 		}
 	}
 	return a
+}
+
+// args reads the list of an args key: each arg, and no name twice.
+func (p *parser) args(e entry, path string) []Arg {
+	nodes, _ := p.list(e)
+	var out []Arg
+	seen := map[string]int{}
+	for i, an := range nodes {
+		apath := fmt.Sprintf("%s[%d]", join(path, "args"), i)
+		if an.Kind != yaml.MappingNode {
+			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
+			continue
+		}
+		arg := p.arg(an, apath)
+		if arg.Name != "" {
+			if line, dup := seen[arg.Name]; dup {
+				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
+			} else {
+				seen[arg.Name] = an.Line
+			}
+		}
+		out = append(out, arg)
+	}
+	return out
+}
+
+// ParseArgs reads n, the value of an args key in tool.yaml's format (a
+// list of {name, type, required, description, enum, default, minimum,
+// maximum, items}), with the checks Parse applies to an action's args.
+// Problems name file, line and a field under path (path "tools[2]" gives
+// "tools[2].args[0].type"). Other files that publish args in the same
+// format (a surface declaration) use it so the format has one parser.
+func ParseArgs(file string, n *yaml.Node, path string) ([]Arg, []Problem) {
+	p := &parser{file: file, budget: 100000}
+	args := p.args(entry{val: n, field: join(path, "args")}, path)
+	return args, p.problems
 }
 
 func (p *parser) arg(n *yaml.Node, path string) Arg {

@@ -173,22 +173,26 @@ func TestRunAnswersThemselves(t *testing.T) {
 		confirmed, deny          bool
 		code                     string
 		didYouMean               string
+		surface                  string
 	}{
-		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool"},
-		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing"},
-		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, ""},
-		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, ""},
-		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", ""},
-		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, ""},
-		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, ""},
-		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", ""},
+		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool", ""},
+		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing", ""},
+		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, "", ""},
+		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, "", ""},
+		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", "", ""},
+		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, "", ""},
+		{"irreversible on a curated surface", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeDenied, "", "chat"},
+		{"curated surface cannot confirm", "testtool", "delete-thing", `{"text":"a"}`, true, false, wire.CodeDenied, "", "chat"},
+		{"reversible on a curated surface", "testtool", "echo", `{"text":"a"}`, false, false, "", "", "chat"},
+		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, "", ""},
+		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.d.DenyIrreversible = tt.deny
-			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed}, nil)
+			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed, Surface: tt.surface}, nil)
 			if o.Code() != tt.code {
 				t.Fatalf("got %s, want code %q", o.JSON, tt.code)
 			}
