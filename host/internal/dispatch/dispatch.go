@@ -58,6 +58,11 @@ type Call struct {
 	Confirmed bool
 	// Caller says who called; its Confirmed and MaxResultBytes are set here.
 	Caller *wire.Caller
+	// Surface names the curated surface the call came through ("chat"),
+	// empty for the generic tools and the terminal. A curated surface has
+	// no *_confirmed twin, so the gate refuses an irreversible action on it
+	// outright.
+	Surface string
 }
 
 // Outcome is a call's answer: structured JSON (an object — the plugin's
@@ -202,7 +207,11 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	if failure != nil {
 		return *failure
 	}
-	if env := gate.Check(tool.Manifest, action, call.Confirmed, d.DenyIrreversible, twin(tool.Manifest.Kind)); env != nil {
+	approval := twin(tool.Manifest.Kind)
+	if call.Surface != "" {
+		approval = ""
+	}
+	if env := gate.Check(tool.Manifest, action, call.Confirmed && call.Surface == "", d.DenyIrreversible, approval); env != nil {
 		return Fail(env)
 	}
 	if !tool.Ready {
