@@ -31,11 +31,34 @@ const (
 	MinIdle        = time.Second
 	MaxIdle        = 24 * time.Hour
 	MaxConcurrency = 256
+	MinMemory      = 16 << 20
+	MaxMemory      = 1 << 40
+	MinCPUTime     = time.Second
+	MaxCPUTime     = 24 * time.Hour
 )
+
+// memoryRE is a memory size: a whole number and a unit, binary (KiB, MiB,
+// GiB, TiB) or decimal (KB, MB, GB, TB).
+var memoryRE = regexp.MustCompile(`^([0-9]{1,13}) ?([KMGT]i?B)$`)
+
+// ParseMemory reads a memory size such as "512MiB" or "2GB" into bytes.
+func ParseMemory(s string) (int64, error) {
+	m := memoryRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("want a size such as \"512MiB\" or \"2GiB\" (units KiB, MiB, GiB, TiB, KB, MB, GB, TB), got %q", s)
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	unit := map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
+	if n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("%s is too large", s)
+	}
+	return n * unit, nil
+}
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "secrets", "actions"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "secrets", "actions"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
@@ -446,6 +469,20 @@ func (p *parser) parse(data []byte, m *Manifest) {
 				m.Concurrency = int(i)
 			}
 		}
+	}
+	if s, ok := p.str(fs["memory"]); ok {
+		n, err := ParseMemory(s)
+		switch {
+		case err != nil:
+			p.addf(fs["memory"].val, "memory", "%v", err)
+		case n < MinMemory || n > MaxMemory:
+			p.addf(fs["memory"].val, "memory", "%s is out of range (want 16MiB to 1TiB)", s)
+		default:
+			m.Memory = n
+		}
+	}
+	if d, ok := p.duration(fs["cpu_time"], MinCPUTime, MaxCPUTime); ok {
+		m.CPUTime = d
 	}
 	p.secrets(fs["secrets"], m)
 	p.actions(fs["actions"], m)

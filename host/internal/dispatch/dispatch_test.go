@@ -247,3 +247,59 @@ func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
 		t.Fatalf("got %s", o.JSON)
 	}
 }
+
+// TestAgentCallingItselfIsRefusedAtOnce: an agent that calls itself,
+// directly or through another agent, would wait for a concurrency slot its
+// own ancestor holds; it is refused at once with denied instead of hanging
+// until its timeout (issue 9, defect 6).
+func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	for _, name := range []string{"testagent", "otheragent"} {
+		dir := filepath.Join(plugins, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Concurrency 1: a self-call could only ever wait for its own slot.
+		m := strings.Replace(testplugin.AgentManifest, "name: testagent", "name: "+name, 1)
+		m = strings.Replace(m, "concurrency: 2", "concurrency: 1", 1)
+		if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(dir, "testtool"))
+	}
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	if snap := reg.Scan(); len(snap.Tools) != 3 {
+		t.Fatalf("want 3 plugins, got %+v %+v", snap.Tools, snap.Broken)
+	}
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	echo := map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "x"}}
+	for _, tc := range []struct {
+		name  string
+		args  map[string]any
+		chain string
+	}{
+		{"directly", map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}, "testagent>testagent"},
+		{"through another agent", map[string]any{"tool": "otheragent", "action": "relay", "args": map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}}, "testagent>otheragent>testagent"},
+		{"another agent is fine", map[string]any{"tool": "otheragent", "action": "relay", "args": echo}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, _ := json.Marshal(tc.args)
+			o := d.Run(context.Background(), Call{Kind: manifests.KindAgent, Name: "testagent", Action: "relay", Args: args,
+				Caller: &wire.Caller{ClientName: "test"}}, nil)
+			if tc.chain == "" {
+				field(t, o, "relayed")
+				return
+			}
+			var e struct{ Error Envelope }
+			_ = json.Unmarshal(o.JSON, &e)
+			if e.Error.Code != wire.CodeDenied || !strings.Contains(e.Error.Message, tc.chain) || !strings.Contains(e.Error.Message, "may not call itself") {
+				t.Fatalf("got %s, want denied naming the chain %s", o.JSON, tc.chain)
+			}
+		})
+	}
+}
