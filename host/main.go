@@ -22,7 +22,7 @@ func main() {
 	}
 	// The first SIGINT or SIGTERM ends ctx: commands stop, and `host serve`
 	// stops reading and answers the calls in flight. A second one ends the
-	// force context too: serve cancels those calls (they are still answered).
+	// force context too: serve stops at once, cancelling those calls.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	force, cancelForce := context.WithCancel(context.Background())
 	finished := make(chan struct{})

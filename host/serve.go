@@ -16,8 +16,8 @@ import (
 // the six generic tools, or the curated surface surfaceName when set.
 // It returns when the client goes away (stdin closes) or ctx ends (the
 // first SIGTERM), after the calls in flight are answered and every plugin
-// is stopped. When the force context ends too (a second signal) the calls
-// in flight are cancelled — still answered — and it returns an error.
+// is stopped. When the force context ends too (a second signal) it stops at
+// once, cancelling the calls in flight, and returns an error.
 func runServe(ctx context.Context, httpAddr, surfaceName string) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
