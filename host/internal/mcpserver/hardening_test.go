@@ -2,8 +2,10 @@ package mcpserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -166,5 +168,43 @@ func TestHTTPBatchAndNullParams(t *testing.T) {
 				t.Errorf("got %d %s, want %d with %s", rec.Code, rec.Body.String(), tt.status, tt.want)
 			}
 		})
+	}
+}
+
+// TestEveryMethodSurvivesNullParams sends every method the server knows
+// with params null, _meta null and other nil-map shapes, before and after
+// initialize, as calls and as notifications: each call is answered (none
+// with code 0) and the session ends cleanly at end of input.
+func TestEveryMethodSurvivesNullParams(t *testing.T) {
+	methods := []string{"initialize", "ping", "tools/call", "tools/list", "server/discover", "resources/list", "resources/read",
+		"resources/templates/list", "resources/subscribe", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/roots/list_changed"}
+	params := []string{`null`, `{"_meta":null}`, `{"_meta":null,"name":null,"arguments":null}`, `[]`, `1`, `"x"`,
+		`{"name":"run_tool","arguments":{"tool":null,"args":null},"_meta":{"progressToken":null}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":null,"io.modelcontextprotocol/clientInfo":null}}`,
+		`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"capabilities","arguments":null}`}
+	srv := newTestServer(t, nil)
+	for _, initFirst := range []bool{false, true} {
+		var in bytes.Buffer
+		if initFirst {
+			in.WriteString(initRaw + "\n" + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		}
+		id := 100
+		for _, m := range methods {
+			for _, p := range params {
+				id++
+				fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, m, p)
+				fmt.Fprintf(&in, `{"jsonrpc":"2.0","method":%q,"params":%s}`+"\n", m, p)
+			}
+		}
+		in.WriteString(`{"jsonrpc":"2.0","id":"last","method":"ping"}` + "\n")
+		input := in.Bytes()
+		var out bytes.Buffer
+		if err := srv.Run(context.Background(), &mcpproto.StdioTransport{In: bytes.NewReader(input), Out: &out, Versions: srv.Versions()}); err != nil {
+			t.Fatalf("initialized=%v: Run: %v", initFirst, err)
+		}
+		// Cancellations name no call in flight here, so every call is owed
+		// an answer.
+		checkAnswers(t, input, out.Bytes(), false)
 	}
 }
