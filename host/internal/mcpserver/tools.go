@@ -221,7 +221,7 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 			onProgress = progressSender(ctx, req.Session, token)
 		}
 		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
-			Confirmed: confirmed, Caller: s.callerOf(req)}, onProgress)
+			Confirmed: confirmed, Caller: s.callerOf(req), Ask: s.askPerson(req)}, onProgress)
 		return toResult(out), nil
 	}
 }
@@ -272,7 +272,7 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownSkill,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}
