@@ -40,6 +40,13 @@ type Manifest struct {
 	Env []string
 	// Concurrency is how many calls may be in flight at once (default 4).
 	Concurrency int
+	// Memory, when non-zero, is the most resident memory (bytes) the
+	// plugin's processes may hold together; the host kills a plugin over it.
+	Memory int64
+	// CPUTime, when non-zero, is the most CPU time one plugin process (with
+	// what it spawned) may use in its life; the host kills it beyond that
+	// and the next call starts a fresh one.
+	CPUTime time.Duration
 	// Uses lists what an agent may call through the host: a tool, or one
 	// action of it. A nested call outside it is refused. Only agents have it.
 	Uses    []Use

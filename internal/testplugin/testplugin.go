@@ -77,6 +77,23 @@ actions:
     read_only: true
     args:
       - {name: fifo, type: string, required: true}
+  - name: spawn
+    description: Start a child process that sleeps, and leave it running.
+    read_only: true
+  - name: hog
+    description: Hold mb MiB of memory until the call ends.
+    read_only: true
+    args:
+      - {name: mb, type: integer, minimum: 1, required: true}
+  - name: spin
+    description: Burn CPU until the call ends.
+    read_only: true
+  - name: storm
+    description: Misbehave (panic, exit, hang, garbage) on a random percent of calls; else echo n.
+    read_only: true
+    args:
+      - {name: n, type: integer}
+      - {name: percent, type: integer, minimum: 0, maximum: 100}
 `
 
 // AgentManifest is the test plugin's binary declared as an agent named

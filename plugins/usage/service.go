@@ -26,7 +26,7 @@ const (
 
 var (
 	periods  = []string{"today", "last_7_days", "last_30_days", "month_to_date", "last_6_months"}
-	bys      = []string{"project", "model", "task", "provider", "day"}
+	bys      = []string{"project", "model", "task", "provider", "day", "session"}
 	provs    = []string{"claude", "codex", "gemini", "opencode"}
 	pricings = []string{string(pricing.ModeProvider), string(pricing.ModeCCUsage)}
 )

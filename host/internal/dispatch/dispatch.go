@@ -62,6 +62,11 @@ type Call struct {
 	// not confirmed, instead of answering approval_required; nested calls
 	// of an agent ask the same way.
 	Ask Asker
+	// Surface names the curated surface the call came through ("chat"),
+	// empty for the generic tools and the terminal. A curated surface has
+	// no *_confirmed twin, so the gate refuses an irreversible action on it
+	// outright.
+	Surface string
 }
 
 // Outcome is a call's answer: structured JSON (an object — the plugin's
@@ -206,7 +211,11 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	if failure != nil {
 		return *failure
 	}
-	if env := gate.Check(tool.Manifest, action, call.Confirmed, d.DenyIrreversible, twin(tool.Manifest.Kind)); env != nil {
+	approval := twin(tool.Manifest.Kind)
+	if call.Surface != "" {
+		approval = ""
+	}
+	if env := gate.Check(tool.Manifest, action, call.Confirmed && call.Surface == "", d.DenyIrreversible, approval); env != nil {
 		// Ask the person only about a call that could then run.
 		if env.GetCode() == wire.CodeApprovalRequired && call.Ask != nil && tool.Ready {
 			_, why := gate.Irreversible(tool.Manifest, action)

@@ -173,22 +173,26 @@ func TestRunAnswersThemselves(t *testing.T) {
 		confirmed, deny          bool
 		code                     string
 		didYouMean               string
+		surface                  string
 	}{
-		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool"},
-		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing"},
-		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, ""},
-		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, ""},
-		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", ""},
-		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, ""},
-		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, ""},
-		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", ""},
+		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool", ""},
+		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing", ""},
+		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, "", ""},
+		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, "", ""},
+		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", "", ""},
+		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, "", ""},
+		{"irreversible on a curated surface", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeDenied, "", "chat"},
+		{"curated surface cannot confirm", "testtool", "delete-thing", `{"text":"a"}`, true, false, wire.CodeDenied, "", "chat"},
+		{"reversible on a curated surface", "testtool", "echo", `{"text":"a"}`, false, false, "", "", "chat"},
+		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, "", ""},
+		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.d.DenyIrreversible = tt.deny
-			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed}, nil)
+			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed, Surface: tt.surface}, nil)
 			if o.Code() != tt.code {
 				t.Fatalf("got %s, want code %q", o.JSON, tt.code)
 			}
@@ -241,6 +245,64 @@ func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
 	}
 	if o := relay(manifests.KindTool, "testagent", "echo", false, false); o.Code() != wire.CodeUnknownTool || !strings.Contains(string(o.JSON), "run_agent") {
 		t.Fatalf("got %s", o.JSON)
+	}
+}
+
+// TestAgentCallingItselfIsRefusedAtOnce: an agent that calls itself,
+// directly or through another agent, would wait for a concurrency slot its
+// own ancestor holds; it is refused at once with denied instead of hanging
+// until its timeout (issue 9, defect 6).
+func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	for _, name := range []string{"testagent", "otheragent"} {
+		dir := filepath.Join(plugins, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Concurrency 1: a self-call could only ever wait for its own slot.
+		m := strings.Replace(testplugin.AgentManifest, "name: testagent", "name: "+name, 1)
+		m = strings.Replace(m, "concurrency: 2", "concurrency: 1", 1)
+		// Each may call the other and itself (uses), so only the cycle check refuses.
+		m = strings.Replace(m, "uses: [testtool]", "uses: [testtool, testagent, otheragent]", 1)
+		if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(dir, "testtool"))
+	}
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	if snap := reg.Scan(); len(snap.Tools) != 3 {
+		t.Fatalf("want 3 plugins, got %+v %+v", snap.Tools, snap.Broken)
+	}
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	echo := map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "x"}}
+	for _, tc := range []struct {
+		name  string
+		args  map[string]any
+		chain string
+	}{
+		{"directly", map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}, "testagent>testagent"},
+		{"through another agent", map[string]any{"tool": "otheragent", "action": "relay", "args": map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}}, "testagent>otheragent>testagent"},
+		{"another agent is fine", map[string]any{"tool": "otheragent", "action": "relay", "args": echo}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, _ := json.Marshal(tc.args)
+			o := d.Run(context.Background(), Call{Kind: manifests.KindAgent, Name: "testagent", Action: "relay", Args: args,
+				Caller: &wire.Caller{ClientName: "test"}}, nil)
+			if tc.chain == "" {
+				field(t, o, "relayed")
+				return
+			}
+			var e struct{ Error Envelope }
+			_ = json.Unmarshal(o.JSON, &e)
+			if e.Error.Code != wire.CodeDenied || !strings.Contains(e.Error.Message, tc.chain) || !strings.Contains(e.Error.Message, "may not call itself") {
+				t.Fatalf("got %s, want denied naming the chain %s", o.JSON, tc.chain)
+			}
+		})
 	}
 }
 

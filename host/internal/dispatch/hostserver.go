@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
@@ -80,6 +81,12 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 	chain := h.agent
 	if prev := h.caller.GetAgent(); prev != "" {
 		chain = prev + ">" + h.agent
+	}
+	if slices.Contains(strings.Split(chain, ">"), in.GetTool()) {
+		// The caller's ancestors hold concurrency slots the callee would
+		// wait for: refuse at once rather than hang until the timeout.
+		return send(wire.Failure(wire.CodeDenied, fmt.Sprintf("%s may not call %s: it is already running this call (%s>%s), and an agent may not call itself, directly or through other agents",
+			h.agent, in.GetTool(), chain, in.GetTool()), "do that step inside the agent instead of calling it again"))
 	}
 	if strings.Count(chain, ">")+1 > MaxAgentDepth {
 		return send(wire.Failure(wire.CodeDenied, "agents may nest at most 3 deep: "+chain, "do the work in fewer agent hops"))

@@ -20,7 +20,9 @@ import (
 // another replica, and a modern-era request has no session to carry one.
 func (s *Server) askPerson(req *mcp.CallToolRequest) dispatch.Asker {
 	ss := req.Session
-	if ss == nil || (req.Extra != nil && req.Extra.Header != nil) || isModern(req.Params.GetMeta()) {
+	// A request whose _meta names a protocol version is of the modern era.
+	_, modern := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion]
+	if ss == nil || (req.Extra != nil && req.Extra.Header != nil) || modern {
 		return nil
 	}
 	ip := ss.InitializeParams()
@@ -37,7 +39,9 @@ func (s *Server) askPerson(req *mcp.CallToolRequest) dispatch.Asker {
 			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
 		})
 		if err != nil {
-			s.opts.Logger.Warn("elicitation failed; answering approval_required", "tool", q.Tool, "action", q.Action, "error", err)
+			if s.opts.Logger != nil {
+				s.opts.Logger.Warn("elicitation failed; answering approval_required", "tool", q.Tool, "action", q.Action, "error", err)
+			}
 			return false, fmt.Errorf("mcp: elicit: %w", err)
 		}
 		return res.Action == "accept", nil

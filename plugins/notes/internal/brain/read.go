@@ -865,6 +865,8 @@ type StatusResult struct {
 	BrokenLinks        int            `json:"broken_links"`
 	Sync               map[string]any `json:"sync"`
 	Conflicts          []string       `json:"conflicts"`
+	Notices            []string       `json:"notices"`
+	Recovered          []Recovered    `json:"recovered"`
 	Embeddings         any            `json:"embeddings"`
 	NextStep           string         `json:"next_step"`
 }
@@ -876,7 +878,19 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	}
 	host, _ := os.Hostname()
 	res := &StatusResult{DataNotice: DataNotice, Healthy: true, Problems: []string{}, Root: b.Root, Client: c.Client(), Machine: host,
-		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}}
+		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}, Notices: []string{}, Recovered: b.takeRecovered()}
+	if js, err := b.pendingJournals(); err != nil || len(js) > 0 {
+		// fresh recovered what it could; a journal still here is a
+		// writer at work now, or one recovery could not finish.
+		unlock, lerr := b.lock(ctx)
+		if lerr == nil {
+			unlock()
+			res.Recovered = append(res.Recovered, b.takeRecovered()...)
+		}
+		if js, err := b.pendingJournals(); err != nil || len(js) > 0 {
+			res.Problems = append(res.Problems, fmt.Sprintf("%d interrupted operation(s) could not be recovered (see %s)", len(js), journalDir))
+		}
+	}
 	for _, t := range note.Types() {
 		res.NoteDirs = append(res.NoteDirs, note.Folders[t])
 	}
@@ -906,7 +920,9 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	}
 	res.Sync = map[string]any{"branch": strings.TrimSpace(branch), "remote_configured": strings.TrimSpace(remotes) != "", "pending_changes": pending, "running": false}
 	if pending > 0 {
-		res.Problems = append(res.Problems, fmt.Sprintf("%d file(s) changed outside the notes tool and not committed", pending))
+		// A person's uncommitted notes are theirs, not a fault of the
+		// brain: said, never counted against its health.
+		res.Notices = append(res.Notices, fmt.Sprintf("%d file(s) changed outside the notes tool and not committed", pending))
 	}
 	if res.BrokenLinks > 0 {
 		res.Problems = append(res.Problems, fmt.Sprintf("%d broken link(s)", res.BrokenLinks))

@@ -175,7 +175,18 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 	if err := scanFields(fields); err != nil {
 		return nil, err
 	}
-	if err := b.fresh(ctx); err != nil {
+	// The duplicate decision, the path and the commit all happen under the
+	// write lock, against an index brought to HEAD under it: two writers of
+	// the same memory cannot both find nothing and both create it.
+	if b.beforeWr != nil {
+		b.beforeWr()
+	}
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := b.freshLocked(ctx); err != nil {
 		return nil, err
 	}
 	op := newID()
@@ -341,7 +352,7 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 		w.Changes = append(w.Changes, change{Path: n.Path, Data: n.Render()})
 		res.Path, res.ID, res.Action = strp(n.Path), strp(n.FM.ID), strp("add")
 	}
-	commit, err := b.commit(ctx, c, w)
+	commit, err := b.commitLocked(ctx, c, w)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,8 @@ type Query struct {
 	From, To int64
 	// Loc is the time zone of days.
 	Loc *time.Location
-	// By is the breakdown: "", project, model, task, provider or day.
+	// By is the breakdown: "", project, model, task, provider, day or
+	// session.
 	By string
 	// Limit caps the rows of each table.
 	Limit int
@@ -51,8 +52,15 @@ type Totals struct {
 type Row struct {
 	Key string `json:"key"`
 	Totals
-	// Models breaks a day down by model.
+	// Models breaks a day or a session down by model.
 	Models []Row `json:"models,omitempty"`
+	// A session's provider, project (as projects are shown), first and
+	// last call (RFC 3339 in the query's zone) and minutes between them.
+	Provider        string  `json:"provider,omitempty"`
+	Project         string  `json:"project,omitempty"`
+	Start           string  `json:"start,omitempty"`
+	End             string  `json:"end,omitempty"`
+	DurationMinutes float64 `json:"duration_minutes,omitempty"`
 }
 
 // Usage is the get-usage report.
@@ -182,6 +190,12 @@ func (n *Namer) Name(c *source.Call) string {
 	return v
 }
 
+// sessionName is session-<first 8 hex digits of sha256(provider, id)>.
+func sessionName(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return "session-" + hex.EncodeToString(h[:4])
+}
+
 // Pseudonym is project-<first 6 hex digits of sha256(name)>.
 func Pseudonym(name string) string {
 	h := sha256.Sum256([]byte(name))
@@ -204,6 +218,22 @@ func selected(calls []*source.Call, q *Query, fn func(c *source.Call)) {
 type acc struct {
 	Totals
 	models map[string]*Totals
+	// Sessions: provider, project and the first and last call's time.
+	provider, project string
+	first, last       int64
+}
+
+// addModel sums one call into the group's per-model totals.
+func (a *acc) addModel(c *source.Call, cost float64) {
+	if a.models == nil {
+		a.models = map[string]*Totals{}
+	}
+	mt := a.models[c.Model()]
+	if mt == nil {
+		mt = &Totals{}
+		a.models[c.Model()] = mt
+	}
+	mt.add(c, cost)
 }
 
 // BuildUsage aggregates the calls of q's period.
@@ -245,15 +275,20 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 		case "day":
 			a := get(groups, d.day(c.Time))
 			a.add(c, cost)
-			if a.models == nil {
-				a.models = map[string]*Totals{}
+			a.addModel(c, cost)
+		case "session":
+			a := get(groups, c.Origin.Provider+"\x00"+c.Origin.Session)
+			if a.Calls == 0 || c.Time < a.first {
+				a.first = c.Time
 			}
-			mt := a.models[c.Model()]
-			if mt == nil {
-				mt = &Totals{}
-				a.models[c.Model()] = mt
+			if c.Time > a.last {
+				a.last = c.Time
 			}
-			mt.add(c, cost)
+			if a.provider == "" {
+				a.provider, a.project = c.Origin.Provider, namer.Name(c)
+			}
+			a.add(c, cost)
+			a.addModel(c, cost)
 		}
 	})
 	u.Totals.finish()
@@ -271,6 +306,22 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 	case "day":
 		u.Rows, u.RowsTotal = ranked(groups, q.Limit, true)
 		sort.Slice(u.Rows, func(i, j int) bool { return u.Rows[i].Key < u.Rows[j].Key })
+	case "session":
+		// Session ids are not shown: a session is named by a pseudonym
+		// of its id, and told apart by its project and times.
+		named := make(map[string]*acc, len(groups))
+		for k, a := range groups {
+			named[sessionName(k)] = a
+		}
+		u.Rows, u.RowsTotal = ranked(named, q.Limit, false)
+		for i := range u.Rows {
+			a := named[u.Rows[i].Key]
+			r := &u.Rows[i]
+			r.Provider, r.Project = a.provider, a.project
+			r.Start = time.UnixMilli(a.first).In(q.Loc).Format(time.RFC3339)
+			r.End = time.UnixMilli(a.last).In(q.Loc).Format(time.RFC3339)
+			r.DurationMinutes = round2(float64(a.last-a.first) / 60000)
+		}
 	default:
 		u.Rows, u.RowsTotal = ranked(groups, q.Limit, false)
 	}

@@ -16,6 +16,9 @@ const (
 	// TooLarge means a part decompresses beyond the configured limits (a
 	// zip bomb, or simply too big to read).
 	TooLarge
+	// Unsupported means the file is a workbook of another format under an
+	// OOXML name: a legacy .xls (BIFF) or a binary .xlsb.
+	Unsupported
 )
 
 // Error is a failure to read a workbook, with its Kind.

@@ -11,6 +11,7 @@ package workbook
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -20,6 +21,11 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Limits bound what opening a workbook may cost. The zero value of a field
@@ -110,6 +116,13 @@ func Open(name string, lim *Limits) (*Workbook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workbook: open: %w", err)
 	}
+	return OpenFile(f, lim)
+}
+
+// OpenFile reads the structure of the workbook in an open file, which it
+// takes over: Close closes it, and so does a failure to open. lim may be
+// nil.
+func OpenFile(f *os.File, lim *Limits) (*Workbook, error) {
 	w, err := open(f, lim)
 	if err != nil {
 		f.Close()
@@ -126,7 +139,7 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 	head := make([]byte, 8)
 	n, _ := io.ReadFull(f, head)
 	if n == 8 && bytes.Equal(head, cfbSignature) {
-		return nil, &Error{Kind: Encrypted, Msg: "password-protected or legacy .xls workbooks are not supported (the file is an OLE compound document, not a zip package)"}
+		return nil, compoundFileError(f)
 	}
 	if st.Size() == 0 {
 		return nil, invalidf(nil, "the file is empty (0 bytes), not a zip package")
@@ -203,7 +216,30 @@ func (w *Workbook) openPart(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, invalidf(err, "part %s cannot be read", name)
 	}
-	return rc, nil
+	return decodeUTF16(rc), nil
+}
+
+// decodeUTF16 turns a part written in UTF-16 (with a byte-order mark, or
+// without one but starting with "<" as every XML document does) into the
+// UTF-8 the parsers read; other parts pass through untouched.
+func decodeUTF16(rc io.ReadCloser) io.ReadCloser {
+	var head [4]byte
+	n, _ := io.ReadFull(rc, head[:])
+	r := io.MultiReader(bytes.NewReader(head[:n]), rc)
+	var enc *encoding.Decoder
+	switch {
+	case n >= 2 && head[0] == 0xFF && head[1] == 0xFE, n == 4 && head[0] == '<' && head[1] == 0 && head[3] == 0:
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()
+	case n >= 2 && head[0] == 0xFE && head[1] == 0xFF, n == 4 && head[0] == 0 && head[1] == '<' && head[2] == 0:
+		enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder()
+	}
+	if enc != nil {
+		r = transform.NewReader(r, enc)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, rc}
 }
 
 type rel struct {
@@ -311,11 +347,16 @@ func (w *Workbook) readStructure() error {
 		switch {
 		case w.part("xl/workbook.xml") != nil:
 			wbPart = "xl/workbook.xml"
+		case w.part("xl/workbook.bin") != nil:
+			wbPart = "xl/workbook.bin"
 		case wbPart != "":
 			return invalidf(nil, "missing part %s (the workbook named by _rels/.rels)", wbPart)
 		default:
 			return invalidf(nil, "missing part xl/workbook.xml (and _rels/.rels names no workbook)")
 		}
+	}
+	if strings.HasSuffix(strings.ToLower(wbPart), ".bin") {
+		return &Error{Kind: Unsupported, Msg: "a binary workbook (.xlsb, part " + wbPart + "), not an Office Open XML one"}
 	}
 	wbRels, ok, err := w.relsFor(wbPart)
 	if err != nil {
@@ -389,7 +430,7 @@ func (w *Workbook) readStructure() error {
 func (w *Workbook) readStyles(name string) error {
 	custom := map[int]string{}
 	var xfs []int
-	inXfs := false
+	inXfs, inNumFmts := false, false
 	rc, err := w.openPart(name)
 	if err != nil {
 		return err
@@ -407,7 +448,14 @@ func (w *Workbook) readStyles(name string) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
+			case "numFmts":
+				inNumFmts = true
 			case "numFmt":
+				if !inNumFmts {
+					// A differential format's (<dxfs>) number format does
+					// not define the workbook's format of that id.
+					break
+				}
 				id, code := -1, ""
 				for _, a := range t.Attr {
 					switch a.Name.Local {
@@ -434,8 +482,11 @@ func (w *Workbook) readStyles(name string) error {
 				}
 			}
 		case xml.EndElement:
-			if t.Name.Local == "cellXfs" {
+			switch t.Name.Local {
+			case "cellXfs":
 				inXfs = false
+			case "numFmts":
+				inNumFmts = false
 			}
 		}
 	}
@@ -478,12 +529,13 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		if k == tokEOF {
 			break
 		}
-		if k == tokStart && string(s.name) == "si" {
+		// Excel 2006 beta wrote <sstItem> where the standard has <si>.
+		if k == tokStart && (string(s.name) == "si" || string(s.name) == "sstItem") {
 			inSI = true
 			tb.reset()
 			continue
 		}
-		if k == tokEnd && string(s.name) == "si" {
+		if k == tokEnd && (string(s.name) == "si" || string(s.name) == "sstItem") {
 			inSI = false
 			str := tb.string()
 			total += int64(len(str)) + 16
@@ -565,15 +617,73 @@ func unescapeOOXML(s string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		if s[i] == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' {
-			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
-				b.WriteRune(rune(n))
+		if r, ok := ooxmlEscape(s, i); ok {
+			switch {
+			case !utf16.IsSurrogate(rune(r)):
+				b.WriteRune(rune(r))
 				i += 7
 				continue
+			case r < 0xDC00:
+				// A high surrogate: with the low one that follows, one
+				// character outside the Basic Multilingual Plane.
+				if lo, ok := ooxmlEscape(s, i+7); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					b.WriteRune(utf16.DecodeRune(rune(r), rune(lo)))
+					i += 14
+					continue
+				}
 			}
+			// A lone surrogate is no character: its escape stays as
+			// written rather than becoming U+FFFD.
 		}
 		b.WriteByte(s[i])
 		i++
 	}
 	return b.String()
+}
+
+// ooxmlEscape reads the _xHHHH_ escape at s[i:], if there is one.
+func ooxmlEscape(s string, i int) (uint64, bool) {
+	if i+7 > len(s) || s[i] != '_' || s[i+1] != 'x' || s[i+6] != '_' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[i+2:i+6], 16, 32)
+	return n, err == nil
+}
+
+// compoundFileError says what an OLE compound file is, from the names of
+// the streams in its first directory sector: an encrypted OOXML package
+// (EncryptionInfo, EncryptedPackage) or a legacy BIFF workbook (Workbook,
+// Book). Neither can be read here.
+func compoundFileError(f io.ReaderAt) *Error {
+	generic := &Error{Kind: Encrypted, Msg: "password-protected or legacy .xls workbooks are not supported (the file is an OLE compound document, not a zip package)"}
+	var hdr [512]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return generic
+	}
+	shift := binary.LittleEndian.Uint16(hdr[0x1E:])
+	if shift != 9 && shift != 12 {
+		return generic
+	}
+	size := int64(1) << shift
+	dir := make([]byte, size)
+	if _, err := f.ReadAt(dir, (int64(binary.LittleEndian.Uint32(hdr[0x30:]))+1)*size); err != nil {
+		return generic
+	}
+	for e := 0; e+128 <= len(dir); e += 128 {
+		n := int(binary.LittleEndian.Uint16(dir[e+0x40:]))
+		if n < 2 || n > 64 {
+			continue
+		}
+		u := make([]uint16, n/2-1)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(dir[e+2*i:])
+		}
+		switch string(utf16.Decode(u)) {
+		case "EncryptedPackage", "EncryptionInfo":
+			return &Error{Kind: Encrypted, Msg: "the workbook is password-protected (an encrypted package): it cannot be read without its password"}
+		case "Workbook", "Book":
+			return &Error{Kind: Unsupported, Msg: "a legacy Excel 97-2003 workbook (.xls, BIFF format) with an OOXML name: this tool reads .xlsx/.xlsm only"}
+		}
+	}
+	return generic
 }
