@@ -29,11 +29,8 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	if _, err := os.Stat(cli); err != nil {
 		t.Fatalf("ccusage is not installed (%v): run `npm ci --prefix tests`", err)
 	}
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(filepath.Join(repoRoot, "tests", "testdata", "usage-home"))); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	home := usageHome(t)
+	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
 	for _, provider := range []string{"claude", "codex", "gemini", "opencode"} {
 		t.Run(provider, func(t *testing.T) {
@@ -257,10 +254,7 @@ func TestUsageBlocksMatchCCUsage(t *testing.T) {
 	node, modules := npmClients(t)
 	cli := filepath.Join(modules, "ccusage", "src", "cli.js")
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	fixture := t.TempDir()
-	if err := os.CopyFS(fixture, os.DirFS(filepath.Join(repoRoot, "tests", "testdata", "usage-home"))); err != nil {
-		t.Fatal(err)
-	}
+	fixture := usageHome(t)
 	// A live home: three calls 100, 70 and 40 minutes ago in one window
 	// (Claude Code's transcript line as in testdata/usage-home).
 	live := t.TempDir()
@@ -286,7 +280,7 @@ func TestUsageBlocksMatchCCUsage(t *testing.T) {
 		{"active", live, now.AddDate(0, 0, -1).Format("2006-01-02"), now.AddDate(0, 0, 1).Format("2006-01-02")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := []string{"HOME=" + tc.home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
+			env := nodeEnv(node, tc.home)
 			var theirs struct {
 				Blocks []ccBlock `json:"blocks"`
 			}
@@ -365,11 +359,8 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 	node, modules := npmClients(t)
 	cli := filepath.Join(modules, "ccusage", "src", "cli.js")
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	home := t.TempDir()
-	if err := os.CopyFS(home, os.DirFS(filepath.Join(repoRoot, "tests", "testdata", "usage-home"))); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	home := usageHome(t)
+	env := nodeEnv(node, home)
 	// ccusage's session report counts the /btw sidechain replay its daily
 	// report drops (see blockDiffs).
 	diffs := map[string]dayUsage{
@@ -442,4 +433,21 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// usageHome is a copy of testdata/usage-home, the fixture home with all
+// four agents' logs.
+func usageHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.CopyFS(home, os.DirFS(filepath.Join(repoRoot, "tests", "testdata", "usage-home"))); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// nodeEnv is the environment both tools run in: the home, UTC, and the
+// pinned Node first on PATH.
+func nodeEnv(node, home string) []string {
+	return []string{"HOME=" + home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
 }
