@@ -590,6 +590,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 		if err != nil {
 			return 0, ioErr(err)
 		}
+		lw := bufio.NewWriterSize(lines, 256<<10)
 		shown, size := 0, 0
 		over := false
 		st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
@@ -609,7 +610,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 			}
 			size += len(line)
 			runes += utf8.RuneCount(line)
-			if _, err := lines.Write(line); err != nil {
+			if _, err := lw.Write(line); err != nil {
 				return err
 			}
 			if limit > 0 && written+size > limit {
@@ -636,9 +637,12 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 		}
 		if shown == 0 {
 			runes += len("(empty)\n")
-			if _, err := lines.Write([]byte("(empty)\n")); err != nil {
+			if _, err := lw.Write([]byte("(empty)\n")); err != nil {
 				return 0, ioErr(err)
 			}
+		}
+		if err := lw.Flush(); err != nil {
+			return 0, ioErr(err)
 		}
 		if s, ok := lines.(io.Seeker); ok {
 			if _, err := s.Seek(0, io.SeekStart); err != nil {
