@@ -52,7 +52,11 @@ func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
 		MaxResultBytes:   envInt("HOST_MAX_RESULT_BYTES", dispatch.DefaultMaxResultBytes),
 		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1"}
 	// Agents call other tools back through the same dispatcher and gate.
-	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer})
+	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
+	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
+	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
+		StateDir: stateDir(), Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }
@@ -85,6 +89,16 @@ func dataDir() string {
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".local", "share", "toolhost")
+}
+
+// stateDir is $XDG_STATE_HOME/toolhost (default ~/.local/state/toolhost):
+// the host's records that outlive a session, such as disabled tools.
+func stateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "state", "toolhost")
 }
 
 // pluginPath is HOST_PLUGIN_PATH, or the installation's plugins/ and the
