@@ -271,3 +271,33 @@ func TestRecoveryFindsCommitBelowAPersonsCommit(t *testing.T) {
 	}
 	e.clean()
 }
+
+// TestParallelHandoffsGetTheirOwnPaths: handoffs with the same title on the
+// same day, saved at once, each get a path of their own; none conflicts.
+func TestParallelHandoffsGetTheirOwnPaths(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.ok("status", nil)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]bool{}
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := e.call("handoff-save", map[string]any{"session-handle": "01M8RTESTSESSION000000000" + string(rune('A'+i)), "title": "Queue work", "done": []string{"step " + string(rune('a'+i))}, "next": []string{"continue"}})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("handoff-save %d: %v", i, err)
+				return
+			}
+			got[str(obj(m, "handoff"), "path")] = true
+		}()
+	}
+	wg.Wait()
+	if len(got) != 8 {
+		t.Fatalf("%d distinct handoff paths, want 8: %v", len(got), got)
+	}
+	e.clean()
+}
