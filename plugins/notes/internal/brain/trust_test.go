@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -164,6 +165,9 @@ func TestParallelRememberInOneProcess(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("status", nil)
+	// The writers queue for the lock; on a loaded machine under -race
+	// the last one waits far longer than the tests' usual timeout.
+	e.brain().LockTimeout = 10 * time.Minute
 	contents := []string{
 		"The staging database refuses connections from the office VPN after midnight",
 		"Deploys of the billing service need the payments flag switched off first",
@@ -278,6 +282,9 @@ func TestParallelHandoffsGetTheirOwnPaths(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("status", nil)
+	// The writers queue for the lock; on a loaded machine under -race
+	// the last one waits far longer than the tests' usual timeout.
+	e.brain().LockTimeout = 10 * time.Minute
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	got := map[string]bool{}
