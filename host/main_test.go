@@ -9,8 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
+
+// TestMain lets the test binary double as the plugins' reaper, as the host
+// binary does: run() in-process gives /proc/self/exe (this binary) as the
+// reaper, and without this every plugin the tests start fails its handshake.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == supervisor.ReaperArg {
+		os.Exit(supervisor.Reap(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
 
 // runHost runs the host's command line in-process against a plugins folder
 // holding the test plugin.
@@ -156,7 +167,7 @@ func TestSkillAndAgentUses(t *testing.T) {
 		{"skill misspelt", []string{"skill", "echoin"}, 1, []string{`no skill named "echoin"`, "did you mean echoing?"}},
 		{"list shows uses", []string{"list"}, 0, []string{"uses: testtool"}},
 		{"list json shows uses", []string{"list", "--json"}, 0, []string{`"uses": [` + "\n" + `        "testtool"`}},
-		{"check shows uses", []string{"check"}, 0, []string{"ok   testagent 1.0.0 (13 actions; uses testtool)"}},
+		{"check shows uses", []string{"check"}, 0, []string{"ok   testagent 1.0.0 (", " actions; uses testtool)"}},
 		{"capabilities shows uses", []string{"capabilities", "--kind", "agent"}, 0, []string{`"uses": [`, `"testtool"`}},
 	}
 	for _, tt := range tests {
