@@ -53,9 +53,10 @@ func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
 		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1"}
 	// Agents call other tools back through the same dispatcher and gate.
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
+	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
 		StateDir: stateDir(), Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
-		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor})
+		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }

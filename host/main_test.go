@@ -8,14 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
 )
 
-// TestMain lets the test binary double as the plugins' reaper, as the host
-// binary does: run() in-process gives /proc/self/exe (this binary) as the
-// reaper, and without this every plugin the tests start fails its handshake.
+// TestMain lets this test binary serve as the plugins' reaper, as the
+// host's executable does (the in-process app runs plugins under
+// /proc/self/exe).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == supervisor.ReaperArg {
 		os.Exit(supervisor.Reap(os.Args[2:]))
@@ -148,6 +151,51 @@ func TestInstallClientMergesConfig(t *testing.T) {
 	}
 	if code, _, _ := runHost(t, t.TempDir(), "install-client", "cursr"); code != 1 {
 		t.Fatalf("unknown client: exit %d, want 1", code)
+	}
+}
+
+// TestListSaysWhyAndUntilWhenAToolIsDisabled: a host that disabled a
+// crashing tool records it, and `host list` (and --json) says why and
+// until when, for that binary only.
+func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	rebuilt := testplugin.Build(t, "2") // before runHost points XDG_CACHE_HOME (and so Go's build cache) at an empty folder
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	tool, _ := reg.Scan().Tool("testtool")
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: stateDir(), MaxCrashes: 1, DisableFor: time.Hour})
+	defer sup.Close()
+	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); r.GetError().GetCode() != wire.CodePluginCrashed {
+		t.Fatalf("crash answered %v", r)
+	}
+
+	code, out, _ := runHost(t, plugins, "list")
+	if code != 0 || !strings.Contains(out, "disabled until ") || !strings.Contains(out, "crashed 1 times") {
+		t.Fatalf("host list does not say why and until when:\n%s", out)
+	}
+	_, out, _ = runHost(t, plugins, "list", "--json")
+	var got struct {
+		Tools []struct {
+			Name     string `json:"name"`
+			Disabled struct {
+				Reason string `json:"reason"`
+				Until  string `json:"until"`
+			} `json:"disabled"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	until, err := time.Parse(time.RFC3339, got.Tools[0].Disabled.Until)
+	if err != nil || until.Before(time.Now().Add(50*time.Minute)) || !strings.Contains(got.Tools[0].Disabled.Reason, "crashed") {
+		t.Fatalf("host list --json: %s", out)
+	}
+
+	// A rebuilt binary is not the one disabled.
+	testplugin.CopyBinary(t, rebuilt, filepath.Join(plugins, "testtool", "testtool"))
+	if _, out, _ := runHost(t, plugins, "list"); strings.Contains(out, "disabled") {
+		t.Fatalf("a rebuilt tool is listed disabled:\n%s", out)
 	}
 }
 

@@ -147,13 +147,14 @@ func (s *Supervisor) probeDone(st *toolState, crashed, cancelled bool) {
 		return // crashed() has disabled it again
 	}
 	s.opts.Logger.Info("plugin enabled again after a probe call", "tool", st.name)
-	st.disabled, st.crashes = nil, nil
+	st.disabled, st.crashes, st.enabledAt = nil, nil, s.opts.Clock.Now()
 	s.record(st.name, nil)
 }
 
 // crashedLocked (st.mu held) records one process death: relaunch backs off,
 // and a tool that keeps crashing — or whose probe crashed — is disabled for
-// DisableFor, doubling with each disable up to DisableMax.
+// DisableFor, doubling with each disable up to DisableMax; a tool that ran
+// a whole CrashWindow after being enabled again starts over at DisableFor.
 func (s *Supervisor) crashedLocked(st *toolState, p *proc, reason string) {
 	if p.crashCounted {
 		return // one death, however many calls it failed
@@ -170,6 +171,9 @@ func (s *Supervisor) crashedLocked(st *toolState, p *proc, reason string) {
 	why := fmt.Sprintf("it crashed %d times within %s (last: %s)", len(st.crashes), s.opts.CrashWindow, reason)
 	if st.probing {
 		why = fmt.Sprintf("it crashed again when tried after a disable (%s)", reason)
+	}
+	if !st.enabledAt.IsZero() && now.Sub(st.enabledAt) >= s.opts.CrashWindow {
+		st.disables = 0 // it ran a whole crash window after its last disable: start over
 	}
 	wait := s.opts.DisableFor << min(st.disables, 16)
 	if wait > s.opts.DisableMax || wait <= 0 {

@@ -184,6 +184,13 @@ func TestDisableExpiresWithBackoffThenProbe(t *testing.T) {
 	if rec, _ := ReadDisabled(state, clock.Now()); len(rec) != 0 {
 		t.Fatalf("an enabled tool is still recorded disabled: %+v", rec)
 	}
+
+	// A whole crash window of health later, a new disable starts over.
+	clock.Advance(2 * time.Minute)
+	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	clock.Advance(time.Second)
+	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	wantDisabled(clock.Now().Add(30 * time.Second))
 }
 
 // TestDisableBackoffHasACeiling: each disable doubles, up to DisableMax.
@@ -349,4 +356,81 @@ func (f *fixture) installOther(t *testing.T) *registry.Tool {
 		t.Fatal("testagent not loaded")
 	}
 	return other
+}
+
+// TestCrashStormLeavesNoGoroutines runs a small crash storm in process —
+// a plugin that panics, exits, hangs or answers garbage on a random 20%
+// of calls, another plugin serving beside it — and checks every call is
+// answered, the healthy plugin sees no error, the crashing tool works again
+// once it stops crashing, and the host's goroutines come back to baseline
+// once the plugins stop. (tests/crashstorm_test.go is the 1,000-call run
+// over `host serve`.)
+func TestCrashStormLeavesNoGoroutines(t *testing.T) {
+	f := newFixture(t, func(m string) string {
+		return strings.Replace(strings.Replace(m, "timeout: 5s", "timeout: 1s", 1), "concurrency: 2", "concurrency: 8", 1)
+	}, Options{MaxCrashes: 1000, Backoff: time.Millisecond})
+	other := f.installOther(t)
+	ctx := context.Background()
+	healthy := func(i int) *wire.Result {
+		return f.sup.Call(ctx, other, &wire.CallRequest{Action: "echo", ArgsJson: []byte(fmt.Sprintf(`{"text":"h%d"}`, i))}, nil)
+	}
+	decode(t, healthy(-1))
+	decode(t, f.call(t, ctx, "storm", map[string]any{"percent": 0}))
+	f.sup.Close()
+	runtime.GC()
+	base := runtime.NumGoroutine()
+
+	f.sup = New(Options{CacheDir: t.TempDir(), Reaper: "/proc/self/exe", MaxCrashes: 1000, Backoff: time.Millisecond})
+	const n = 200
+	results := make(chan string, 2*n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i := 0; i < n; i++ {
+		wg.Add(2)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			r := f.call(t, ctx, "storm", map[string]any{"n": i, "percent": 20})
+			if e := r.GetError(); e != nil {
+				results <- "storm " + e.GetCode()
+			} else {
+				results <- "storm ok"
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := healthy(i)
+			if r.GetError() != nil {
+				results <- "healthy " + r.GetError().GetCode()
+			} else {
+				results <- "healthy ok"
+			}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	counts := map[string]int{}
+	for r := range results {
+		counts[r]++
+	}
+	t.Logf("in-process crash storm: %v", counts)
+	storm := 0
+	for _, code := range []string{"ok", "plugin_crashed", "timeout", "internal_error", "busy"} {
+		storm += counts["storm "+code]
+	}
+	if counts["healthy ok"] != n || storm != n {
+		t.Fatalf("want %d healthy ok and every storm call answered as ok, plugin_crashed, timeout, internal_error or busy; got %v", n, counts)
+	}
+	decode(t, f.call(t, ctx, "storm", map[string]any{"percent": 0}))
+	f.sup.Close()
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(30 * time.Second); after > base && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after > base {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d goroutines after the storm, %d before:\n%s", after, base, buf[:runtime.Stack(buf, true)])
+	}
+	t.Logf("goroutines %d before, %d after", base, after)
 }

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
+	"golang.org/x/sys/unix"
 )
 
 // procRunner starts a plugin process the way the host wants it, which
@@ -27,6 +29,9 @@ type procRunner struct {
 	stderr io.ReadCloser
 	pid    int
 	reaper bool
+	// reaped is set just before the plugin is reaped: from then on its pid
+	// may be reused and its group must not be signalled.
+	reaped atomic.Bool
 	// started hears the process group once it exists (for the watchdog).
 	started func(pgid int, reaper bool)
 }
@@ -84,20 +89,34 @@ func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return 
 func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
 
 // Wait waits for the plugin to exit, then kills what is left of its
-// process group: a child it spawned does not outlive it.
+// process group: a child it spawned does not outlive it. The group is
+// killed while the plugin is still an unreaped zombie (waitid WNOWAIT), so
+// its pid — the group's id — cannot have been reused by an unrelated
+// process group yet; killing it after the reap could hit a stranger once
+// the kernel's pids wrap (pid_max is 32768 on many machines).
 func (r *procRunner) Wait(context.Context) error {
-	err := r.cmd.Wait()
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, r.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			break
+		}
+	}
 	killGroup(r.pid)
-	return err
+	r.reaped.Store(true)
+	return r.cmd.Wait()
 }
 
 // Kill kills the plugin's whole process group: go-plugin calls it when a
-// graceful shutdown did not end the plugin.
+// graceful shutdown did not end the plugin. Once the plugin is reaped its
+// pid may belong to someone else, so the group is left alone then.
 func (r *procRunner) Kill(context.Context) error {
 	if r.cmd.Process == nil {
 		return nil
 	}
-	killGroup(r.pid)
+	if !r.reaped.Load() {
+		killGroup(r.pid)
+	}
 	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
 	}

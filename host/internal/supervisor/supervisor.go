@@ -123,6 +123,7 @@ type toolState struct {
 	disabled  *Disabled   // nil when enabled
 	disables  int         // how many times this binary was disabled
 	probing   bool        // a call is trying the plugin after its disable expired
+	enabledAt time.Time   // when a probe last enabled it again
 	notBefore time.Time   // relaunch backoff
 }
 
