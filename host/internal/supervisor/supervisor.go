@@ -247,7 +247,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 
 	p, failure := s.acquire(ctx, st, tool)
 	if failure != nil {
-		cancelled = failure.GetError().GetCode() != wire.CodeNotReady
+		cancelled = true // a plugin that did not start proved nothing: a probe stays due
 		return failure
 	}
 	defer s.release(p)
