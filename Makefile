@@ -72,6 +72,7 @@ bench-notes:
 # A long mixed load through `host serve` (make test runs 3 seconds of it).
 soak: build
 	SOAK_DURATION=$${SOAK_DURATION:-5m} $(GO) test -count=1 -v -timeout 30m -run TestSoak ./tests/soak/
+	STORM_CALLS=$${STORM_CALLS:-10000} $(GO) test -count=1 -v -timeout 30m -run TestCrashStorm ./tests/
 
 clean:
 	rm -rf bin
