@@ -63,7 +63,8 @@ type Options struct {
 	MaxCrashes  int
 	CrashWindow time.Duration
 	// Backoff is the first wait before relaunching a crashed plugin; it
-	// doubles with each crash in the window (default 100ms).
+	// doubles with each crash in the window (default 100ms), up to
+	// DisableFor.
 	Backoff time.Duration
 	// DisableFor is how long the first disable lasts (default 30s); each
 	// further disable of the same binary doubles it, up to DisableMax
