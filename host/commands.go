@@ -30,7 +30,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd(), newSurfaceCmd())
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd())
 	return root
 }
 
@@ -87,6 +87,9 @@ func listJSON(snap *registry.Snapshot, disabled map[string]supervisor.Disabled) 
 		if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
 			e["disabled"] = map[string]any{"reason": d.Reason, "until": d.Until.UTC().Format(time.RFC3339), "crashes": d.Crashes}
 		}
+		if t.Manifest.Kind == manifests.KindAgent {
+			e["uses"] = t.Manifest.UseNames()
+		}
 		tools = append(tools, e)
 	}
 	var skills []map[string]any
@@ -98,6 +101,14 @@ func listJSON(snap *registry.Snapshot, disabled map[string]supervisor.Disabled) 
 		broken = append(broken, map[string]any{"path": b.Path, "error": b.Error})
 	}
 	return map[string]any{"tools": orEmpty(tools), "skills": orEmpty(skills), "broken": orEmpty(broken), "digest": snap.Digest}
+}
+
+// usesText is an agent's uses for the terminal.
+func usesText(m *manifests.Manifest) string {
+	if len(m.Uses) == 0 {
+		return "nothing (no uses: in its manifest, so it may call no tool)"
+	}
+	return strings.Join(m.UseNames(), ", ")
 }
 
 func orEmpty(l []map[string]any) []map[string]any {
@@ -118,6 +129,9 @@ func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervi
 			status = fmt.Sprintf("disabled until %s: %s", d.Until.Local().Format("15:04:05 MST"), d.Reason)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
+		if t.Manifest.Kind == manifests.KindAgent {
+			fmt.Fprintf(tw, "\t\t\t\tuses: %s\n", usesText(t.Manifest))
+		}
 	}
 	for _, s := range snap.Skills {
 		fmt.Fprintf(tw, "%s\tskill\t\t\t%s\n", s.Name, firstLine(s.Description))
@@ -269,6 +283,32 @@ func newCapabilitiesCmd() *cobra.Command {
 	return cmd
 }
 
+func newSkillCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "skill NAME",
+		Short: "Print a skill's Markdown, as get_skill answers it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			sk, suggestions := a.registry.Scan().Skill(args[0])
+			if sk == nil {
+				hint := "`host list` lists the skills"
+				if len(suggestions) > 0 {
+					hint = "did you mean " + strings.Join(suggestions, " or ") + "? " + hint
+				}
+				return fmt.Errorf("skill: no skill named %q (%s)", args[0], hint)
+			}
+			body, err := sk.Body()
+			if err != nil {
+				return fmt.Errorf("skill: %w", err)
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), body)
+			return err
+		},
+	}
+}
+
 func newCheckCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
@@ -305,6 +345,10 @@ func runCheck(ctx context.Context, a *app, w io.Writer) int {
 		if err := a.supervisor.Warm(ctx, t); err != nil {
 			fmt.Fprintf(w, "FAIL %s: %v\n", t.Name(), err)
 			problems++
+			continue
+		}
+		if t.Manifest.Kind == manifests.KindAgent {
+			fmt.Fprintf(w, "ok   %s %s (%d actions; uses %s)\n", t.Name(), t.Manifest.Version, len(t.Manifest.Actions), usesText(t.Manifest))
 			continue
 		}
 		fmt.Fprintf(w, "ok   %s %s (%d actions)\n", t.Name(), t.Manifest.Version, len(t.Manifest.Actions))

@@ -198,3 +198,40 @@ func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
 		t.Fatalf("a rebuilt tool is listed disabled:\n%s", out)
 	}
 }
+
+func TestSkillAndAgentUses(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	testplugin.InstallAgent(t, plugins)
+	skills := filepath.Join(plugins, "testtool", "skills", "echoing")
+	writeFile(t, filepath.Join(skills, "SKILL.md"), "---\nname: echoing\ndescription: How to echo.\n---\n# Echoing\n\nCall testtool echo.\n")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string // in stdout (or stderr when the exit code is not 0)
+	}{
+		{"skill", []string{"skill", "echoing"}, 0, []string{"# Echoing", "Call testtool echo."}},
+		{"skill misspelt", []string{"skill", "echoin"}, 1, []string{`no skill named "echoin"`, "did you mean echoing?"}},
+		{"list shows uses", []string{"list"}, 0, []string{"uses: testtool"}},
+		{"list json shows uses", []string{"list", "--json"}, 0, []string{`"uses": [` + "\n" + `        "testtool"`}},
+		{"check shows uses", []string{"check"}, 0, []string{"ok   testagent 1.0.0 (", " actions; uses testtool)"}},
+		{"capabilities shows uses", []string{"capabilities", "--kind", "agent"}, 0, []string{`"uses": [`, `"testtool"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runHost(t, plugins, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, out, errOut)
+			}
+			if code != 0 {
+				out = errOut
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}

@@ -58,7 +58,7 @@ func ParseMemory(s string) (int64, error) {
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "secrets", "actions"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
@@ -484,8 +484,36 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	if d, ok := p.duration(fs["cpu_time"], MinCPUTime, MaxCPUTime); ok {
 		m.CPUTime = d
 	}
+	p.uses(fs["uses"], m)
 	p.secrets(fs["secrets"], m)
 	p.actions(fs["actions"], m)
+}
+
+// uses reads an agent's uses: each entry "tool" or "tool/action".
+func (p *parser) uses(e entry, m *Manifest) {
+	if e.val == nil {
+		return
+	}
+	if m.Kind != KindAgent {
+		p.addf(e.val, "uses", "only an agent (kind: agent) calls other tools; remove uses or set kind: agent")
+		return
+	}
+	names, nodes := p.strList(e)
+	seen := map[string]bool{}
+	for i, s := range names {
+		field := fmt.Sprintf("uses[%d]", i)
+		tool, action, _ := strings.Cut(s, "/")
+		if !IsKebab(tool) || (strings.Contains(s, "/") && !IsKebab(action)) {
+			p.addf(nodes[i], field, "%q is not a tool or tool/action name (want kebab-case, such as \"notes\" or \"notes/remember\")", s)
+			continue
+		}
+		if seen[s] {
+			p.addf(nodes[i], field, "duplicate %q", s)
+			continue
+		}
+		seen[s] = true
+		m.Uses = append(m.Uses, Use{Tool: tool, Action: action})
+	}
 }
 
 // document decodes data and returns its root mapping.

@@ -72,6 +72,11 @@ actions:
       - {name: action, type: string, required: true}
       - {name: args, type: object}
       - {name: confirmed, type: boolean}
+  - name: hold
+    description: Write "started" to a named pipe, wait for the call's cancellation, write ctx.Err() to it.
+    read_only: true
+    args:
+      - {name: fifo, type: string, required: true}
   - name: spawn
     description: Start a child process that sleeps, and leave it running.
     read_only: true
@@ -92,8 +97,9 @@ actions:
 `
 
 // AgentManifest is the test plugin's binary declared as an agent named
-// testagent: the host gives it a host client for its relay action.
-var AgentManifest = strings.Replace(Manifest, "name: testtool\nkind: tool", "name: testagent\nkind: agent", 1)
+// testagent, which may call testtool: the host gives it a host client for
+// its relay action.
+var AgentManifest = strings.Replace(Manifest, "name: testtool\nkind: tool", "name: testagent\nkind: agent\nuses: [testtool]", 1)
 
 var (
 	buildMu sync.Mutex

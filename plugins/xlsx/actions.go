@@ -26,7 +26,7 @@ func openWorkbook(p string) (*workbook.Workbook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := workbook.OpenFile(f, nil)
+	w, err := workbook.OpenFile(f, limits())
 	if err != nil {
 		return nil, workbookError(p, err)
 	}
@@ -55,7 +55,11 @@ func workbookError(p string, err error) error {
 		return &sdk.Error{Code: codeUnsupportedFormat, Message: p + ": " + we.Msg,
 			NextStep: "open the file in Excel or LibreOffice and save it as .xlsx, then try again"}
 	case workbook.TooLarge:
-		return &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
+		e := &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
+		if we.Budget {
+			e.NextStep = fmt.Sprintf("the plugin's memory budget per call is %s=%d bytes; raise it if this machine has the memory, or save the sheet with fewer distinct strings", maxMemoryEnv, memory().budget)
+		}
+		return e
 	default:
 		msg := we.Msg
 		if we.Err != nil {

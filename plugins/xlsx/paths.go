@@ -22,6 +22,7 @@ const (
 	codeEncryptedWorkbook sdk.Code = "encrypted_workbook"
 	codeWorkbookTooLarge  sdk.Code = "workbook_too_large"
 	codePermissionDenied  sdk.Code = "permission_denied"
+	codeInvalidConfig     sdk.Code = "invalid_config"
 )
 
 // rootsEnv names the variable listing the folders the plugin may read and

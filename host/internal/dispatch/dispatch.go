@@ -58,6 +58,10 @@ type Call struct {
 	Confirmed bool
 	// Caller says who called; its Confirmed and MaxResultBytes are set here.
 	Caller *wire.Caller
+	// Ask, when set, asks the person about an irreversible call that was
+	// not confirmed, instead of answering approval_required; nested calls
+	// of an agent ask the same way.
+	Ask Asker
 	// Surface names the curated surface the call came through ("chat"),
 	// empty for the generic tools and the terminal. A curated surface has
 	// no *_confirmed twin, so the gate refuses an irreversible action on it
@@ -212,7 +216,14 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 		approval = ""
 	}
 	if env := gate.Check(tool.Manifest, action, call.Confirmed && call.Surface == "", d.DenyIrreversible, approval); env != nil {
-		return Fail(env)
+		// Ask the person only about a call that could then run.
+		if env.GetCode() == wire.CodeApprovalRequired && call.Ask != nil && tool.Ready {
+			_, why := gate.Irreversible(tool.Manifest, action)
+			env = askPerson(ctx, call.Ask, Question{Tool: tool.Name(), Action: action.Name, Args: args, Why: why, Agent: call.Caller.GetAgent()}, env)
+		}
+		if env != nil {
+			return Fail(env)
+		}
 	}
 	if !tool.Ready {
 		return failf(wire.CodeNotReady, "run `host check`, fix what it says, then call again", "%s is not ready: %s", tool.Name(), tool.NotReady)
@@ -228,7 +239,7 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	}
 	caller.Confirmed = call.Confirmed
 	caller.MaxResultBytes = int64(max)
-	res := d.Runner.Call(ctx, tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
+	res := d.Runner.Call(withAsker(ctx, call.Ask), tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
 	if res.GetError() != nil {
 		return Fail(res.GetError())
 	}

@@ -263,6 +263,8 @@ func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
 		// Concurrency 1: a self-call could only ever wait for its own slot.
 		m := strings.Replace(testplugin.AgentManifest, "name: testagent", "name: "+name, 1)
 		m = strings.Replace(m, "concurrency: 2", "concurrency: 1", 1)
+		// Each may call the other and itself (uses), so only the cycle check refuses.
+		m = strings.Replace(m, "uses: [testtool]", "uses: [testtool, testagent, otheragent]", 1)
 		if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -301,5 +303,105 @@ func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
 				t.Fatalf("got %s, want denied naming the chain %s", o.JSON, tc.chain)
 			}
 		})
+	}
+}
+
+// TestAgentUsesAndThePersonAsked checks the two rules a nested call meets
+// besides the gate: the agent's manifest must declare what it calls
+// (uses), and an Asker (the person, through MCP elicitation) decides an
+// irreversible call, top level or nested, instead of approval_required.
+func TestAgentUsesAndThePersonAsked(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	agentDir := testplugin.InstallAgent(t, plugins)
+	// othertool is the same binary under another name, not in testagent's uses.
+	other := filepath.Join(plugins, "othertool")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: othertool", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(other, "testtool"))
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	reg.Scan()
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	// asked records every question; answer is what the person says.
+	var mu sync.Mutex
+	var asked []Question
+	asker := func(answer bool, err error) Asker {
+		return func(_ context.Context, q Question) (bool, error) {
+			mu.Lock()
+			asked = append(asked, q)
+			mu.Unlock()
+			return answer, err
+		}
+	}
+	relay := func(tool, action string, ask Asker, deny bool) Outcome {
+		d.DenyIrreversible = deny
+		defer func() { d.DenyIrreversible = false }()
+		args, _ := json.Marshal(map[string]any{"tool": tool, "action": action, "args": map[string]any{"text": "via agent"}})
+		return d.Run(context.Background(), Call{Kind: manifests.KindAgent, Name: "testagent", Action: "relay", Args: args,
+			Caller: &wire.Caller{ClientName: "test"}, Ask: ask}, nil)
+	}
+	tests := []struct {
+		name       string
+		tool       string
+		action     string
+		ask        Asker
+		deny       bool
+		wantCode   string // "" for success
+		wantText   string // in the answer
+		wantAsked  int
+		wantByUser bool // the question names the agent
+	}{
+		{"declared", "testtool", "echo", nil, false, "", "via agent", 0, false},
+		{"undeclared refused, naming the manifest", "othertool", "echo", nil, false, wire.CodeDenied, filepath.Join(agentDir, "tool.yaml"), 0, false},
+		{"undeclared refused before asking", "othertool", "delete-thing", asker(true, nil), false, wire.CodeDenied, "uses: [testtool]", 0, false},
+		{"nested irreversible, nobody to ask", "testtool", "delete-thing", nil, false, wire.CodeApprovalRequired, "", 0, false},
+		{"nested irreversible, person accepts", "testtool", "delete-thing", asker(true, nil), false, "", "via agent", 1, true},
+		{"nested irreversible, person declines", "testtool", "delete-thing", asker(false, nil), false, wire.CodeDenied, "declined", 1, true},
+		{"asking fails: approval_required", "testtool", "delete-thing", asker(false, context.Canceled), false, wire.CodeApprovalRequired, "", 1, true},
+		{"deny wins over asking", "testtool", "delete-thing", asker(true, nil), true, wire.CodeDenied, "HOST_DENY_IRREVERSIBLE", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			o := relay(tt.tool, tt.action, tt.ask, tt.deny)
+			if o.Code() != tt.wantCode || !strings.Contains(string(o.JSON), tt.wantText) {
+				t.Fatalf("got %s, want code %q with %q", o.JSON, tt.wantCode, tt.wantText)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != tt.wantAsked {
+				t.Fatalf("asked %d times, want %d: %+v", len(asked), tt.wantAsked, asked)
+			}
+			if tt.wantByUser {
+				q := asked[0]
+				if q.Agent != "testagent" || q.Tool != "testtool" || q.Action != "delete-thing" || q.Args["text"] != "via agent" || q.Why == "" {
+					t.Fatalf("question: got %+v", q)
+				}
+			}
+		})
+	}
+
+	// At the top level the Asker decides too; a confirmed call is not asked.
+	for _, c := range []struct {
+		ask       Asker
+		confirmed bool
+		code      string
+		asked     int
+	}{{asker(true, nil), false, "", 1}, {asker(false, nil), false, wire.CodeDenied, 1}, {asker(false, nil), true, "", 0}} {
+		asked = nil
+		o := d.Run(context.Background(), Call{Name: "testtool", Action: "delete-thing", Args: json.RawMessage(`{"text":"top"}`), Confirmed: c.confirmed, Ask: c.ask}, nil)
+		if o.Code() != c.code || len(asked) != c.asked {
+			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.JSON, len(asked), c.code, c.asked)
+		}
 	}
 }

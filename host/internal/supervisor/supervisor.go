@@ -90,8 +90,8 @@ type Options struct {
 	// are checked (default 250ms).
 	WatchEvery time.Duration
 	// HostServer, when set, is served to agents over go-plugin's broker for
-	// the duration of each of their calls.
-	HostServer func(agent string, caller *wire.Caller) wire.HostServer
+	// the duration of each of their calls; ctx is the agent's call's.
+	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -261,7 +261,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 	defer cancel()
 
 	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
-		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(tool.Name(), req.GetCaller()), req)
+		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(ctx, tool.Name(), req.GetCaller()), req)
 		defer stopHost()
 	}
 

@@ -46,13 +46,17 @@ func ReadPublished(path string) (*Published, error) {
 }
 
 // Encode renders the snapshot as indented JSON with a final newline.
-func (p *Published) Encode() ([]byte, error) {
+func (p *Published) Encode() ([]byte, error) { return encodeFile("snapshot", p) }
+
+// encodeFile renders v as the surface's files are written: indented JSON,
+// no HTML escaping, a final newline.
+func encodeFile(what string, v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		return nil, fmt.Errorf("surface: encode snapshot: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("surface: encode %s: %w", what, err)
 	}
 	return buf.Bytes(), nil
 }

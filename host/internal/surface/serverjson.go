@@ -1,7 +1,6 @@
 package surface
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -52,14 +51,7 @@ func ServerJSON(d *Declaration, release string, p *Published) ([]byte, error) {
 	if len(d.Publish.Remotes) > 0 {
 		doc["remotes"] = d.Publish.Remotes
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, fmt.Errorf("surface: encode server.json: %w", err)
-	}
-	return buf.Bytes(), nil
+	return encodeFile("server.json", doc)
 }
 
 // ValidateServerJSON validates a server.json document against the

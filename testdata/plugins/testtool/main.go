@@ -1,7 +1,7 @@
 // Command testtool is a plugin that misbehaves on request, so the host's
 // tests can prove each supervision and hygiene property against a real
 // process: echo, slow, crash, panic, stdin, env, garbage, big, version,
-// spawn, hog, spin and storm.
+// relay (agents), hold (cancellation), spawn, hog, spin and storm.
 package main
 
 import (
@@ -35,6 +35,7 @@ func main() {
 		"delete-thing": echo,
 		"fail":         fail,
 		"relay":        relay,
+		"hold":         hold,
 		"spawn":        spawn,
 		"hog":          hog,
 		"spin":         spin,
@@ -125,6 +126,29 @@ func big(_ context.Context, req *sdk.Request) (*sdk.Result, error) {
 
 func fail(context.Context, *sdk.Request) (*sdk.Result, error) {
 	return nil, &sdk.Error{Code: "thing_not_found", Message: "no such thing", NextStep: "try another thing"}
+}
+
+// hold opens the named pipe fifo for writing, writes "started", waits until
+// the call's context ends, then writes ctx.Err() and returns it: a test
+// reading the pipe sees the plugin's own view of its cancellation.
+func hold(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		FIFO string `json:"fifo"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(a.FIFO, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(f, "started"); err != nil {
+		return nil, err
+	}
+	<-ctx.Done()
+	fmt.Fprintln(f, ctx.Err())
+	return nil, ctx.Err()
 }
 
 // relay calls another tool through the host (only agents get a host client).

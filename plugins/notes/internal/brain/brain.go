@@ -86,6 +86,7 @@ func (b *Brain) takeRecovered() []Recovered {
 // Errors with the reference's codes.
 const (
 	CodeNotABrain         sdk.Code = "not_a_brain"
+	CodeInvalidConfig     sdk.Code = "invalid_config"
 	CodeNotFound          sdk.Code = "not_found"
 	CodeUnsafePath        sdk.Code = "unsafe_path"
 	CodeInvalidPath       sdk.Code = "invalid_path"
@@ -160,7 +161,7 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		return nil, false, fmt.Errorf("brain: read config: %w", err)
 	}
 	if err := json.Unmarshal(raw, &b.Config); err != nil {
-		return nil, false, fail(CodeNotABrain, "Fix .brain.json by hand; it must be a JSON object.", "%s is broken: %v", ConfigFile, err)
+		return nil, false, fail(CodeInvalidConfig, "Fix .brain.json by hand; it must be a JSON object (git log -p .brain.json shows its last good version).", "%s is broken: %v", ConfigFile, err)
 	}
 	if b.Config.SchemaVersion > SchemaVersion {
 		return nil, false, fail(CodeNotABrain, "Upgrade the notes plugin.", "%s has schema version %d, newer than this plugin's %d", ConfigFile, b.Config.SchemaVersion, SchemaVersion)

@@ -100,13 +100,25 @@ func validateTitle(title string) error {
 func defaultTitle(content string) string {
 	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(content), "\n", 2)[0])
 	line = strings.TrimSpace(strings.TrimLeft(line, "#>-* "))
-	if r := []rune(line); len(r) > 80 {
-		line = strings.TrimSpace(string(r[:80]))
-	}
+	line = cutAtWord(line, 80)
 	if line == "" {
 		line = "Note"
 	}
 	return line
+}
+
+// cutAtWord shortens s to at most n runes, at the last space when one falls
+// in the second half, and marks the cut with an ellipsis.
+func cutAtWord(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := r[:n-1]
+	if i := strings.LastIndexFunc(string(cut), unicode.IsSpace); i >= 0 && utf8.RuneCountInString(string(cut)[:i]) >= n/2 {
+		cut = []rune(string(cut)[:i])
+	}
+	return strings.TrimRightFunc(string(cut), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
 }
 
 func validateScope(scope string) error {

@@ -46,6 +46,9 @@ type Totals struct {
 	TotalTokens      int64    `json:"total_tokens"`
 	CacheHitPct      float64  `json:"cache_hit_pct"`
 	OneShotPct       *float64 `json:"one_shot_pct,omitempty"`
+	// UnpricedCalls counts calls on models with no price: their cost is
+	// unknown and not in CostUSD.
+	UnpricedCalls int `json:"unpriced_calls,omitempty"`
 }
 
 // Row is one line of a breakdown.
@@ -107,13 +110,20 @@ func (p *pricer) lookup(model string) priced {
 	return pr
 }
 
-func (p *pricer) cost(c *source.Call) float64 {
+// charge is a call's cost; ok is false when its model has no price (the
+// cost is then unknown, not zero).
+type charge struct {
+	usd float64
+	ok  bool
+}
+
+func (p *pricer) cost(c *source.Call) charge {
 	pr := p.lookup(c.Model())
 	if !pr.ok {
 		p.unpriced[c.Model()] = true
-		return 0
+		return charge{}
 	}
-	return pr.price.Cost(c.Tokens(), p.mode)
+	return charge{pr.price.Cost(c.Tokens(), p.mode), true}
 }
 
 func (p *pricer) unpricedList() []string {
@@ -126,8 +136,11 @@ func (p *pricer) unpricedList() []string {
 }
 
 // add sums one call into t.
-func (t *Totals) add(c *source.Call, cost float64) {
-	t.CostUSD += cost
+func (t *Totals) add(c *source.Call, cost charge) {
+	t.CostUSD += cost.usd
+	if !cost.ok {
+		t.UnpricedCalls++
+	}
 	t.Calls++
 	t.InputTokens += int64(c.In)
 	t.OutputTokens += int64(c.Out)
@@ -224,7 +237,7 @@ type acc struct {
 }
 
 // addModel sums one call into the group's per-model totals.
-func (a *acc) addModel(c *source.Call, cost float64) {
+func (a *acc) addModel(c *source.Call, cost charge) {
 	if a.models == nil {
 		a.models = map[string]*Totals{}
 	}

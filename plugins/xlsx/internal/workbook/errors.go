@@ -28,6 +28,9 @@ type Error struct {
 	Msg string
 	// Err is the underlying error, if any.
 	Err error
+	// Budget is true for a TooLarge that the memory budget
+	// (Limits.MaxMemory) refused, which a larger budget would read.
+	Budget bool
 }
 
 // Error returns the message and the underlying error.

@@ -42,7 +42,20 @@ type Limits struct {
 	// MaxSharedStrings bounds the text of the shared-string table, which
 	// is held in memory (default 512 MiB).
 	MaxSharedStrings int64
+	// MaxMemory is the most memory reading one workbook may hold (default
+	// 256 MiB). It counts the shared-string table as the bytes it expands
+	// to in memory — each string's text plus its 16-byte header — so a
+	// small file of millions of short strings is refused early, while it
+	// loads, instead of growing the process far beyond the file.
+	MaxMemory int64
 }
+
+// DefaultMaxMemory is Limits.MaxMemory when none is given.
+const DefaultMaxMemory = 256 << 20
+
+// stringHeader is what one string costs in memory besides its text: the
+// header in the table's slice.
+const stringHeader = 16
 
 func (l *Limits) withDefaults() Limits {
 	var o Limits
@@ -60,6 +73,9 @@ func (l *Limits) withDefaults() Limits {
 	}
 	if o.MaxSharedStrings <= 0 {
 		o.MaxSharedStrings = 512 << 20
+	}
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	return o
 }
@@ -97,6 +113,7 @@ type Workbook struct {
 	// can compare it with the token path.
 	tokensOnly bool
 	sst        []string
+	sstErr     error
 	sstLoaded  bool
 }
 
@@ -506,9 +523,18 @@ func (w *Workbook) readStyles(name string) error {
 // sharedStrings loads the shared-string table on first use.
 func (w *Workbook) sharedStrings() ([]string, error) {
 	if w.sstLoaded {
-		return w.sst, nil
+		return w.sst, w.sstErr
 	}
 	w.sstLoaded = true
+	w.sst, w.sstErr = w.loadSharedStrings()
+	if w.sstErr != nil {
+		w.sst = nil
+	}
+	return w.sst, w.sstErr
+}
+
+// loadSharedStrings reads the shared-string table into w.sst.
+func (w *Workbook) loadSharedStrings() ([]string, error) {
 	if w.sstPart == "" || w.part(w.sstPart) == nil {
 		return nil, nil
 	}
@@ -520,7 +546,7 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 	s := newScanner(rc)
 	var tb textBuilder
 	inSI := false
-	var total int64
+	var text int64 // bytes of text held, each string rounded to its allocation
 	for {
 		k, err := s.next()
 		if err != nil {
@@ -528,6 +554,20 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		}
 		if k == tokEOF {
 			break
+		}
+		if k == tokStart && string(s.name) == "sst" {
+			// The declared count sizes the table once, or refuses it before
+			// reading a string when its headers alone exceed the budget.
+			// A count the part is too small to hold (each string takes at
+			// least 5 bytes, "<si/>") is not believed.
+			n, ok := parseIndex(s.attr("uniqueCount"))
+			if ok && n > 0 && uint64(n) <= w.part(w.sstPart).UncompressedSize64/5 {
+				if need := int64(n) * stringHeader; need > w.lim.MaxMemory {
+					return nil, w.sstTooLarge(need, n, true)
+				}
+				w.sst = make([]string, 0, n)
+			}
+			continue
 		}
 		// Excel 2006 beta wrote <sstItem> where the standard has <si>.
 		if k == tokStart && (string(s.name) == "si" || string(s.name) == "sstItem") {
@@ -538,11 +578,22 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		if k == tokEnd && (string(s.name) == "si" || string(s.name) == "sstItem") {
 			inSI = false
 			str := tb.string()
-			total += int64(len(str)) + 16
-			if total > w.lim.MaxSharedStrings {
+			text += int64(len(str)+7) &^ 7
+			if text > w.lim.MaxSharedStrings {
 				return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the shared strings of %s hold over %d bytes of text", w.sstPart, w.lim.MaxSharedStrings)}
 			}
+			if len(w.sst) == cap(w.sst) {
+				// Growing copies the headers: old and new slices are both
+				// held for a moment.
+				grown := int64(cap(w.sst))*stringHeader*2 + int64(cap(w.sst)/4+1)*stringHeader
+				if text+grown > w.lim.MaxMemory {
+					return nil, w.sstTooLarge(text+grown, len(w.sst), false)
+				}
+			}
 			w.sst = append(w.sst, str)
+			if mem := text + int64(cap(w.sst))*stringHeader; mem > w.lim.MaxMemory {
+				return nil, w.sstTooLarge(mem, len(w.sst), false)
+			}
 			continue
 		}
 		if inSI {
@@ -550,6 +601,17 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		}
 	}
 	return w.sst, nil
+}
+
+// sstTooLarge is the error for a shared-string table that would hold need
+// bytes, over the memory budget: declared (its uniqueCount of n strings)
+// or found while reading its first n strings.
+func (w *Workbook) sstTooLarge(need int64, n int, declared bool) *Error {
+	how := fmt.Sprintf("after %d strings it needs over %d MiB", n, need>>20)
+	if declared {
+		how = fmt.Sprintf("it declares %d strings, whose headers alone take %d MiB", n, need>>20)
+	}
+	return &Error{Kind: TooLarge, Budget: true, Msg: fmt.Sprintf("the shared-string table %s expands far beyond the file in memory: %s, over the memory budget of %d MiB per call", w.sstPart, how, w.lim.MaxMemory>>20)}
 }
 
 // textBuilder collects the text of a string item (<si> or <is>): the plain
