@@ -70,10 +70,12 @@ bench-notes:
 	sh tests/bench/notes/run.sh
 
 # A long mixed load through `host serve` (make test runs 3 seconds of it),
-# then 10,000 calls, 16 in flight, over stdio and over HTTP (make test: 1,000).
+# then 10,000 calls, 16 in flight, over stdio and over HTTP (make test: 1,000),
+# and a 10,000-call crash storm (make test: 1,000).
 soak: build
 	SOAK_DURATION=$${SOAK_DURATION:-5m} $(GO) test -count=1 -v -timeout 30m -run TestSoak ./tests/soak/
 	HOST_LOAD_CALLS=$${HOST_LOAD_CALLS:-10000} $(GO) test -count=1 -v -timeout 30m -run 'TestHardeningLoad' ./tests/
+	STORM_CALLS=$${STORM_CALLS:-10000} $(GO) test -count=1 -v -timeout 30m -run TestCrashStorm ./tests/
 
 # Every fuzz target in the repository for FUZZTIME each (default 10m;
 # `make fuzz FUZZTIME=1m`, FUZZ=Stdio for the targets matching a pattern).
