@@ -10,7 +10,12 @@ export GOFLAGS ?= -buildvcs=false
 
 all: build
 
+# After building, approve the plugin folders whose sources git tracks
+# unmodified (plugins.lock), so `make run` serves the shipped plugins at
+# once; a folder an agent wrote stays "new — needs approval" until a person
+# runs `bin/host approve NAME`.
 build: host plugins
+	@./bin/host approve --tracked >&2
 
 host:
 	$(GO) build -o bin/host ./host

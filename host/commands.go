@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -28,21 +29,24 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd())
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd(),
+		newApproveCmd(), newAuditCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
 	var httpAddr string
+	var dev bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr)
+			return runServe(cmd.Context(), httpAddr, dev || os.Getenv("HOST_DEV") == "1")
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
+	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")
 	return cmd
 }
 
@@ -72,9 +76,13 @@ func listJSON(snap *registry.Snapshot) map[string]any {
 	var tools []map[string]any
 	for _, t := range snap.Tools {
 		e := map[string]any{"name": t.Name(), "kind": string(t.Manifest.Kind), "version": t.Manifest.Version,
-			"description": t.Manifest.Description, "actions": t.Manifest.ActionNames(), "ready": t.Ready, "dir": t.Dir}
+			"description": t.Manifest.Description, "actions": t.Manifest.ActionNames(), "ready": t.Ready, "dir": t.Dir,
+			"approval": string(t.Approval)}
 		if !t.Ready {
 			e["not_ready"] = t.NotReady
+		}
+		if t.NextStep != "" {
+			e["next_step"] = t.NextStep
 		}
 		tools = append(tools, e)
 	}
@@ -101,7 +109,10 @@ func printList(w io.Writer, snap *registry.Snapshot) {
 	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tACTIONS\tSTATUS")
 	for _, t := range snap.Tools {
 		status := "ready"
-		if !t.Ready {
+		switch {
+		case t.Approval == registry.ApprovalNew || t.Approval == registry.ApprovalChanged:
+			status = t.NotReady // "new — needs approval: …"
+		case !t.Ready:
 			status = "not ready: " + t.NotReady
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)

@@ -10,10 +10,10 @@ import (
 	"github.com/toolhost/toolhost/host/internal/mcpserver"
 )
 
-// runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set.
-// It returns when the client goes away (stdin closes) or ctx ends, after
+// runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
+// dev turns the approval lock off (loudly). It returns when the client goes away (stdin closes) or ctx ends, after
 // the calls in flight are answered and every plugin is stopped.
-func runServe(ctx context.Context, httpAddr string) error {
+func runServe(ctx context.Context, httpAddr string, dev bool) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -23,7 +23,7 @@ func runServe(ctx context.Context, httpAddr string) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
-	a := newApp(os.Stderr, hclog.Info)
+	a := newAppDev(os.Stderr, hclog.Info, dev)
 	defer a.close()
 	a.registry.Scan()
 
