@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/host/internal/mcpserver"
 )
 
@@ -19,7 +20,7 @@ func runServe(ctx context.Context, httpAddr string, dev bool) error {
 	var out *os.File
 	if httpAddr == "" {
 		var err error
-		if out, err = mcpserver.GuardStdout(); err != nil {
+		if out, err = mcpproto.GuardStdout(); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
@@ -41,9 +42,9 @@ func runServe(ctx context.Context, httpAddr string, dev bool) error {
 	srv := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
 		CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger})
 	if httpAddr != "" {
-		return mcpserver.ServeHTTP(ctx, srv, mcpserver.HTTPOptions{Addr: httpAddr,
+		return mcpproto.ServeHTTP(ctx, srv.Server, mcpproto.HTTPOptions{Addr: httpAddr,
 			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http")})
 	}
 	a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-	return srv.Run(ctx, &mcpserver.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(), Logger: a.logger.Named("stdio")})
+	return srv.Run(ctx, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(), Logger: a.logger.Named("stdio")})
 }

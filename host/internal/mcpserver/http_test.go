@@ -80,24 +80,3 @@ func TestHTTPClientCallsRunTool(t *testing.T) {
 		t.Errorf("caller: got %v", c.Caller)
 	}
 }
-
-func TestListenAddr(t *testing.T) {
-	tests := []struct {
-		addr, token, want string
-		wantErr           bool
-	}{
-		{"8080", "", "127.0.0.1:8080", false},
-		{":8080", "", "127.0.0.1:8080", false},
-		{"localhost:8080", "", "localhost:8080", false},
-		{"[::1]:8080", "", "[::1]:8080", false},
-		{"0.0.0.0:8080", "", "", true},
-		{"0.0.0.0:8080", "tok", "0.0.0.0:8080", false},
-		{"example.com:80", "", "", true},
-	}
-	for _, tt := range tests {
-		got, err := listenAddr(tt.addr, tt.token)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("listenAddr(%q, %q): got %q, %v; want %q (error %v)", tt.addr, tt.token, got, err, tt.want, tt.wantErr)
-		}
-	}
-}

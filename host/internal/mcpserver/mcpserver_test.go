@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -124,7 +125,7 @@ func startWire(t *testing.T, s *Server) *wireSession {
 	outR, outW := io.Pipe()
 	ws := &wireSession{t: t, in: inW, lines: make(chan string, 100), done: make(chan error, 1)}
 	go func() {
-		ws.done <- s.Run(context.Background(), &StdioTransport{In: inR, Out: outW, Versions: s.Versions()})
+		ws.done <- s.Run(context.Background(), &mcpproto.StdioTransport{In: inR, Out: outW, Versions: s.Versions()})
 		outW.Close()
 	}()
 	go func() {
@@ -293,7 +294,7 @@ func TestDiscoverThenInitialize(t *testing.T) {
 	if res == nil {
 		t.Fatalf("discover: %v", d)
 	}
-	if got := res["_meta"].(map[string]any)[DigestMetaKey]; got != s.ToolsDigest() {
+	if got := res["_meta"].(map[string]any)[mcpproto.DigestMetaKey]; got != s.ToolsDigest() {
 		t.Errorf("discover digest: got %v, want %s", got, s.ToolsDigest())
 	}
 	init := ws.call(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"1"}}}`)
@@ -470,7 +471,7 @@ func TestToolsDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Digest(list.Tools)
+	got, err := mcpproto.Digest(list.Tools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,33 +488,5 @@ func TestToolsDigest(t *testing.T) {
 	want := []string{"capabilities", "get_skill", "run_agent", "run_agent_confirmed", "run_tool", "run_tool_confirmed"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
-	}
-}
-
-func TestCanonical(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"b":1, "a":{"d":[1, 2],"c":"x"}}`, `{"a":{"c":"x","d":[1,2]},"b":1}`},
-		{`{"s":"<é>&"}`, `{"s":"<é>&"}`},
-		{`{"n":1.50}`, `{"n":1.50}`},
-	}
-	for _, tt := range tests {
-		got, err := Canonical([]byte(tt.in))
-		if err != nil || string(got) != tt.want {
-			t.Errorf("Canonical(%s): got %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestWithMeta(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{``, `{"_meta":{"k":"v"}}`},
-		{`{"name":"x"}`, `{"_meta":{"k":"v"},"name":"x"}`},
-		{`{"_meta":{"a":1},"name":"x"}`, `{"_meta":{"a":1,"k":"v"},"name":"x"}`},
-		{`[1]`, `[1]`},
-	}
-	for _, tt := range tests {
-		if got := string(withMeta(json.RawMessage(tt.in), "k", "v")); got != tt.want {
-			t.Errorf("withMeta(%s): got %s, want %s", tt.in, got, tt.want)
-		}
 	}
 }

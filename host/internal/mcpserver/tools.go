@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -171,17 +172,17 @@ func contains(l []string, s string) bool {
 func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var q discovery.Query
 	if bad := decodeInput("capabilities", req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
-		return toResult(*bad), nil
+		return mcpproto.Result(*bad), nil
 	}
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
 	if env != nil {
-		return toResult(dispatch.Fail(env)), nil
+		return mcpproto.Result(dispatch.Fail(env)), nil
 	}
 	b, err := json.Marshal(ans)
 	if err != nil {
-		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
+		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
 	}
-	return toResult(dispatch.Outcome{JSON: b}), nil
+	return mcpproto.Result(dispatch.Outcome{JSON: b}), nil
 }
 
 // runInput is the input of the four run tools; Tool or Agent is set
@@ -205,61 +206,22 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in runInput
 		if bad := decodeInput(name, req.Params.Arguments, &in, []string{key, "action", "args"}); bad != nil {
-			return toResult(*bad), nil
+			return mcpproto.Result(*bad), nil
 		}
 		target := in.Tool
 		if kind == manifests.KindAgent {
 			target = in.Agent
 		}
 		if target == "" {
-			return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
 				Message:  fmt.Sprintf("%s needs %q: which %s to run", name, key, key),
 				NextStep: "call capabilities with {} to list them"})), nil
 		}
-		var onProgress func(*wire.Progress)
-		if token := req.Params.GetProgressToken(); token != nil {
-			onProgress = progressSender(ctx, req.Session, token)
-		}
+		onProgress := mcpproto.ProgressSender(ctx, req)
 		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
-			Confirmed: confirmed, Caller: s.callerOf(req)}, onProgress)
-		return toResult(out), nil
+			Confirmed: confirmed, Caller: s.Caller(req)}, onProgress)
+		return mcpproto.Result(out), nil
 	}
-}
-
-// progressSender forwards a plugin's progress as notifications/progress
-// with the request's token, keeping progress strictly increasing as the
-// spec asks.
-func progressSender(ctx context.Context, ss *mcp.ServerSession, token any) func(*wire.Progress) {
-	last := -1.0
-	return func(p *wire.Progress) {
-		v := p.GetProgress()
-		if v <= last {
-			v = last + 1
-		}
-		last = v
-		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
-			Progress: v, Total: p.GetTotal(), Message: p.GetMessage()})
-	}
-}
-
-// callerOf builds the caller of §2a: the client's name and version (modern:
-// the request's _meta; legacy: initialize's clientInfo) and the request id.
-func (s *Server) callerOf(req *mcp.CallToolRequest) *wire.Caller {
-	c := &wire.Caller{ClientName: "unknown"}
-	if info := req.ClientInfo(); info != nil && info.Name != "" {
-		c.ClientName, c.ClientVersion = info.Name, info.Version
-	}
-	if meta := req.Params.GetMeta(); meta != nil {
-		if id, ok := meta[requestIDMetaKey].(string); ok {
-			c.RequestId = id
-		}
-	}
-	if !isModern(req.Params.GetMeta()) {
-		if info := s.legacyClientInfo(req.Session); info != nil && info.Name != "" {
-			c.ClientName, c.ClientVersion = info.Name, info.Version
-		}
-	}
-	return c
 }
 
 func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -267,34 +229,20 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		Name string `json:"name"`
 	}
 	if bad := decodeInput("get_skill", req.Params.Arguments, &in, []string{"name"}); bad != nil {
-		return toResult(*bad), nil
+		return mcpproto.Result(*bad), nil
 	}
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}
 	body, err := sk.Body()
 	if err != nil {
-		return toResult(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeNotReady,
+		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeNotReady,
 			Message: fmt.Sprintf("skill %s cannot be read: %v", sk.Name, err)})), nil
 	}
 	b, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "markdown": body})
-	return toResult(dispatch.Outcome{JSON: b, Markdown: body}), nil
-}
-
-// toResult is DESIGN.md §4's result: content text is the Markdown when the
-// plugin gave one, else the JSON; structuredContent is the JSON object.
-func toResult(out dispatch.Outcome) *mcp.CallToolResult {
-	text := out.Markdown
-	if text == "" {
-		text = string(out.JSON)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(out.JSON),
-		IsError:           out.IsError,
-	}
+	return mcpproto.Result(dispatch.Outcome{JSON: b, Markdown: body}), nil
 }

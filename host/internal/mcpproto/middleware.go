@@ -1,4 +1,4 @@
-package mcpserver
+package mcpproto
 
 import (
 	"context"
@@ -81,8 +81,8 @@ func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method 
 		return &mcp.InitializeResult{
 			ProtocolVersion: s.legacyVersion(params.ProtocolVersion),
 			Capabilities:    &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-			Instructions:    Instructions,
-			ServerInfo:      &mcp.Implementation{Name: ServerName, Title: "toolhost", Version: s.opts.Version},
+			Instructions:    s.opts.Instructions,
+			ServerInfo:      &mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version},
 		}, nil
 	}
 	// go-sdk v1.8.0 keeps the *requested* version as the session's and
