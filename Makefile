@@ -54,6 +54,7 @@ bench: build bench-host bench-usage bench-xlsx bench-notes
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
+	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs

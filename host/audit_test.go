@@ -84,6 +84,9 @@ func TestApproveCommand(t *testing.T) {
 	if code, out, _ := runHostState(t, plugins, state, "call", "testtool", "echo", "--arg", "text=x"); code != 1 || !strings.Contains(out, "host approve testtool") {
 		t.Fatalf("an unapproved tool ran: exit %d\n%s", code, out)
 	}
+	if _, out, _ := runHostState(t, plugins, state, "audit", "--json"); !strings.Contains(out, `"outcome": "not_ready"`) {
+		t.Fatalf("the refused call to an unapproved tool is not in the audit log:\n%s", out)
+	}
 	t.Setenv("HOST_DEV", "1")
 	code, out, errOut := runHostState(t, plugins, state, "call", "testtool", "echo", "--arg", "text=dev")
 	if code != 0 || !strings.Contains(out, "dev") || !strings.Contains(errOut, "approval lock is OFF") {
