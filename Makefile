@@ -34,7 +34,10 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund
 	touch $@
 
+# `host surface check`: the curated chat surface still agrees with the
+# manifests, its published snapshot and its server.json (surfaces/).
 test: build npm
+	./bin/host surface check chat
 	$(GO) test -race -timeout 30m ./...
 
 check: build

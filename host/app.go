@@ -55,8 +55,8 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 		logger.Warn("DEVELOPER MODE (HOST_DEV=1 or --dev): the approval lock is OFF — every plugin folder runs without approval, " +
 			"including one an agent wrote; never use it with an agent that can write plugin folders")
 	}
-	stateDir := registry.DefaultStateDir()
-	key, err := registry.ReadKey(stateDir)
+	state := stateDir()
+	key, err := registry.ReadKey(state)
 	if err != nil {
 		logger.Warn("approval key unreadable: every tool needs approval again", "error", err)
 	}
@@ -66,12 +66,12 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 		SkillDirs:       skillPath(),
 		Logger:          logger.Named("registry"),
 		RequireApproval: !dev,
-		StateDir:        stateDir,
+		StateDir:        state,
 		Hashes:          hashes,
 	})
 	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))
 	a := &app{logger: logger, registry: reg, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes),
-		auditPath: filepath.Join(stateDir, audit.FileName)}
+		auditPath: filepath.Join(state, audit.FileName)}
 	auditLog := &audit.Log{Path: a.auditPath}
 	a.dispatcher = &dispatch.Dispatcher{Registry: reg,
 		MaxResultBytes:   envInt("HOST_MAX_RESULT_BYTES", dispatch.DefaultMaxResultBytes),
@@ -82,8 +82,11 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 			}
 		}}
 	// Agents call other tools back through the same dispatcher and gate.
+	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
+	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
-		Hashes: hashes})
+		StateDir: state, Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }
@@ -116,6 +119,16 @@ func dataDir() string {
 	}
 	home, _ := os.UserHomeDir()
 	return filepath.Join(home, ".local", "share", "toolhost")
+}
+
+// stateDir is $XDG_STATE_HOME/toolhost (default ~/.local/state/toolhost):
+// the host's records that outlive a session, such as disabled tools.
+func stateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "state", "toolhost")
 }
 
 // pluginPath is HOST_PLUGIN_PATH, or the installation's plugins/ and the

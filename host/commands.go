@@ -10,12 +10,14 @@ import (
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
@@ -29,23 +31,24 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newInstallClientCmd(),
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
 		newApproveCmd(), newAuditCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
-	var httpAddr string
+	var httpAddr, surfaceName string
 	var dev bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr, dev || os.Getenv("HOST_DEV") == "1")
+			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1")
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
+	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
 	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")
 	return cmd
 }
@@ -60,10 +63,14 @@ func newListCmd() *cobra.Command {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
 			snap := a.registry.Scan()
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), listJSON(snap))
+			disabled, err := supervisor.ReadDisabled(stateDir(), time.Now())
+			if err != nil {
+				a.logger.Warn("cannot tell which tools are disabled", "error", err)
 			}
-			printList(cmd.OutOrStdout(), snap)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), listJSON(snap, disabled))
+			}
+			printList(cmd.OutOrStdout(), snap, disabled)
 			return nil
 		},
 	}
@@ -71,8 +78,9 @@ func newListCmd() *cobra.Command {
 	return cmd
 }
 
-// listJSON is `host list --json`.
-func listJSON(snap *registry.Snapshot) map[string]any {
+// listJSON is `host list --json`. A tool a running host disabled (for
+// this binary) carries "disabled": {reason, until}.
+func listJSON(snap *registry.Snapshot, disabled map[string]supervisor.Disabled) map[string]any {
 	var tools []map[string]any
 	for _, t := range snap.Tools {
 		e := map[string]any{"name": t.Name(), "kind": string(t.Manifest.Kind), "version": t.Manifest.Version,
@@ -83,6 +91,12 @@ func listJSON(snap *registry.Snapshot) map[string]any {
 		}
 		if t.NextStep != "" {
 			e["next_step"] = t.NextStep
+		}
+		if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
+			e["disabled"] = map[string]any{"reason": d.Reason, "until": d.Until.UTC().Format(time.RFC3339), "crashes": d.Crashes}
+		}
+		if t.Manifest.Kind == manifests.KindAgent {
+			e["uses"] = t.Manifest.UseNames()
 		}
 		tools = append(tools, e)
 	}
@@ -97,6 +111,14 @@ func listJSON(snap *registry.Snapshot) map[string]any {
 	return map[string]any{"tools": orEmpty(tools), "skills": orEmpty(skills), "broken": orEmpty(broken), "digest": snap.Digest}
 }
 
+// usesText is an agent's uses for the terminal.
+func usesText(m *manifests.Manifest) string {
+	if len(m.Uses) == 0 {
+		return "nothing (no uses: in its manifest, so it may call no tool)"
+	}
+	return strings.Join(m.UseNames(), ", ")
+}
+
 func orEmpty(l []map[string]any) []map[string]any {
 	if l == nil {
 		return []map[string]any{}
@@ -104,7 +126,7 @@ func orEmpty(l []map[string]any) []map[string]any {
 	return l
 }
 
-func printList(w io.Writer, snap *registry.Snapshot) {
+func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervisor.Disabled) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tACTIONS\tSTATUS")
 	for _, t := range snap.Tools {
@@ -114,8 +136,15 @@ func printList(w io.Writer, snap *registry.Snapshot) {
 			status = t.NotReady // "new — needs approval: …"
 		case !t.Ready:
 			status = "not ready: " + t.NotReady
+		default:
+			if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
+				status = fmt.Sprintf("disabled until %s: %s", d.Until.Local().Format("15:04:05 MST"), d.Reason)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
+		if t.Manifest.Kind == manifests.KindAgent {
+			fmt.Fprintf(tw, "\t\t\t\tuses: %s\n", usesText(t.Manifest))
+		}
 	}
 	for _, s := range snap.Skills {
 		fmt.Fprintf(tw, "%s\tskill\t\t\t%s\n", s.Name, firstLine(s.Description))
@@ -267,6 +296,32 @@ func newCapabilitiesCmd() *cobra.Command {
 	return cmd
 }
 
+func newSkillCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "skill NAME",
+		Short: "Print a skill's Markdown, as get_skill answers it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+			defer a.close()
+			sk, suggestions := a.registry.Scan().Skill(args[0])
+			if sk == nil {
+				hint := "`host list` lists the skills"
+				if len(suggestions) > 0 {
+					hint = "did you mean " + strings.Join(suggestions, " or ") + "? " + hint
+				}
+				return fmt.Errorf("skill: no skill named %q (%s)", args[0], hint)
+			}
+			body, err := sk.Body()
+			if err != nil {
+				return fmt.Errorf("skill: %w", err)
+			}
+			_, err = io.WriteString(cmd.OutOrStdout(), body)
+			return err
+		},
+	}
+}
+
 func newCheckCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
@@ -303,6 +358,10 @@ func runCheck(ctx context.Context, a *app, w io.Writer) int {
 		if err := a.supervisor.Warm(ctx, t); err != nil {
 			fmt.Fprintf(w, "FAIL %s: %v\n", t.Name(), err)
 			problems++
+			continue
+		}
+		if t.Manifest.Kind == manifests.KindAgent {
+			fmt.Fprintf(w, "ok   %s %s (%d actions; uses %s)\n", t.Name(), t.Manifest.Version, len(t.Manifest.Actions), usesText(t.Manifest))
 			continue
 		}
 		fmt.Fprintf(w, "ok   %s %s (%d actions)\n", t.Name(), t.Manifest.Version, len(t.Manifest.Actions))

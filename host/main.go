@@ -10,9 +10,16 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/toolhost/toolhost/host/internal/supervisor"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == supervisor.ReaperArg {
+		// The host's executable doubles as each plugin's process-group
+		// reaper (see supervisor.Reap).
+		os.Exit(supervisor.Reap(os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -8,15 +8,34 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/wire"
 )
 
+// TestMain lets this test binary serve as the plugins' reaper, as the
+// host's executable does (the in-process app runs plugins under
+// /proc/self/exe).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == supervisor.ReaperArg {
+		os.Exit(supervisor.Reap(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
 // runHost runs the host's command line in-process against a plugins folder
-// holding the test plugin, every plugin in it approved first.
+// holding the test plugin, every plugin in it approved first. The state
+// folder is the XDG_STATE_HOME the test set under the temporary folder, or
+// a new one.
 func runHost(t *testing.T, plugins string, args ...string) (int, string, string) {
 	t.Helper()
-	state := t.TempDir()
+	state := os.Getenv("XDG_STATE_HOME")
+	if rel, err := filepath.Rel(os.TempDir(), state); state == "" || err != nil || strings.HasPrefix(rel, "..") {
+		state = t.TempDir()
+	}
 	testplugin.Approve(t, plugins, state)
 	return runHostState(t, plugins, state, args...)
 }
@@ -147,5 +166,87 @@ func TestInstallClientMergesConfig(t *testing.T) {
 	}
 	if code, _, _ := runHost(t, t.TempDir(), "install-client", "cursr"); code != 1 {
 		t.Fatalf("unknown client: exit %d, want 1", code)
+	}
+}
+
+// TestListSaysWhyAndUntilWhenAToolIsDisabled: a host that disabled a
+// crashing tool records it, and `host list` (and --json) says why and
+// until when, for that binary only.
+func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	rebuilt := testplugin.Build(t, "2") // before runHost points XDG_CACHE_HOME (and so Go's build cache) at an empty folder
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	tool, _ := reg.Scan().Tool("testtool")
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: stateDir(), MaxCrashes: 1, DisableFor: time.Hour})
+	defer sup.Close()
+	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); r.GetError().GetCode() != wire.CodePluginCrashed {
+		t.Fatalf("crash answered %v", r)
+	}
+
+	code, out, _ := runHost(t, plugins, "list")
+	if code != 0 || !strings.Contains(out, "disabled until ") || !strings.Contains(out, "crashed 1 times") {
+		t.Fatalf("host list does not say why and until when:\n%s", out)
+	}
+	_, out, _ = runHost(t, plugins, "list", "--json")
+	var got struct {
+		Tools []struct {
+			Name     string `json:"name"`
+			Disabled struct {
+				Reason string `json:"reason"`
+				Until  string `json:"until"`
+			} `json:"disabled"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	until, err := time.Parse(time.RFC3339, got.Tools[0].Disabled.Until)
+	if err != nil || until.Before(time.Now().Add(50*time.Minute)) || !strings.Contains(got.Tools[0].Disabled.Reason, "crashed") {
+		t.Fatalf("host list --json: %s", out)
+	}
+
+	// A rebuilt binary is not the one disabled.
+	testplugin.CopyBinary(t, rebuilt, filepath.Join(plugins, "testtool", "testtool"))
+	if _, out, _ := runHost(t, plugins, "list"); strings.Contains(out, "disabled") {
+		t.Fatalf("a rebuilt tool is listed disabled:\n%s", out)
+	}
+}
+
+func TestSkillAndAgentUses(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	testplugin.InstallAgent(t, plugins)
+	skills := filepath.Join(plugins, "testtool", "skills", "echoing")
+	writeFile(t, filepath.Join(skills, "SKILL.md"), "---\nname: echoing\ndescription: How to echo.\n---\n# Echoing\n\nCall testtool echo.\n")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string // in stdout (or stderr when the exit code is not 0)
+	}{
+		{"skill", []string{"skill", "echoing"}, 0, []string{"# Echoing", "Call testtool echo."}},
+		{"skill misspelt", []string{"skill", "echoin"}, 1, []string{`no skill named "echoin"`, "did you mean echoing?"}},
+		{"list shows uses", []string{"list"}, 0, []string{"uses: testtool"}},
+		{"list json shows uses", []string{"list", "--json"}, 0, []string{`"uses": [` + "\n" + `        "testtool"`}},
+		{"check shows uses", []string{"check"}, 0, []string{"ok   testagent 1.0.0 (13 actions; uses testtool)"}},
+		{"capabilities shows uses", []string{"capabilities", "--kind", "agent"}, 0, []string{`"uses": [`, `"testtool"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runHost(t, plugins, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.wantCode, out, errOut)
+			}
+			if code != 0 {
+				out = errOut
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
 	}
 }

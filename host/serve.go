@@ -12,9 +12,11 @@ import (
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
-// dev turns the approval lock off (loudly). It returns when the client goes away (stdin closes) or ctx ends, after
-// the calls in flight are answered and every plugin is stopped.
-func runServe(ctx context.Context, httpAddr string, dev bool) error {
+// the six generic tools, or the curated surface surfaceName when set; dev
+// turns the approval lock off (loudly). It returns when the client goes
+// away (stdin closes) or ctx ends, after the calls in flight are answered
+// and every plugin is stopped.
+func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -39,10 +41,18 @@ func runServe(ctx context.Context, httpAddr string, dev bool) error {
 	}()
 	defer func() { stopBackground(); <-bgDone }()
 
-	srv := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
-		CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger})
+	var srv *mcpproto.Server
+	if surfaceName != "" {
+		var err error
+		if srv, err = curatedServer(a, surfaceName); err != nil {
+			return err
+		}
+	} else {
+		srv = mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
+			CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger}).Server
+	}
 	if httpAddr != "" {
-		return mcpproto.ServeHTTP(ctx, srv.Server, mcpproto.HTTPOptions{Addr: httpAddr,
+		return mcpproto.ServeHTTP(ctx, srv, mcpproto.HTTPOptions{Addr: httpAddr,
 			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http")})
 	}
 	a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())

@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -39,8 +40,66 @@ type Manifest struct {
 	Env []string
 	// Concurrency is how many calls may be in flight at once (default 4).
 	Concurrency int
-	Secrets     []Secret
-	Actions     []Action
+	// Memory, when non-zero, is the most resident memory (bytes) the
+	// plugin's processes may hold together; the host kills a plugin over it.
+	Memory int64
+	// CPUTime, when non-zero, is the most CPU time one plugin process (with
+	// what it spawned) may use in its life; the host kills it beyond that
+	// and the next call starts a fresh one.
+	CPUTime time.Duration
+	// Uses lists what an agent may call through the host: a tool, or one
+	// action of it. A nested call outside it is refused. Only agents have it.
+	Uses    []Use
+	Secrets []Secret
+	Actions []Action
+}
+
+// Use is one entry of an agent's uses: a tool, and optionally one of its
+// actions ("notes" or "notes/remember" in tool.yaml).
+type Use struct {
+	Tool string
+	// Action is empty when every action of Tool may be called.
+	Action string
+}
+
+// String gives the entry as tool.yaml writes it.
+func (u Use) String() string {
+	if u.Action == "" {
+		return u.Tool
+	}
+	return u.Tool + "/" + u.Action
+}
+
+// MayUse reports whether the manifest's uses allow a nested call of action
+// on tool.
+func (m *Manifest) MayUse(tool, action string) bool {
+	for _, u := range m.Uses {
+		if u.Tool == tool && (u.Action == "" || u.Action == action) {
+			return true
+		}
+	}
+	return false
+}
+
+// UseNames returns uses as tool.yaml writes them ("notes",
+// "notes/remember"); never nil.
+func (m *Manifest) UseNames() []string {
+	out := make([]string, 0, len(m.Uses))
+	for _, u := range m.Uses {
+		out = append(out, u.String())
+	}
+	return out
+}
+
+// UsedTools returns the distinct tool names of uses, in manifest order.
+func (m *Manifest) UsedTools() []string {
+	var out []string
+	for _, u := range m.Uses {
+		if !slices.Contains(out, u.Tool) {
+			out = append(out, u.Tool)
+		}
+	}
+	return out
 }
 
 // Secret is a credential the host resolves from an environment variable and

@@ -31,11 +31,34 @@ const (
 	MinIdle        = time.Second
 	MaxIdle        = 24 * time.Hour
 	MaxConcurrency = 256
+	MinMemory      = 16 << 20
+	MaxMemory      = 1 << 40
+	MinCPUTime     = time.Second
+	MaxCPUTime     = 24 * time.Hour
 )
+
+// memoryRE is a memory size: a whole number and a unit, binary (KiB, MiB,
+// GiB, TiB) or decimal (KB, MB, GB, TB).
+var memoryRE = regexp.MustCompile(`^([0-9]{1,13}) ?([KMGT]i?B)$`)
+
+// ParseMemory reads a memory size such as "512MiB" or "2GB" into bytes.
+func ParseMemory(s string) (int64, error) {
+	m := memoryRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("want a size such as \"512MiB\" or \"2GiB\" (units KiB, MiB, GiB, TiB, KB, MB, GB, TB), got %q", s)
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	unit := map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
+	if n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("%s is too large", s)
+	}
+	return n * unit, nil
+}
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "secrets", "actions"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
@@ -447,8 +470,50 @@ func (p *parser) parse(data []byte, m *Manifest) {
 			}
 		}
 	}
+	if s, ok := p.str(fs["memory"]); ok {
+		n, err := ParseMemory(s)
+		switch {
+		case err != nil:
+			p.addf(fs["memory"].val, "memory", "%v", err)
+		case n < MinMemory || n > MaxMemory:
+			p.addf(fs["memory"].val, "memory", "%s is out of range (want 16MiB to 1TiB)", s)
+		default:
+			m.Memory = n
+		}
+	}
+	if d, ok := p.duration(fs["cpu_time"], MinCPUTime, MaxCPUTime); ok {
+		m.CPUTime = d
+	}
+	p.uses(fs["uses"], m)
 	p.secrets(fs["secrets"], m)
 	p.actions(fs["actions"], m)
+}
+
+// uses reads an agent's uses: each entry "tool" or "tool/action".
+func (p *parser) uses(e entry, m *Manifest) {
+	if e.val == nil {
+		return
+	}
+	if m.Kind != KindAgent {
+		p.addf(e.val, "uses", "only an agent (kind: agent) calls other tools; remove uses or set kind: agent")
+		return
+	}
+	names, nodes := p.strList(e)
+	seen := map[string]bool{}
+	for i, s := range names {
+		field := fmt.Sprintf("uses[%d]", i)
+		tool, action, _ := strings.Cut(s, "/")
+		if !IsKebab(tool) || (strings.Contains(s, "/") && !IsKebab(action)) {
+			p.addf(nodes[i], field, "%q is not a tool or tool/action name (want kebab-case, such as \"notes\" or \"notes/remember\")", s)
+			continue
+		}
+		if seen[s] {
+			p.addf(nodes[i], field, "duplicate %q", s)
+			continue
+		}
+		seen[s] = true
+		m.Uses = append(m.Uses, Use{Tool: tool, Action: action})
+	}
 }
 
 // document decodes data and returns its root mapping.
@@ -634,24 +699,7 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 		a.ReadOnly = false
 	}
 
-	args, _ := p.list(fs["args"])
-	seen := map[string]int{}
-	for i, an := range args {
-		apath := fmt.Sprintf("%s.args[%d]", path, i)
-		if an.Kind != yaml.MappingNode {
-			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
-			continue
-		}
-		arg := p.arg(an, apath)
-		if arg.Name != "" {
-			if line, dup := seen[arg.Name]; dup {
-				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
-			} else {
-				seen[arg.Name] = an.Line
-			}
-		}
-		a.Args = append(a.Args, arg)
-	}
+	a.Args = p.args(fs["args"], path)
 
 	if e, ok := fs["narrow_with"]; ok {
 		names, nodes := p.strList(e)
@@ -685,6 +733,42 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 		}
 	}
 	return a
+}
+
+// args reads the list of an args key: each arg, and no name twice.
+func (p *parser) args(e entry, path string) []Arg {
+	nodes, _ := p.list(e)
+	var out []Arg
+	seen := map[string]int{}
+	for i, an := range nodes {
+		apath := fmt.Sprintf("%s[%d]", join(path, "args"), i)
+		if an.Kind != yaml.MappingNode {
+			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
+			continue
+		}
+		arg := p.arg(an, apath)
+		if arg.Name != "" {
+			if line, dup := seen[arg.Name]; dup {
+				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
+			} else {
+				seen[arg.Name] = an.Line
+			}
+		}
+		out = append(out, arg)
+	}
+	return out
+}
+
+// ParseArgs reads n, the value of an args key in tool.yaml's format (a
+// list of {name, type, required, description, enum, default, minimum,
+// maximum, items}), with the checks Parse applies to an action's args.
+// Problems name file, line and a field under path (path "tools[2]" gives
+// "tools[2].args[0].type"). Other files that publish args in the same
+// format (a surface declaration) use it so the format has one parser.
+func ParseArgs(file string, n *yaml.Node, path string) ([]Arg, []Problem) {
+	p := &parser{file: file, budget: 100000}
+	args := p.args(entry{val: n, field: join(path, "args")}, path)
+	return args, p.problems
 }
 
 func (p *parser) arg(n *yaml.Node, path string) Arg {

@@ -149,6 +149,20 @@ func TestParseExamples(t *testing.T) {
 	if diff := cmp.Diff([]string{"HTTPS_PROXY", "no_proxy"}, m.Env); diff != "" {
 		t.Errorf("env (-want +got):\n%s", diff)
 	}
+	if diff := cmp.Diff([]Use{{Tool: "contacts"}, {Tool: "notes", Action: "remember"}}, m.Uses); diff != "" {
+		t.Errorf("uses (-want +got):\n%s", diff)
+	}
+	for _, c := range []struct {
+		tool, action string
+		want         bool
+	}{{"contacts", "find", true}, {"notes", "remember", true}, {"notes", "forget", false}, {"usage", "get-usage", false}} {
+		if got := m.MayUse(c.tool, c.action); got != c.want {
+			t.Errorf("MayUse(%s, %s): got %v, want %v", c.tool, c.action, got, c.want)
+		}
+	}
+	if diff := cmp.Diff([]string{"contacts", "notes"}, m.UsedTools()); diff != "" {
+		t.Errorf("UsedTools (-want +got):\n%s", diff)
+	}
 	draft := m.Action("draft")
 	wantDefaults := map[string]any{
 		"priority": "normal",
@@ -201,7 +215,7 @@ func TestParseInvalid(t *testing.T) {
 			`plugins/x/tool.yaml:8: actions[0].args[0].requried: unknown key "requried" (did you mean "required"?)`,
 		}},
 		{"unknown key without a near match", base + "zzz: 1\n", []string{
-			`plugins/x/tool.yaml:9: zzz: unknown key "zzz" (want one of name, kind, description, version, entrypoint, sha256, timeout, idle, eager, env, concurrency, secrets, actions)`,
+			`plugins/x/tool.yaml:9: zzz: unknown key "zzz" (want one of name, kind, description, version, entrypoint, sha256, timeout, idle, eager, env, concurrency, memory, cpu_time, uses, secrets, actions)`,
 		}},
 		{"duplicate key", base + "name: y\n", []string{
 			`plugins/x/tool.yaml:9: name: duplicate key (first at line 1)`,
@@ -310,11 +324,35 @@ func TestParseInvalid(t *testing.T) {
 		{"idle too long", base + "idle: 48h\n", []string{
 			`plugins/x/tool.yaml:9: idle: 48h is out of range (want 1s to 24h)`,
 		}},
+		{"uses on a tool", base + "uses: [notes]\n", []string{
+			`plugins/x/tool.yaml:9: uses: only an agent (kind: agent) calls other tools; remove uses or set kind: agent`,
+		}},
+		{"uses names", "kind: agent\n" + base + "uses: [notes, Notes, notes/Remember, notes, /x, notes/remember]\n", []string{
+			`plugins/x/tool.yaml:10: uses[1]: "Notes" is not a tool or tool/action name (want kebab-case, such as "notes" or "notes/remember")`,
+			`plugins/x/tool.yaml:10: uses[2]: "notes/Remember" is not a tool or tool/action name (want kebab-case, such as "notes" or "notes/remember")`,
+			`plugins/x/tool.yaml:10: uses[3]: duplicate "notes"`,
+			`plugins/x/tool.yaml:10: uses[4]: "/x" is not a tool or tool/action name (want kebab-case, such as "notes" or "notes/remember")`,
+		}},
+		{"uses not a list", "kind: agent\n" + base + "uses: notes\n", []string{
+			`plugins/x/tool.yaml:10: uses: want a list, got string "notes"`,
+		}},
 		{"concurrency zero", base + "concurrency: 0\n", []string{
 			`plugins/x/tool.yaml:9: concurrency: 0 is out of range (want 1 to 256)`,
 		}},
 		{"concurrency too high", base + "concurrency: 1000\n", []string{
 			`plugins/x/tool.yaml:9: concurrency: 1000 is out of range (want 1 to 256)`,
+		}},
+		{"memory without a unit", base + "memory: \"512\"\n", []string{
+			`plugins/x/tool.yaml:9: memory: want a size such as "512MiB" or "2GiB" (units KiB, MiB, GiB, TiB, KB, MB, GB, TB), got "512"`,
+		}},
+		{"memory too small", base + "memory: 1MiB\n", []string{
+			`plugins/x/tool.yaml:9: memory: 1MiB is out of range (want 16MiB to 1TiB)`,
+		}},
+		{"memory a number", base + "memory: 1024\n", []string{
+			`plugins/x/tool.yaml:9: memory: want a string, got integer 1024`,
+		}},
+		{"cpu_time too long", base + "cpu_time: 48h\n", []string{
+			`plugins/x/tool.yaml:9: cpu_time: 48h is out of range (want 1s to 24h)`,
 		}},
 		{"concurrency not an integer", base + "concurrency: 2.5\n", []string{
 			`plugins/x/tool.yaml:9: concurrency: want an integer, got number 2.5`,
@@ -412,7 +450,7 @@ func TestParseInvalid(t *testing.T) {
 			`plugins/x/tool.yaml:8: actions[0].args[0].default: .nan is not a finite number`,
 		}},
 		{"merge key", "common: &c {name: x}\n" + base, []string{
-			`plugins/x/tool.yaml:1: common: unknown key "common" (want one of name, kind, description, version, entrypoint, sha256, timeout, idle, eager, env, concurrency, secrets, actions)`,
+			`plugins/x/tool.yaml:1: common: unknown key "common" (want one of name, kind, description, version, entrypoint, sha256, timeout, idle, eager, env, concurrency, memory, cpu_time, uses, secrets, actions)`,
 		}},
 		{"many problems at once", "name: X\ndescription: d\nentrypoint: /x\ntimeout: 0s\nactions:\n  - name: A\n    description: d\n    args:\n      - {name: p, type: strng}\n", []string{
 			`plugins/x/tool.yaml:1: name: "X" is not lowercase kebab-case (did you mean "x"?)`,
@@ -502,6 +540,27 @@ func TestIsKebab(t *testing.T) {
 	} {
 		if got := IsKebab(name); got != want {
 			t.Errorf("IsKebab(%q): got %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestResourceCeilings(t *testing.T) {
+	for _, tc := range []struct {
+		src    string
+		memory int64
+		cpu    time.Duration
+	}{
+		{"memory: 1GiB\ncpu_time: 10m\n", 1 << 30, 10 * time.Minute},
+		{"memory: 512MB\n", 512e6, 0},
+		{"memory: 96 MiB\n", 96 << 20, 0},
+		{"", 0, 0},
+	} {
+		m, err := ParseBytes("plugins/x/tool.yaml", []byte(base+tc.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.src, err)
+		}
+		if m.Memory != tc.memory || m.CPUTime != tc.cpu {
+			t.Errorf("%q: got memory %d cpu_time %s, want %d %s", tc.src, m.Memory, m.CPUTime, tc.memory, tc.cpu)
 		}
 	}
 }

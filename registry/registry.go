@@ -213,6 +213,7 @@ func (r *Registry) scan() *Snapshot {
 		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
+	checkUses(tools)
 	skills, skillBroken := r.scanSkills(append(append([]string{}, r.opts.SkillDirs...), skillDirs...), digest)
 	broken = append(broken, skillBroken...)
 	for _, b := range broken {
@@ -230,6 +231,38 @@ type lockView struct {
 	lock *Lock
 	key  []byte
 	err  error
+}
+
+// checkUses marks an agent not ready when a tool or action its uses names
+// is missing or not ready itself, saying which.
+func checkUses(tools []*Tool) {
+	byName := map[string]*Tool{}
+	ready := map[string]bool{}
+	for _, t := range tools {
+		byName[t.Name()] = t
+		ready[t.Name()] = t.Ready
+	}
+	for _, t := range tools {
+		if !t.Ready || len(t.Manifest.Uses) == 0 {
+			continue
+		}
+		var why []string
+		for _, u := range t.Manifest.Uses {
+			used := byName[u.Tool]
+			switch {
+			case used == nil:
+				why = append(why, fmt.Sprintf("it uses %s, which is not installed (%s: uses)", u.Tool, t.Manifest.Path))
+			case u.Action != "" && used.Manifest.Action(u.Action) == nil:
+				why = append(why, fmt.Sprintf("it uses %s, but %s has no action %q (%s: uses)", u, u.Tool, u.Action, t.Manifest.Path))
+			case !ready[u.Tool]:
+				why = append(why, fmt.Sprintf("it uses %s, which is not ready", u.Tool))
+			}
+		}
+		if len(why) > 0 {
+			t.Ready = false
+			t.NotReady = strings.Join(why, "; ")
+		}
+	}
 }
 
 // loadTool resolves a manifest's binary, folder digest and readiness.

@@ -160,3 +160,46 @@ func TestSkills(t *testing.T) {
 		t.Fatalf("got %v %v", s, sugg)
 	}
 }
+
+func TestScanAgentUses(t *testing.T) {
+	agent := func(name, uses string) string {
+		return strings.Replace(strings.ReplaceAll(validManifest, "%s", name), "entrypoint: bin", "kind: agent\nentrypoint: bin\nuses: "+uses, 1)
+	}
+	tests := []struct {
+		name, uses string
+		want       string // "" for ready, else a part of the reason
+	}{
+		{"all-there", "[alpha, beta/read-sheet]", ""},
+		{"missing-tool", "[alpha, gamma]", "uses gamma, which is not installed"},
+		{"missing-action", "[alpha/delete-all]", `alpha has no action "delete-all"`},
+		{"unready-tool", "[nobinary]", "uses nobinary, which is not ready"},
+	}
+	root := t.TempDir()
+	addTool(t, root, "alpha", "", true)
+	addTool(t, root, "beta", "", true)
+	addTool(t, root, "nobinary", "", false)
+	for _, tt := range tests {
+		addTool(t, root, tt.name, agent(tt.name, tt.uses), true)
+	}
+	snap := New(Options{PluginDirs: []string{root}}).Scan()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, _ := snap.Tool(tt.name)
+			if tool == nil {
+				t.Fatalf("agent %s not loaded; broken: %v", tt.name, snap.Broken)
+			}
+			if tt.want == "" {
+				if !tool.Ready {
+					t.Fatalf("got not ready (%s), want ready", tool.NotReady)
+				}
+				return
+			}
+			if tool.Ready || !strings.Contains(tool.NotReady, tt.want) {
+				t.Fatalf("got ready=%v %q, want not ready with %q", tool.Ready, tool.NotReady, tt.want)
+			}
+			if strings.Contains(tt.want, "installed") && !strings.Contains(tool.NotReady, filepath.Join(tt.name, "tool.yaml")) {
+				t.Fatalf("reason %q does not name the manifest", tool.NotReady)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ import (
 // file (slash-separated, from the module root) and function, with why.
 var stdoutAllowed = map[string]string{
 	"sdk/main_impl.go:mainImpl":                           "a plugin run without the go-plugin cookie is a CLI: its result goes to stdout",
-	"host/internal/mcpserver/stdout_other.go:GuardStdout": "takes the real stdout for the protocol where fd 1 cannot be redirected",
+	"host/internal/mcpproto/stdout_other.go:GuardStdout": "takes the real stdout for the protocol where fd 1 cannot be redirected",
 }
 
 // stdoutViolation is one forbidden use.

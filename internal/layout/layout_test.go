@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,11 @@ func TestImportDirections(t *testing.T) {
 			case under(me, "manifests") && strings.Contains(dep, ".") && !strings.HasPrefix(dep, "gopkg.in/yaml.v3") &&
 				!strings.HasPrefix(dep, "github.com/agnivade/levenshtein") && !isStd(dep):
 				t.Errorf("%s depends on %s: manifests imports only yaml.v3, levenshtein and the standard library", p.ImportPath, dep)
+			case (under(me, "host/internal/mcpserver") && under(dep, "host/internal/surface")) ||
+				(under(me, "host/internal/surface") && under(dep, "host/internal/mcpserver")):
+				t.Errorf("%s depends on %s: the generic and the curated surface never import each other", p.ImportPath, dep)
+			case under(me, "host/internal/mcpproto") && (under(dep, "host/internal/mcpserver") || under(dep, "host/internal/surface")):
+				t.Errorf("%s depends on %s: the protocol layer imports neither surface", p.ImportPath, dep)
 			case under(dep, "tests") && !under(me, "tests"):
 				t.Errorf("%s depends on %s: nothing imports tests", p.ImportPath, dep)
 			}
@@ -88,3 +94,29 @@ func TestImportDirections(t *testing.T) {
 // vendored golang.org/x packages, which `go list -deps` shows as
 // vendor/golang.org/x/….
 func isStd(dep string) bool { return strings.HasPrefix(dep, "vendor/") }
+
+// TestSurfacesShareOneProtocolLayer: the generic surface (mcpserver) and
+// the curated one (surface) both speak MCP through mcpproto, and neither
+// imports the other (TestImportDirections enforces that part for every
+// package, tests included, through Deps).
+func TestSurfacesShareOneProtocolLayer(t *testing.T) {
+	found := map[string]pkg{}
+	for _, p := range listPackages(t) {
+		found[p.ImportPath] = p
+	}
+	proto := module + "/host/internal/mcpproto"
+	for _, s := range []string{"host/internal/mcpserver", "host/internal/surface"} {
+		p, ok := found[module+"/"+s]
+		if !ok {
+			t.Fatalf("no package %s", s)
+		}
+		if !slices.Contains(p.Imports, proto) {
+			t.Errorf("%s does not import %s: both surfaces must share the one protocol layer", s, proto)
+		}
+		for _, other := range []string{"host/internal/mcpserver", "host/internal/surface"} {
+			if other != s && slices.ContainsFunc(p.Deps, func(d string) bool { return under(d, other) }) {
+				t.Errorf("%s depends on %s: the surfaces never import each other", s, other)
+			}
+		}
+	}
+}

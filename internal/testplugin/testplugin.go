@@ -74,11 +74,34 @@ actions:
       - {name: action, type: string, required: true}
       - {name: args, type: object}
       - {name: confirmed, type: boolean}
+  - name: hold
+    description: Write "started" to a named pipe, wait for the call's cancellation, write ctx.Err() to it.
+    read_only: true
+    args:
+      - {name: fifo, type: string, required: true}
+  - name: spawn
+    description: Start a child process that sleeps, and leave it running.
+    read_only: true
+  - name: hog
+    description: Hold mb MiB of memory until the call ends.
+    read_only: true
+    args:
+      - {name: mb, type: integer, minimum: 1, required: true}
+  - name: spin
+    description: Burn CPU until the call ends.
+    read_only: true
+  - name: storm
+    description: Misbehave (panic, exit, hang, garbage) on a random percent of calls; else echo n.
+    read_only: true
+    args:
+      - {name: n, type: integer}
+      - {name: percent, type: integer, minimum: 0, maximum: 100}
 `
 
 // AgentManifest is the test plugin's binary declared as an agent named
-// testagent: the host gives it a host client for its relay action.
-var AgentManifest = strings.Replace(Manifest, "name: testtool\nkind: tool", "name: testagent\nkind: agent", 1)
+// testagent, which may call testtool: the host gives it a host client for
+// its relay action.
+var AgentManifest = strings.Replace(Manifest, "name: testtool\nkind: tool", "name: testagent\nkind: agent\nuses: [testtool]", 1)
 
 var (
 	buildMu sync.Mutex

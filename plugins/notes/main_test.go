@@ -156,6 +156,11 @@ func TestThroughHost(t *testing.T) {
 	if isErr || sc["decision"] != "created" {
 		t.Fatalf("remember through the host: %v", sc)
 	}
+	// The host's warm-up created the brain; the agent's first call is
+	// still told so.
+	if created, _ := sc["brain_created"].(map[string]any); created == nil || created["root"] == nil {
+		t.Fatalf("first call through the host has no brain_created: %v", sc)
+	}
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"notes","action":"search","args":{"query":"portugues"}}}}`)
 	sc, isErr = structured(3)
 	hits, _ := sc["hits"].([]any)

@@ -29,6 +29,7 @@ func (s *service) actions() map[string]sdk.Handler {
 	return map[string]sdk.Handler{
 		"get-usage":   s.getUsage,
 		"get-savings": s.getSavings,
+		"blocks":      s.blocks,
 		"status":      s.status,
 	}
 }

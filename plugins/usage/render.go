@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
 	"github.com/toolhost/toolhost/plugins/usage/internal/report"
@@ -82,7 +83,7 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 	var b strings.Builder
 	t := u.Totals
 	fmt.Fprintf(&b, "**AI coding usage %s** (%s, %s pricing): **%s** over %d calls",
-		periodWords(w), w.Timezone, a.Pricing, usd(t.CostUSD), t.Calls)
+		periodWords(w), w.Timezone, a.Pricing, rowCost(&t), t.Calls)
 	if t.Sessions > 0 {
 		fmt.Fprintf(&b, " in %d sessions", t.Sessions)
 	}
@@ -102,9 +103,7 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 			fmt.Fprintf(&b, "\n_%d of %d rows; raise limit to see more._\n", len(u.Rows), u.RowsTotal)
 		}
 	}
-	if len(u.Unpriced) > 0 {
-		fmt.Fprintf(&b, "\n_Unpriced models (cost not counted): %s._\n", strings.Join(u.Unpriced, ", "))
-	}
+	unpricedNote(&b, u.Unpriced)
 	if skipped > 0 {
 		fmt.Fprintf(&b, "\n_%d malformed log lines skipped._\n", skipped)
 	}
@@ -112,15 +111,50 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 	return &sdk.Result{Data: d, Markdown: b.String()}
 }
 
+// table writes ranked rows; a day's or session's models follow it as
+// indented rows (the same breakdown the JSON has).
 func table(b *strings.Builder, title string, rows []report.Row) {
 	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\n| %s | Cost | Calls | Input | Output | Cache write | Cache read | Total |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", title)
-	for _, r := range rows {
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", mdEscape(r.Key), usd(r.CostUSD), r.Calls,
+	line := func(key string, r *report.Row) {
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s |\n", key, rowCost(&r.Totals), r.Calls,
 			num(r.InputTokens), num(r.OutputTokens), num(r.CacheWriteTokens), num(r.CacheReadTokens), num(r.TotalTokens))
 	}
+	for i := range rows {
+		r := &rows[i]
+		key := mdEscape(r.Key)
+		if r.Project != "" {
+			key += " (" + mdEscape(r.Provider) + ", " + mdEscape(r.Project) + ", " + r.Start[:16] + ", " + fmt.Sprintf("%.0f min", r.DurationMinutes) + ")"
+		}
+		line(key, r)
+		if len(r.Models) > 1 {
+			for j := range r.Models {
+				line("&nbsp;&nbsp;└ "+mdEscape(r.Models[j].Key), &r.Models[j])
+			}
+		}
+	}
+}
+
+// rowCost is a row's cost as a person should read it: "n/a" when none of
+// its calls is priced, "$x + n/a" when some are not.
+func rowCost(t *report.Totals) string {
+	switch {
+	case t.UnpricedCalls == 0:
+		return usd(t.CostUSD)
+	case t.UnpricedCalls == t.Calls:
+		return "n/a"
+	}
+	return usd(t.CostUSD) + " + n/a"
+}
+
+// unpricedNote says which models have no price and what to do.
+func unpricedNote(b *strings.Builder, unpriced []string) {
+	if len(unpriced) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n_n/a: no price for %s, so their cost is not in the totals; give one in USAGE_PRICES_FILE or set USAGE_PRICE_REFRESH=1._\n", strings.Join(unpriced, ", "))
 }
 
 func renderSavings(w *window, s *report.Savings, degraded []source.Degraded, skipped int64) *sdk.Result {
@@ -156,6 +190,7 @@ func renderSavings(w *window, s *report.Savings, degraded []source.Degraded, ski
 	if s.RoutingWaste.Note != "" {
 		fmt.Fprintf(&b, "\n_Routing waste: %s._\n", s.RoutingWaste.Note)
 	}
+	unpricedNote(&b, s.Unpriced)
 	b.WriteString(degradedNote(degraded))
 	return &sdk.Result{Data: d, Markdown: b.String()}
 }
@@ -275,4 +310,70 @@ func lev(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// blocksData is the blocks action's structured result.
+type blocksData struct {
+	*window
+	Provider string `json:"provider"`
+	Pricing  string `json:"pricing"`
+	*report.Blocks
+	Empty        bool              `json:"empty,omitempty"`
+	Message      string            `json:"message,omitempty"`
+	Degraded     []source.Degraded `json:"degraded"`
+	SkippedLines int64             `json:"skipped_lines"`
+}
+
+func renderBlocks(w *window, a *blocksArgs, bl *report.Blocks, degraded []source.Degraded, skipped int64) *sdk.Result {
+	if degraded == nil {
+		degraded = []source.Degraded{}
+	}
+	d := &blocksData{window: w, Provider: a.Provider, Pricing: a.Pricing, Blocks: bl, Degraded: degraded, SkippedLines: skipped}
+	if len(bl.Blocks) == 0 {
+		d.Empty = true
+		if a.Active {
+			d.Message = "no active " + a.Provider + " usage window: no call in the last 5 hours."
+		} else {
+			d.Message = "no " + a.Provider + " usage windows " + periodWords(w) + " — run some coding sessions, or widen the period (e.g. period=last_30_days)."
+		}
+		return &sdk.Result{Data: d, Markdown: d.Message + degradedNote(degraded)}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s 5-hour usage windows %s** (%s, %s pricing)\n\n", a.Provider, periodWords(w), w.Timezone, a.Pricing)
+	b.WriteString("| Window start | Status | Models | Calls | Input | Output | Cache write | Cache read | Total | Cost |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	when := func(s string) string {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return s
+		}
+		return t.In(w.loc).Format("2006-01-02 15:04")
+	}
+	var active *report.Block
+	for i, x := range bl.Blocks {
+		status := "done"
+		switch {
+		case x.Gap:
+			fmt.Fprintf(&b, "| %s | idle until %s | | | | | | | | |\n", when(x.Start), when(x.End))
+			continue
+		case x.Active:
+			status = "**active** until " + when(x.End)
+			active = &bl.Blocks[i]
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", when(x.Start), status, mdEscape(strings.Join(x.Models, ", ")),
+			x.Calls, num(x.InputTokens), num(x.OutputTokens), num(x.CacheWriteTokens), num(x.CacheReadTokens), num(x.TotalTokens), rowCost(&x.Totals))
+	}
+	if active != nil && active.BurnRate != nil {
+		fmt.Fprintf(&b, "\nActive window: burning %s tokens/min, %s/hour; at this rate it ends at %s tokens and %s (%d minutes left).\n",
+			num(int64(active.BurnRate.TokensPerMinute+0.5)), usd(active.BurnRate.CostPerHourUSD),
+			num(active.Projection.TotalTokens), usd(active.Projection.CostUSD), active.Projection.RemainingMinutes)
+	}
+	if bl.BlocksTotal > len(bl.Blocks) && !a.Active {
+		fmt.Fprintf(&b, "\n_%d of %d windows (the most recent); raise limit to see more._\n", len(bl.Blocks), bl.BlocksTotal)
+	}
+	unpricedNote(&b, bl.Unpriced)
+	if skipped > 0 {
+		fmt.Fprintf(&b, "\n_%d malformed log lines skipped._\n", skipped)
+	}
+	b.WriteString(degradedNote(degraded))
+	return &sdk.Result{Data: d, Markdown: b.String()}
 }

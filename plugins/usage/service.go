@@ -26,7 +26,7 @@ const (
 
 var (
 	periods  = []string{"today", "last_7_days", "last_30_days", "month_to_date", "last_6_months"}
-	bys      = []string{"project", "model", "task", "provider", "day"}
+	bys      = []string{"project", "model", "task", "provider", "day", "session"}
 	provs    = []string{"claude", "codex", "gemini", "opencode"}
 	pricings = []string{string(pricing.ModeProvider), string(pricing.ModeCCUsage)}
 )
@@ -108,7 +108,10 @@ func oneOf(arg, v string, valid []string) error {
 		}
 	}
 	e := sdk.Errorf(sdk.CodeInvalidArgs, "unknown %s %q", arg, v)
-	e.DidYouMean = suggest(v, valid)
+	// Nothing close: every valid value is a suggestion.
+	if e.DidYouMean = suggest(v, valid); len(e.DidYouMean) == 0 {
+		e.DidYouMean = valid
+	}
 	e.Details = map[string]any{"valid": valid}
 	return e
 }
@@ -350,6 +353,8 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 // savingsArgs are get-savings' args.
 type savingsArgs struct {
 	Period       string `json:"period"`
+	From         string `json:"from"`
+	To           string `json:"to"`
 	IncludeNames bool   `json:"include-project-names"`
 	Timezone     string `json:"timezone"`
 	Pricing      string `json:"pricing"`
@@ -370,7 +375,7 @@ func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result
 	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
 		return nil, err
 	}
-	w, err := s.resolve(a.Period, "", "", a.Timezone)
+	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
 	if err != nil {
 		return nil, err
 	}
@@ -415,4 +420,71 @@ type statusData struct {
 	SkippedLines int64                   `json:"skipped_lines"`
 	Cache        source.Stats            `json:"cache"`
 	Prices       pricesInfo              `json:"prices"`
+}
+
+// blocksArgs are blocks' args.
+type blocksArgs struct {
+	Period   string `json:"period"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Provider string `json:"provider"`
+	Active   bool   `json:"active"`
+	Limit    int    `json:"limit"`
+	Timezone string `json:"timezone"`
+	Pricing  string `json:"pricing"`
+}
+
+// blocks is the blocks action: the rolling five-hour usage windows.
+func (s *service) blocks(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	a := blocksArgs{Period: "last_7_days", Provider: "claude", Limit: 20, Pricing: string(pricing.ModeProvider)}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if a.Period == "" {
+		a.Period = "last_7_days"
+	}
+	if a.Provider == "" {
+		a.Provider = "claude"
+	}
+	if a.Pricing == "" {
+		a.Pricing = string(pricing.ModeProvider)
+	}
+	if err := oneOf("provider", a.Provider, provs); err != nil {
+		return nil, err
+	}
+	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
+		return nil, err
+	}
+	if a.Limit <= 0 {
+		a.Limit = 20
+	}
+	a.Limit = min(a.Limit, 100)
+	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	// The active window depends on the clock: the key holds the minute.
+	key := argsKey("blocks", struct {
+		A   blocksArgs
+		W   *window
+		Now int64
+	}{a, w, now.Unix() / 60})
+	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
+		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
+			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Limit: a.Limit, Mode: pricing.Mode(a.Pricing),
+				Provider: a.Provider, Prices: prices}
+			bl := report.BuildBlocks(snap.Calls, q, now)
+			if a.Active {
+				kept := []report.Block{}
+				for _, b := range bl.Blocks {
+					if b.Active {
+						kept = append(kept, b)
+					}
+				}
+				bl.Blocks = kept
+			}
+			return renderBlocks(w, &a, bl, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
+		})
+	})
 }

@@ -285,6 +285,7 @@ func TestDidYouMean(t *testing.T) {
 		{map[string]any{"period": "last_7_day"}, "last_7_days"},
 		{map[string]any{"by": "models"}, "model"},
 		{map[string]any{"pricing": "ccusge"}, "ccusage"},
+		{map[string]any{"by": "weekly"}, "project"}, // nothing close: all of them
 	}
 	for _, tt := range tests {
 		req, _ := sdk.NewRequest("get-usage", tt.args)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,11 +22,11 @@ const defaultMaxResults = 1000
 
 // openWorkbook resolves and opens a workbook, mapping failures to codes.
 func openWorkbook(p string) (*workbook.Workbook, error) {
-	real, err := resolveWorkbook(p)
+	f, err := openWorkbookFile(p)
 	if err != nil {
 		return nil, err
 	}
-	w, err := workbook.Open(real, nil)
+	w, err := workbook.OpenFile(f, limits())
 	if err != nil {
 		return nil, workbookError(p, err)
 	}
@@ -50,8 +51,15 @@ func workbookError(p string, err error) error {
 	case workbook.Encrypted:
 		return &sdk.Error{Code: codeEncryptedWorkbook, Message: p + ": " + we.Msg,
 			NextStep: "open the file in Excel, remove the password (or save the .xls as .xlsx), and try again"}
+	case workbook.Unsupported:
+		return &sdk.Error{Code: codeUnsupportedFormat, Message: p + ": " + we.Msg,
+			NextStep: "open the file in Excel or LibreOffice and save it as .xlsx, then try again"}
 	case workbook.TooLarge:
-		return &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
+		e := &sdk.Error{Code: codeWorkbookTooLarge, Message: p + ": " + we.Msg}
+		if we.Budget {
+			e.NextStep = fmt.Sprintf("the plugin's memory budget per call is %s=%d bytes; raise it if this machine has the memory, or save the sheet with fewer distinct strings", maxMemoryEnv, memory().budget)
+		}
+		return e
 	default:
 		msg := we.Msg
 		if we.Err != nil {
@@ -194,18 +202,67 @@ func jsonLen(v any) int {
 	return len(bs) + 1
 }
 
-// rowJSON converts a row for read-sheet: empty cells inside the row are "",
-// as the reference tool's _trim_row makes them.
-func rowJSON(cells []workbook.Value) []any {
-	out := make([]any, len(cells))
-	for i, c := range cells {
-		if c.IsEmpty() {
-			out[i] = ""
-		} else {
-			out[i] = c.JSON()
-		}
+// appendRow appends a row as read-sheet returns it: a JSON array from
+// column A, empty cells inside as "", and with formulas asked for each
+// formula cell as {"formula", "value", "cached"} (value null when the file
+// holds no cached result).
+func appendRow(dst []byte, r workbook.Row) []byte {
+	if len(r.Formulas) == 0 {
+		return workbook.AppendRowJSON(dst, r.Cells)
 	}
-	return out
+	dst = append(dst, '[')
+	for i := range max(len(r.Cells), len(r.Formulas)) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var c workbook.Value
+		if i < len(r.Cells) {
+			c = r.Cells[i]
+		}
+		if i < len(r.Formulas) && r.Formulas[i] != "" {
+			dst = append(dst, `{"formula":`...)
+			dst = workbook.AppendJSONString(dst, r.Formulas[i])
+			dst = append(dst, `,"value":`...)
+			dst = c.AppendJSON(dst, "null")
+			dst = append(dst, `,"cached":`...)
+			dst = strconv.AppendBool(dst, !c.IsEmpty())
+			dst = append(dst, '}')
+			continue
+		}
+		dst = c.AppendJSON(dst, `""`)
+	}
+	return append(dst, ']')
+}
+
+// formulaCell is a formula cell as the reading actions return it when
+// formulas are asked for.
+type formulaCell struct {
+	Formula string `json:"formula"`
+	Value   any    `json:"value"`
+	Cached  bool   `json:"cached"`
+}
+
+// cellJSON returns cell i of a row for encoding/json: its value, or a
+// formulaCell when the cell has a formula (formulas may be nil), and
+// whether there is anything there.
+func cellJSON(cells []workbook.Value, formulas []string, i int) (any, bool) {
+	var c workbook.Value
+	if i < len(cells) {
+		c = cells[i]
+	}
+	if i < len(formulas) && formulas[i] != "" {
+		return formulaCell{Formula: formulas[i], Value: c.JSON(), Cached: !c.IsEmpty()}, true
+	}
+	return c.JSON(), !c.IsEmpty()
+}
+
+// uncachedNote tells a reader that formula cells without a cached value
+// read as empty, and how to see them.
+func uncachedNote(out map[string]any, st workbook.Stats, asked bool) {
+	if st.UncachedFormulas > 0 && !asked {
+		out["uncached_formulas"] = st.UncachedFormulas
+		out["next_step"] = "some formula cells hold no computed value (the file was written without one) and read as empty; pass formulas: true to see their formulas"
+	}
 }
 
 // progressEvery is how many rows pass between progress events of a long
@@ -285,6 +342,7 @@ type readSheetArgs struct {
 	MaxResults int    `json:"max-results"`
 	Offset     int    `json:"offset"`
 	SkipEmpty  *bool  `json:"skip-empty"`
+	Formulas   bool   `json:"formulas"`
 }
 
 func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -325,7 +383,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	emptyRow := json.RawMessage("[]")
 	var buf []byte
-	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
 		if !skipEmpty {
 			for n := lastNum + 1; n < r.Num; n++ {
 				if err := emit(emptyRow); err != nil {
@@ -344,7 +402,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			buf = make([]byte, 0, 1<<20)
 		}
 		start := len(buf)
-		buf = workbook.AppendRowJSON(buf, r.Cells)
+		buf = appendRow(buf, r)
 		return emit(buf[start:len(buf):len(buf)])
 	})
 	if err != nil {
@@ -354,6 +412,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if truncated {
 		out["next_offset"] = a.Offset + len(rows)
 	}
+	uncachedNote(out, st, a.Formulas)
 	return &sdk.Result{Data: out}, nil
 }
 

@@ -18,9 +18,10 @@ import (
 const maxGridRows = 100_000
 
 type readRangeArgs struct {
-	Path  string `json:"path"`
-	Sheet string `json:"sheet"`
-	Range string `json:"range"`
+	Path     string `json:"path"`
+	Sheet    string `json:"sheet"`
+	Range    string `json:"range"`
+	Formulas bool   `json:"formulas"`
 }
 
 // parseRange reads "B2:D40" or "B2"; the corners may come in any order.
@@ -55,36 +56,54 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	defer w.Close()
 	type srow struct {
-		num   int
-		cells []workbook.Value
+		num      int
+		cells    []workbook.Value
+		formulas []string
 	}
 	var got []srow
 	lastCol := 0
 	b := newBudget(req, len(sh.Name)+len(a.Range))
 	truncated := false
-	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
 		if r.Num < r1 {
 			return nil
 		}
 		if r.Num > r2 {
 			return workbook.ErrStop
 		}
-		if len(r.Cells) < c1 {
+		width := max(len(r.Cells), len(r.Formulas))
+		if width < c1 {
 			return nil
 		}
-		cells := append([]workbook.Value(nil), r.Cells[c1-1:min(len(r.Cells), c2)]...)
-		for len(cells) > 0 && cells[len(cells)-1].IsEmpty() {
-			cells = cells[:len(cells)-1]
+		var cells []workbook.Value
+		if len(r.Cells) >= c1 {
+			cells = append(cells, r.Cells[c1-1:min(len(r.Cells), c2)]...)
 		}
-		if len(cells) == 0 {
+		var formulas []string
+		if len(r.Formulas) >= c1 {
+			formulas = append(formulas, r.Formulas[c1-1:min(len(r.Formulas), c2)]...)
+		}
+		n := max(len(cells), len(formulas))
+		for n > 0 {
+			if _, ok := cellJSON(cells, formulas, n-1); ok {
+				break
+			}
+			n--
+		}
+		if n == 0 {
 			return nil
 		}
-		if !b.fits(jsonLen(rowJSON(cells)) + 8) {
+		cells, formulas = cells[:min(n, len(cells))], formulas[:min(n, len(formulas))]
+		row := make([]any, n)
+		for i := range row {
+			row[i], _ = cellJSON(cells, formulas, i)
+		}
+		if !b.fits(jsonLen(row) + 8) {
 			truncated = true
 			return workbook.ErrStop
 		}
-		lastCol = max(lastCol, c1+len(cells)-1)
-		got = append(got, srow{r.Num, cells})
+		lastCol = max(lastCol, c1+n-1)
+		got = append(got, srow{r.Num, cells, formulas})
 		return nil
 	})
 	if err != nil {
@@ -105,9 +124,9 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				row[i] = ""
 			}
 			if k < len(got) && got[k].num == n {
-				for i, v := range got[k].cells {
-					if !v.IsEmpty() {
-						row[i] = v.JSON()
+				for i := range max(len(got[k].cells), len(got[k].formulas)) {
+					if v, ok := cellJSON(got[k].cells, got[k].formulas, i); ok {
+						row[i] = v
 					}
 				}
 				k++
@@ -130,6 +149,7 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if truncated && nextRow > 0 && nextRow <= r2 {
 		out["next_range"] = workbook.CellName(nextRow, c1) + ":" + workbook.CellName(r2, c2)
 	}
+	uncachedNote(out, st, a.Formulas)
 	return &sdk.Result{Data: out}, nil
 }
 
@@ -141,6 +161,7 @@ type recordsArgs struct {
 	HeaderRow  int    `json:"header-row"`
 	MaxResults int    `json:"max-results"`
 	Offset     int    `json:"offset"`
+	Formulas   bool   `json:"formulas"`
 }
 
 type renamedHeader struct {
@@ -211,7 +232,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	seen := 0
 	truncated := false
 	b := newBudget(req, 200+len(sh.Name))
-	_, err = w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
 		if headerRow == 0 {
 			if a.HeaderRow > 0 && r.Num < a.HeaderRow {
 				return nil
@@ -225,7 +246,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				return nil
 			}
 		}
-		for len(keys) < len(r.Cells) {
+		for len(keys) < max(len(r.Cells), len(r.Formulas)) {
 			col := workbook.ColumnName(len(keys) + 1)
 			keys = append(keys, "column_"+col)
 			renamed = append(renamed, renamedHeader{col, "", "column_" + col, "no header above data"})
@@ -236,11 +257,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		rec := make(map[string]any, len(keys))
 		for i, k := range keys {
-			if i < len(r.Cells) && !r.Cells[i].IsEmpty() {
-				rec[k] = r.Cells[i].JSON()
-			} else {
-				rec[k] = nil
-			}
+			rec[k], _ = cellJSON(r.Cells, r.Formulas, i)
 		}
 		if len(recs) >= a.MaxResults || (len(recs) > 0 && !b.fits(jsonLen(rec)+8)) {
 			truncated = true
@@ -265,6 +282,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if truncated {
 		out["next_offset"] = a.Offset + len(recs)
 	}
+	uncachedNote(out, st, a.Formulas)
 	return &sdk.Result{Data: out}, nil
 }
 
@@ -275,6 +293,7 @@ type searchArgs struct {
 	Query      string `json:"query"`
 	Sheet      string `json:"sheet"`
 	MaxResults int    `json:"max-results"`
+	Offset     int    `json:"offset"`
 	MatchCase  bool   `json:"match-case"`
 }
 
@@ -296,6 +315,9 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	if a.MaxResults <= 0 {
 		a.MaxResults = 100
+	}
+	if a.Offset < 0 {
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
 	}
 	w, err := openWorkbook(a.Path)
 	if err != nil {
@@ -322,7 +344,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	var text []byte
 	matches := []match{}
-	truncated := false
+	truncated, skipped := false, 0
 	b := newBudget(req, len(a.Query))
 	for _, sh := range sheets {
 		_, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
@@ -332,6 +354,10 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				}
 				text = c.AppendText(text[:0])
 				if a.MatchCase && !bytes.Contains(text, q) || !a.MatchCase && !containsFold(text, q) {
+					continue
+				}
+				if skipped < a.Offset {
+					skipped++
 					continue
 				}
 				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
@@ -350,7 +376,11 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			break
 		}
 	}
-	return &sdk.Result{Data: map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}}, nil
+	out := map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}
+	if truncated {
+		out["next_offset"] = a.Offset + len(matches)
+	}
+	return &sdk.Result{Data: out}, nil
 }
 
 // containsFold reports whether s contains the lower-case q, ignoring case:
@@ -409,6 +439,8 @@ type columnInfo struct {
 	// it holds no numbers (ISO text sorts in time order).
 	Min any `json:"min,omitempty"`
 	Max any `json:"max,omitempty"`
+	// Formulas counts the column's formula cells.
+	Formulas int `json:"formulas,omitempty"`
 
 	counts       [workbook.KindDuration + 1]int
 	lo, hi       workbook.Value
@@ -420,10 +452,7 @@ type columnInfo struct {
 func (ci *columnInfo) observe(c workbook.Value) {
 	switch c.Kind {
 	case workbook.KindInt, workbook.KindFloat:
-		f := c.Num
-		if c.Kind == workbook.KindInt {
-			f = float64(c.Int)
-		}
+		f := c.Float64()
 		if ci.lo.Kind == workbook.KindEmpty || f < ci.loNum {
 			ci.lo, ci.loNum = c, f
 		}
@@ -469,7 +498,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true}, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
@@ -483,6 +512,11 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			return nil
 		}
 		dataRows++
+		for i, f := range r.Formulas {
+			if f != "" {
+				col(i).Formulas++
+			}
+		}
 		for i, c := range r.Cells {
 			ci := col(i)
 			if c.IsEmpty() {
@@ -510,7 +544,11 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, workbookError(a.Path, err)
 	}
 	out := make([]columnInfo, len(cols))
+	formulaCols := 0
 	for i, c := range cols {
+		if c.Formulas > 0 {
+			formulaCols++
+		}
 		c.Types = map[string]int{}
 		for k, n := range c.counts {
 			if n > 0 {
@@ -525,7 +563,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		out[i] = *c
 	}
 	return &sdk.Result{Data: map[string]any{"sheet": sh.Name, "header_row": headerRow, "data_rows": dataRows,
-		"used_range": st.UsedRange, "columns": out}}, nil
+		"used_range": st.UsedRange, "formula_columns": formulaCols, "columns": out}}, nil
 }
 
 // inferType names a column's type: the one kind of its values, "number"

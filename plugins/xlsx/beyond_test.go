@@ -57,7 +57,7 @@ func TestBeyondActionsOnCorpus(t *testing.T) {
 		{"search finds elapsed times", "search", map[string]any{"path": corpusFile("closedxml__CellsWithTimeSpanDataTypeOrFormatting.xlsx"), "query": "PT13H"},
 			"matches", `[{"cell":"B7","column":2,"row":7,"sheet":"Sheet1","value":"PT13H30M55.2S"}]`},
 		{"describe types columns", "describe", map[string]any{"path": corpusFile("closedxml__CellsWithDateTimeDataTypeOrFormatting.xlsx")},
-			"columns", `[{"column":"A","header":"Format","type":"string","non_empty":16,"examples":["Custom m/d/yyyy hh:mm","Date *3/14/2012 (US)","Date *Wednesday, March 14, 2012 (US)"]},{"column":"B","header":"Test Value","type":"datetime","non_empty":16,"examples":["2012-03-14T13:30:55.200000"],"min":"2012-03-14T13:30:55.200000","max":"2012-03-14T13:30:55.200000"},{"column":"C","header":"Raw Value","type":"number","non_empty":16,"examples":[40982.56313888889],"min":40982.56313888889,"max":40982.56313888889}]`},
+			"columns", `[{"column":"A","header":"Format","type":"string","non_empty":16,"examples":["Custom m/d/yyyy hh:mm","Date *3/14/2012 (US)","Date *Wednesday, March 14, 2012 (US)"]},{"column":"B","header":"Test Value","type":"datetime","non_empty":16,"examples":["2012-03-14T13:30:55.200000"],"min":"2012-03-14T13:30:55.200000","max":"2012-03-14T13:30:55.200000"},{"column":"C","header":"Raw Value","type":"number","non_empty":16,"examples":[40982.56313888889],"min":40982.56313888889,"max":40982.56313888889,"formulas":16}]`},
 		{"describe counts the mix", "describe", map[string]any{"path": corpusFile("sheetjs__ErrorTypes.xlsx")},
 			"data_rows", `13`},
 		{"list-sheets separates the claim from the data", "list-sheets", map[string]any{"path": corpusFile("calamine__issue_174.xlsx")},
@@ -87,7 +87,7 @@ func TestDescribeMixedColumn(t *testing.T) {
 		t.Errorf("column B = %s", got)
 	}
 	col = out["columns"].([]any)[6].(map[string]any)
-	if got := toJSON(col); got != `{"column":"G","examples":[16,2,1],"header":"Type","max":64,"min":1,"non_empty":13,"type":"integer"}` {
+	if got := toJSON(col); got != `{"column":"G","examples":[16,2,1],"formulas":13,"header":"Type","max":64,"min":1,"non_empty":13,"type":"integer"}` {
 		t.Errorf("column G = %s", got)
 	}
 }

@@ -12,9 +12,10 @@ func main() {
 	sdk.Main(sdk.Plugin{Actions: actions()})
 }
 
-// actions maps every action of tool.yaml to its handler.
+// actions maps every action of tool.yaml to its handler, each run within
+// the memory budget and concurrency limit (see memory.go).
 func actions() map[string]sdk.Handler {
-	return map[string]sdk.Handler{
+	m := map[string]sdk.Handler{
 		"list-sheets": listSheets,
 		"read-sheet":  readSheet,
 		"dump":        dump,
@@ -23,4 +24,8 @@ func actions() map[string]sdk.Handler {
 		"search":      search,
 		"describe":    describe,
 	}
+	for name, h := range m {
+		m[name] = limited(h)
+	}
+	return m
 }

@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/toolhost/toolhost/sdk"
 )
@@ -20,11 +22,16 @@ const (
 	codeEncryptedWorkbook sdk.Code = "encrypted_workbook"
 	codeWorkbookTooLarge  sdk.Code = "workbook_too_large"
 	codePermissionDenied  sdk.Code = "permission_denied"
+	codeInvalidConfig     sdk.Code = "invalid_config"
 )
 
 // rootsEnv names the variable listing the folders the plugin may read and
 // write under, separated by os.PathListSeparator.
 const rootsEnv = "XLSX_ROOTS"
+
+// workbookExts are the extensions of the workbooks this tool reads, as
+// openpyxl does: workbooks and templates, with or without macros.
+var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm"}
 
 // allowedRoots returns the folders paths must resolve under: XLSX_ROOTS,
 // or by default the user's home and the working directory; each with its
@@ -47,7 +54,7 @@ func allowedRoots() []string {
 		if r == "" {
 			continue
 		}
-		abs, err := filepath.Abs(r)
+		abs, err := filepath.Abs(expandHome(r))
 		if err != nil {
 			continue
 		}
@@ -59,17 +66,26 @@ func allowedRoots() []string {
 	return roots
 }
 
-func under(p string, roots []string) bool {
-	for _, r := range roots {
-		if p == r {
-			return true
-		}
-		rel, err := filepath.Rel(r, p)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return true
-		}
+// expandHome replaces a leading ~ (alone or before a separator) with the
+// user's home folder, as a shell would.
+func expandHome(p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		return p
 	}
-	return false
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(h, p[1:])
+}
+
+// relUnder returns p relative to root when p lies lexically under it.
+func relUnder(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 func notAllowed(p string, roots []string) *sdk.Error {
@@ -79,74 +95,158 @@ func notAllowed(p string, roots []string) *sdk.Error {
 		Details:  map[string]any{"allowed_roots": roots}}
 }
 
-// resolveWorkbook checks a workbook path: an .xlsx or .xlsm file that
-// exists and, once its symlinks are resolved, lies under an allowed root.
-func resolveWorkbook(p string) (string, error) {
-	if strings.TrimSpace(p) == "" {
-		return "", &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx or .xlsm file"}
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", sdk.Errorf(sdk.CodeInvalidArgs, "path %s: %v", p, err)
-	}
-	roots := allowedRoots()
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if !under(abs, roots) {
-				return "", notAllowed(abs, roots)
+// openBeneath opens abs with flag through an os.Root of an allowed root,
+// never by its name: the kernel resolves every component beneath the
+// root's open folder, so a folder swapped for a symlink between a check
+// and the open cannot lead outside (there is no separate check). A path
+// that reaches a root only through symlinks (a link from one root into
+// another, or a root given through a symlinked folder) is tried again by
+// its resolved name, still opened beneath a root. The error is the most
+// telling of the attempts': exists, not found, permission, then
+// path_not_allowed.
+func openBeneath(abs string, roots []string, flag int, perm fs.FileMode) (*os.File, error) {
+	var errs []error
+	try := func(p string) *os.File {
+		for _, r := range roots {
+			rel, ok := relUnder(r, p)
+			if !ok {
+				continue
 			}
-			return "", &sdk.Error{Code: codeNotFound, Message: "file not found: " + p}
+			root, err := os.OpenRoot(r)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			f, err := root.OpenFile(rel, flag, perm)
+			root.Close()
+			if err == nil {
+				return f
+			}
+			errs = append(errs, err)
 		}
-		return "", sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+		return nil
 	}
-	if !under(real, roots) {
-		return "", notAllowed(real, roots)
+	if f := try(abs); f != nil {
+		return f, nil
 	}
-	switch strings.ToLower(filepath.Ext(real)) {
-	case ".xlsx", ".xlsm":
-	default:
-		return "", &sdk.Error{Code: codeUnsupportedFormat, Message: "not an .xlsx/.xlsm file: " + p,
-			NextStep: "this tool reads Office Open XML workbooks (.xlsx, .xlsm); save other formats as .xlsx first"}
+	// The resolved name, for paths that reach a root through symlinks. For
+	// a new file, only its folder exists to be resolved.
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil && flag&os.O_CREATE != 0 {
+		if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr == nil {
+			real, err = filepath.Join(dir, filepath.Base(abs)), nil
+		}
 	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return "", sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+	if err == nil && real != abs {
+		if f := try(real); f != nil {
+			return f, nil
+		}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
 	}
-	if !st.Mode().IsRegular() {
-		return "", sdk.Errorf(sdk.CodeInvalidArgs, "%s is not a regular file", p)
+	for _, target := range []error{fs.ErrExist, fs.ErrNotExist, fs.ErrPermission} {
+		for _, e := range errs {
+			if errors.Is(e, target) {
+				return nil, e
+			}
+		}
 	}
-	return real, nil
+	return nil, errOutside
 }
 
-// createOutput creates a new file for dump's save: its folder must resolve
-// under an allowed root and the file must not exist yet (it is never
-// overwritten, nor followed if it is a symlink).
+// errOutside is openBeneath's answer when no root holds the path.
+var errOutside = errors.New("outside the allowed roots")
+
+// openWorkbookFile opens a workbook for reading beneath an allowed root:
+// a regular .xlsx/.xlsm/.xltx/.xltm file. The caller owns the file.
+func openWorkbookFile(p string) (*os.File, error) {
+	if strings.TrimSpace(p) == "" {
+		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx or .xlsm file"}
+	}
+	abs, err := filepath.Abs(expandHome(p))
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "path %s: %v", p, err)
+	}
+	roots := allowedRoots()
+	// O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused
+	// below as not a regular file.
+	f, err := openBeneath(abs, roots, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, errOutside):
+		return nil, notAllowed(abs, roots)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &sdk.Error{Code: codeNotFound, Message: "file not found: " + p,
+			NextStep: "check the path; a relative path is taken from the working directory"}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, sdk.Errorf(codePermissionDenied, "%s cannot be read: permission denied", p)
+	case err != nil:
+		return nil, sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+	}
+	if st.IsDir() {
+		e := &sdk.Error{Code: sdk.CodeInvalidArgs, Message: p + " is a folder, not a workbook",
+			NextStep: "pass the path of an .xlsx or .xlsm file inside it"}
+		if names := workbooksIn(f); len(names) > 0 {
+			e.DidYouMean = names
+		}
+		f.Close()
+		return nil, e
+	}
+	if !slices.Contains(workbookExts, strings.ToLower(filepath.Ext(abs))) {
+		f.Close()
+		return nil, &sdk.Error{Code: codeUnsupportedFormat, Message: "not an .xlsx/.xlsm file: " + p,
+			NextStep: "this tool reads Office Open XML workbooks (.xlsx, .xlsm, .xltx, .xltm); save other formats as .xlsx first"}
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "%s is not a regular file", p)
+	}
+	return f, nil
+}
+
+// workbooksIn lists up to five workbooks in an open folder, by path.
+func workbooksIn(dir *os.File) []string {
+	ents, err := dir.ReadDir(1000)
+	if err != nil && len(ents) == 0 {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() && slices.Contains(workbookExts, strings.ToLower(filepath.Ext(e.Name()))) {
+			out = append(out, filepath.Join(dir.Name(), e.Name()))
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), 5)]
+}
+
+// createOutput creates a new file for dump's save beneath an allowed root
+// (opened through its os.Root, so no symlink leads outside); the file must
+// not exist yet: it is never overwritten, nor followed if it is a symlink.
 func createOutput(p string) (*os.File, string, error) {
-	abs, err := filepath.Abs(p)
+	abs, err := filepath.Abs(expandHome(p))
 	if err != nil {
 		return nil, "", sdk.Errorf(sdk.CodeInvalidArgs, "save %s: %v", p, err)
 	}
 	roots := allowedRoots()
-	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
-	if err != nil {
-		if !under(abs, roots) {
-			return nil, "", notAllowed(abs, roots)
-		}
+	f, err := openBeneath(abs, roots, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case errors.Is(err, errOutside):
+		return nil, "", notAllowed(abs, roots)
+	case errors.Is(err, fs.ErrExist):
+		return nil, "", &sdk.Error{Code: codeAlreadyExists, Message: "file already exists: " + abs,
+			NextStep: "choose a new file name; dump never overwrites"}
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", &sdk.Error{Code: codeNotFound, Message: "folder of " + p + " does not exist",
 			NextStep: "save into an existing folder"}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, "", sdk.Errorf(codePermissionDenied, "save %s: permission denied", abs)
+	case err != nil:
+		return nil, "", sdk.Errorf(sdk.CodeInternalError, "save %s: %v", abs, err)
 	}
-	target := filepath.Join(dir, filepath.Base(abs))
-	if !under(target, roots) {
-		return nil, "", notAllowed(target, roots)
-	}
-	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil, "", &sdk.Error{Code: codeAlreadyExists, Message: "file already exists: " + target,
-				NextStep: "choose a new file name; dump never overwrites"}
-		}
-		return nil, "", sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
-	}
-	return f, target, nil
+	return f, abs, nil
 }

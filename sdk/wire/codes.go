@@ -4,6 +4,7 @@ package wire
 const (
 	CodeUnknownTool      = "unknown_tool"
 	CodeUnknownAction    = "unknown_action"
+	CodeUnknownSkill     = "unknown_skill"
 	CodeInvalidArgs      = "invalid_args"
 	CodeApprovalRequired = "approval_required"
 	CodeDenied           = "denied"

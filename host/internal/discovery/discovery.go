@@ -73,6 +73,7 @@ func listAnswer(snap *registry.Snapshot, q Query) map[string]any {
 		}
 		e := map[string]any{"name": t.Name(), "description": oneLine(t.Manifest.Description), "actions": len(t.Manifest.Actions)}
 		if k == string(manifests.KindAgent) {
+			e["uses"] = t.Manifest.UseNames()
 			agents = append(agents, e)
 		} else {
 			tools = append(tools, e)
@@ -162,6 +163,9 @@ func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any,
 	}
 	full := map[string]any{"kind": string(m.Kind), "name": m.Name, "description": m.Description, "version": m.Version,
 		"ready": t.Ready, "actions": actions}
+	if m.Kind == manifests.KindAgent {
+		full["uses"] = m.UseNames()
+	}
 	if !t.Ready {
 		full["not_ready"] = t.NotReady
 	}

@@ -65,6 +65,15 @@ type Call struct {
 	Confirmed bool
 	// Caller says who called; its Confirmed and MaxResultBytes are set here.
 	Caller *wire.Caller
+	// Ask, when set, asks the person about an irreversible call that was
+	// not confirmed, instead of answering approval_required; nested calls
+	// of an agent ask the same way.
+	Ask Asker
+	// Surface names the curated surface the call came through ("chat"),
+	// empty for the generic tools and the terminal. A curated surface has
+	// no *_confirmed twin, so the gate refuses an irreversible action on it
+	// outright.
+	Surface string
 }
 
 // Outcome is a call's answer: structured JSON (an object — the plugin's
@@ -244,8 +253,19 @@ func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreve
 
 // run gates and runs a resolved call.
 func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, action *manifests.Action, args map[string]any, onProgress func(*wire.Progress)) Outcome {
-	if env := gate.Check(tool.Manifest, action, call.Confirmed, d.DenyIrreversible, twin(tool.Manifest.Kind)); env != nil {
-		return Fail(env)
+	approval := twin(tool.Manifest.Kind)
+	if call.Surface != "" {
+		approval = ""
+	}
+	if env := gate.Check(tool.Manifest, action, call.Confirmed && call.Surface == "", d.DenyIrreversible, approval); env != nil {
+		// Ask the person only about a call that could then run.
+		if env.GetCode() == wire.CodeApprovalRequired && call.Ask != nil && tool.Ready {
+			_, why := gate.Irreversible(tool.Manifest, action)
+			env = askPerson(ctx, call.Ask, Question{Tool: tool.Name(), Action: action.Name, Args: args, Why: why, Agent: call.Caller.GetAgent()}, env)
+		}
+		if env != nil {
+			return Fail(env)
+		}
 	}
 	if !tool.Ready {
 		next := tool.NextStep
@@ -265,7 +285,7 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	}
 	caller.Confirmed = call.Confirmed
 	caller.MaxResultBytes = int64(max)
-	res := d.Runner.Call(ctx, tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
+	res := d.Runner.Call(withAsker(ctx, call.Ask), tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
 	if res.GetError() != nil {
 		return Fail(res.GetError())
 	}

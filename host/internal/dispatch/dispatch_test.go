@@ -173,22 +173,26 @@ func TestRunAnswersThemselves(t *testing.T) {
 		confirmed, deny          bool
 		code                     string
 		didYouMean               string
+		surface                  string
 	}{
-		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool"},
-		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing"},
-		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results"},
-		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, ""},
-		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, ""},
-		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", ""},
-		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, ""},
-		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, ""},
-		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", ""},
+		{"unknown tool", "testtol", "echo", `{}`, false, false, wire.CodeUnknownTool, "testtool", ""},
+		{"underscored action", "testtool", "delete_thing", `{}`, false, false, wire.CodeUnknownAction, "delete-thing", ""},
+		{"snake arg", "testtool", "echo", `{"text":"a","max_results":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"camel arg", "testtool", "echo", `{"text":"a","maxResults":3}`, false, false, wire.CodeInvalidArgs, "max-results", ""},
+		{"missing required", "testtool", "echo", `{}`, false, false, wire.CodeInvalidArgs, "", ""},
+		{"irreversible plain", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeApprovalRequired, "", ""},
+		{"irreversible confirmed", "testtool", "delete-thing", `{"text":"a"}`, true, false, "", "", ""},
+		{"irreversible denied", "testtool", "delete-thing", `{"text":"a"}`, true, true, wire.CodeDenied, "", ""},
+		{"irreversible on a curated surface", "testtool", "delete-thing", `{"text":"a"}`, false, false, wire.CodeDenied, "", "chat"},
+		{"curated surface cannot confirm", "testtool", "delete-thing", `{"text":"a"}`, true, false, wire.CodeDenied, "", "chat"},
+		{"reversible on a curated surface", "testtool", "echo", `{"text":"a"}`, false, false, "", "", "chat"},
+		{"too large", "testtool", "big", `{"bytes":50000}`, false, false, wire.CodeResultTooLarge, "", ""},
+		{"plugin code", "testtool", "fail", `{}`, false, false, "thing_not_found", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h.d.DenyIrreversible = tt.deny
-			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed}, nil)
+			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed, Surface: tt.surface}, nil)
 			if o.Code() != tt.code {
 				t.Fatalf("got %s, want code %q", o.JSON, tt.code)
 			}
@@ -241,5 +245,163 @@ func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
 	}
 	if o := relay(manifests.KindTool, "testagent", "echo", false, false); o.Code() != wire.CodeUnknownTool || !strings.Contains(string(o.JSON), "run_agent") {
 		t.Fatalf("got %s", o.JSON)
+	}
+}
+
+// TestAgentCallingItselfIsRefusedAtOnce: an agent that calls itself,
+// directly or through another agent, would wait for a concurrency slot its
+// own ancestor holds; it is refused at once with denied instead of hanging
+// until its timeout (issue 9, defect 6).
+func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	for _, name := range []string{"testagent", "otheragent"} {
+		dir := filepath.Join(plugins, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Concurrency 1: a self-call could only ever wait for its own slot.
+		m := strings.Replace(testplugin.AgentManifest, "name: testagent", "name: "+name, 1)
+		m = strings.Replace(m, "concurrency: 2", "concurrency: 1", 1)
+		// Each may call the other and itself (uses), so only the cycle check refuses.
+		m = strings.Replace(m, "uses: [testtool]", "uses: [testtool, testagent, otheragent]", 1)
+		if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(dir, "testtool"))
+	}
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	if snap := reg.Scan(); len(snap.Tools) != 3 {
+		t.Fatalf("want 3 plugins, got %+v %+v", snap.Tools, snap.Broken)
+	}
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	echo := map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "x"}}
+	for _, tc := range []struct {
+		name  string
+		args  map[string]any
+		chain string
+	}{
+		{"directly", map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}, "testagent>testagent"},
+		{"through another agent", map[string]any{"tool": "otheragent", "action": "relay", "args": map[string]any{"tool": "testagent", "action": "echo", "args": map[string]any{"text": "x"}}}, "testagent>otheragent>testagent"},
+		{"another agent is fine", map[string]any{"tool": "otheragent", "action": "relay", "args": echo}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, _ := json.Marshal(tc.args)
+			o := d.Run(context.Background(), Call{Kind: manifests.KindAgent, Name: "testagent", Action: "relay", Args: args,
+				Caller: &wire.Caller{ClientName: "test"}}, nil)
+			if tc.chain == "" {
+				field(t, o, "relayed")
+				return
+			}
+			var e struct{ Error Envelope }
+			_ = json.Unmarshal(o.JSON, &e)
+			if e.Error.Code != wire.CodeDenied || !strings.Contains(e.Error.Message, tc.chain) || !strings.Contains(e.Error.Message, "may not call itself") {
+				t.Fatalf("got %s, want denied naming the chain %s", o.JSON, tc.chain)
+			}
+		})
+	}
+}
+
+// TestAgentUsesAndThePersonAsked checks the two rules a nested call meets
+// besides the gate: the agent's manifest must declare what it calls
+// (uses), and an Asker (the person, through MCP elicitation) decides an
+// irreversible call, top level or nested, instead of approval_required.
+func TestAgentUsesAndThePersonAsked(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	agentDir := testplugin.InstallAgent(t, plugins)
+	// othertool is the same binary under another name, not in testagent's uses.
+	other := filepath.Join(plugins, "othertool")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: othertool", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(other, "testtool"))
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	reg.Scan()
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+
+	// asked records every question; answer is what the person says.
+	var mu sync.Mutex
+	var asked []Question
+	asker := func(answer bool, err error) Asker {
+		return func(_ context.Context, q Question) (bool, error) {
+			mu.Lock()
+			asked = append(asked, q)
+			mu.Unlock()
+			return answer, err
+		}
+	}
+	relay := func(tool, action string, ask Asker, deny bool) Outcome {
+		d.DenyIrreversible = deny
+		defer func() { d.DenyIrreversible = false }()
+		args, _ := json.Marshal(map[string]any{"tool": tool, "action": action, "args": map[string]any{"text": "via agent"}})
+		return d.Run(context.Background(), Call{Kind: manifests.KindAgent, Name: "testagent", Action: "relay", Args: args,
+			Caller: &wire.Caller{ClientName: "test"}, Ask: ask}, nil)
+	}
+	tests := []struct {
+		name       string
+		tool       string
+		action     string
+		ask        Asker
+		deny       bool
+		wantCode   string // "" for success
+		wantText   string // in the answer
+		wantAsked  int
+		wantByUser bool // the question names the agent
+	}{
+		{"declared", "testtool", "echo", nil, false, "", "via agent", 0, false},
+		{"undeclared refused, naming the manifest", "othertool", "echo", nil, false, wire.CodeDenied, filepath.Join(agentDir, "tool.yaml"), 0, false},
+		{"undeclared refused before asking", "othertool", "delete-thing", asker(true, nil), false, wire.CodeDenied, "uses: [testtool]", 0, false},
+		{"nested irreversible, nobody to ask", "testtool", "delete-thing", nil, false, wire.CodeApprovalRequired, "", 0, false},
+		{"nested irreversible, person accepts", "testtool", "delete-thing", asker(true, nil), false, "", "via agent", 1, true},
+		{"nested irreversible, person declines", "testtool", "delete-thing", asker(false, nil), false, wire.CodeDenied, "declined", 1, true},
+		{"asking fails: approval_required", "testtool", "delete-thing", asker(false, context.Canceled), false, wire.CodeApprovalRequired, "", 1, true},
+		{"deny wins over asking", "testtool", "delete-thing", asker(true, nil), true, wire.CodeDenied, "HOST_DENY_IRREVERSIBLE", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			o := relay(tt.tool, tt.action, tt.ask, tt.deny)
+			if o.Code() != tt.wantCode || !strings.Contains(string(o.JSON), tt.wantText) {
+				t.Fatalf("got %s, want code %q with %q", o.JSON, tt.wantCode, tt.wantText)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != tt.wantAsked {
+				t.Fatalf("asked %d times, want %d: %+v", len(asked), tt.wantAsked, asked)
+			}
+			if tt.wantByUser {
+				q := asked[0]
+				if q.Agent != "testagent" || q.Tool != "testtool" || q.Action != "delete-thing" || q.Args["text"] != "via agent" || q.Why == "" {
+					t.Fatalf("question: got %+v", q)
+				}
+			}
+		})
+	}
+
+	// At the top level the Asker decides too; a confirmed call is not asked.
+	for _, c := range []struct {
+		ask       Asker
+		confirmed bool
+		code      string
+		asked     int
+	}{{asker(true, nil), false, "", 1}, {asker(false, nil), false, wire.CodeDenied, 1}, {asker(false, nil), true, "", 0}} {
+		asked = nil
+		o := d.Run(context.Background(), Call{Name: "testtool", Action: "delete-thing", Args: json.RawMessage(`{"text":"top"}`), Confirmed: c.confirmed, Ask: c.ask}, nil)
+		if o.Code() != c.code || len(asked) != c.asked {
+			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.JSON, len(asked), c.code, c.asked)
+		}
 	}
 }

@@ -1,25 +1,32 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolhost/toolhost/manifests"
+	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // MaxAgentDepth bounds how deeply agents may call agents.
 const MaxAgentDepth = 3
 
-// HostServer returns the Host service an agent gets for one of its calls:
-// its nested calls go through this dispatcher, under the same gate, and an
-// irreversible nested call is allowed only when the agent's own call was
-// confirmed. agent is the agent's name.
-func (d *Dispatcher) HostServer(agent string, caller *wire.Caller) wire.HostServer {
-	return &hostServer{d: d, agent: agent, caller: caller}
+// HostServer returns the Host service an agent gets for one of its calls
+// (ctx is that call's context): its nested calls go through this
+// dispatcher, under the same gate, only to the tools the agent's manifest
+// lists under uses; an irreversible nested call is allowed only when the
+// agent's own call was confirmed or the person accepts it when asked; and
+// every nested call ends when the agent's call does. agent is the agent's
+// name.
+func (d *Dispatcher) HostServer(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer {
+	return &hostServer{d: d, agent: agent, caller: caller, ask: askerFrom(ctx), done: ctx.Done()}
 }
 
 type hostServer struct {
@@ -27,6 +34,43 @@ type hostServer struct {
 	d      *Dispatcher
 	agent  string
 	caller *wire.Caller
+	ask    Asker
+	// done is closed when the agent's own call ends (cancelled by its
+	// client, or finished): nested calls still running are cancelled then,
+	// whether or not the agent passed its context on.
+	done <-chan struct{}
+}
+
+// undeclared answers a nested call to a tool or action the agent's
+// manifest does not list under uses, or nil when the call is declared.
+func (h *hostServer) undeclared(snap *registry.Snapshot, tool, action string) *wire.Result {
+	self, _ := snap.Tool(h.agent)
+	if self == nil {
+		return wire.Failure(wire.CodeDenied, fmt.Sprintf("the agent %s is no longer installed", h.agent), "")
+	}
+	if action == "" {
+		if t, _ := snap.Tool(tool); t != nil && len(t.Manifest.Actions) == 1 {
+			action = t.Manifest.Actions[0].Name
+		}
+	}
+	if self.Manifest.MayUse(tool, action) {
+		return nil
+	}
+	declared := strings.Join(self.Manifest.UseNames(), ", ")
+	call := tool
+	if action != "" {
+		call += " " + action
+	}
+	return wire.Failure(wire.CodeDenied,
+		fmt.Sprintf("the agent %s may not call %s: its manifest %s declares uses: [%s]", h.agent, call, self.Manifest.Path, declared),
+		fmt.Sprintf("add %s (or %s/%s) to uses in %s if the agent should call it", tool, tool, orAction(action), self.Manifest.Path))
+}
+
+func orAction(a string) string {
+	if a == "" {
+		return "ACTION"
+	}
+	return a
 }
 
 // Call runs a nested call and streams its progress and result.
@@ -38,8 +82,18 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 	if prev := h.caller.GetAgent(); prev != "" {
 		chain = prev + ">" + h.agent
 	}
+	if slices.Contains(strings.Split(chain, ">"), in.GetTool()) {
+		// The caller's ancestors hold concurrency slots the callee would
+		// wait for: refuse at once rather than hang until the timeout.
+		return send(wire.Failure(wire.CodeDenied, fmt.Sprintf("%s may not call %s: it is already running this call (%s>%s), and an agent may not call itself, directly or through other agents",
+			h.agent, in.GetTool(), chain, in.GetTool()), "do that step inside the agent instead of calling it again"))
+	}
 	if strings.Count(chain, ">")+1 > MaxAgentDepth {
 		return send(wire.Failure(wire.CodeDenied, "agents may nest at most 3 deep: "+chain, "do the work in fewer agent hops"))
+	}
+	snap := h.d.Registry.Snapshot()
+	if refused := h.undeclared(snap, in.GetTool(), in.GetAction()); refused != nil {
+		return send(refused)
 	}
 	if in.GetConfirmed() && !h.caller.GetConfirmed() {
 		// The agent asks for an irreversible nested call, but nobody
@@ -50,11 +104,20 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 	caller := proto.Clone(h.caller).(*wire.Caller)
 	caller.Agent = chain
 	kind := manifests.KindTool
-	if t, _ := h.d.Registry.Snapshot().Tool(in.GetTool()); t != nil {
+	if t, _ := snap.Tool(in.GetTool()); t != nil {
 		kind = t.Manifest.Kind
 	}
-	out := h.d.Run(stream.Context(), Call{Kind: kind, Name: in.GetTool(), Action: in.GetAction(), Args: in.GetArgsJson(),
-		Confirmed: in.GetConfirmed(), Caller: caller}, func(p *wire.Progress) {
+	ctx, cancel := context.WithCancel(stream.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	out := h.d.Run(ctx, Call{Kind: kind, Name: in.GetTool(), Action: in.GetAction(), Args: in.GetArgsJson(),
+		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask}, func(p *wire.Progress) {
 		_ = stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: p}})
 	})
 	return send(outcomeToWire(out))

@@ -29,8 +29,11 @@ func Irreversible(m *manifests.Manifest, a *manifests.Action) (bool, string) {
 
 // Check decides whether action a of m may run. confirmed is true when the
 // call came through a *_confirmed tool (twin names it, e.g.
-// "run_tool_confirmed"); deny is HOST_DENY_IRREVERSIBLE. It returns nil to
-// allow, else the approval_required or denied envelope.
+// "run_tool_confirmed"); deny is HOST_DENY_IRREVERSIBLE. An empty twin means
+// the call came through a curated surface, which has no approval path: an
+// irreversible action is refused outright (denied) — it can only get there
+// when a manifest changed under a reviewed surface. It returns nil to allow,
+// else the approval_required or denied envelope.
 func Check(m *manifests.Manifest, a *manifests.Action, confirmed, deny bool, twin string) *wire.ErrorEnvelope {
 	irreversible, why := Irreversible(m, a)
 	if !irreversible {
@@ -40,6 +43,11 @@ func Check(m *manifests.Manifest, a *manifests.Action, confirmed, deny bool, twi
 		return &wire.ErrorEnvelope{Code: wire.CodeDenied,
 			Message:  fmt.Sprintf("%s %s is irreversible (%s) and this host refuses irreversible actions (HOST_DENY_IRREVERSIBLE=1)", m.Name, a.Name, why),
 			NextStep: "ask the user to run it themselves, or to unset HOST_DENY_IRREVERSIBLE"}
+	}
+	if twin == "" {
+		return &wire.ErrorEnvelope{Code: wire.CodeDenied,
+			Message:  fmt.Sprintf("%s %s is irreversible (%s) and the curated surface runs reversible actions only: its manifest changed since the surface was reviewed", m.Name, a.Name, why),
+			NextStep: "tell the user; the host's operator must run `host surface check` and re-review the surface"}
 	}
 	if confirmed {
 		return nil

@@ -219,7 +219,7 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 		}
 		onProgress := mcpproto.ProgressSender(ctx, req)
 		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
-			Confirmed: confirmed, Caller: s.Caller(req)}, onProgress)
+			Confirmed: confirmed, Caller: s.Caller(req), Ask: s.askPerson(req)}, onProgress)
 		return mcpproto.Result(out), nil
 	}
 }
@@ -234,7 +234,7 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownSkill,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}

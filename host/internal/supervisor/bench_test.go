@@ -56,7 +56,7 @@ func BenchmarkRawGoPluginCall(b *testing.B) {
 	}
 	c := raw.(*wire.Client)
 	call := func() {
-		r, err := runCall(context.Background(), c, &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"hi"}`)}, nil)
+		r, err := runCall(context.Background(), c, &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"hi"}`)}, nil, recvLimit(&wire.CallRequest{}))
 		if err != nil || r.GetError() != nil {
 			b.Fatal(err, r.GetError())
 		}

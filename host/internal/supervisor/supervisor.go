@@ -7,6 +7,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,8 +28,14 @@ import (
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
-// BaseEnv is the minimal set of host variables every plugin gets.
-var BaseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR"}
+// BaseEnv is the minimal set of host variables every plugin gets: the
+// basics of a process, and the four XDG base directories (XDG_CACHE_HOME,
+// XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME), which only say where the
+// user keeps each kind of file, so a plugin finds its cache and data where
+// the user moved them. No other XDG_* variable passes: a name with that
+// prefix is no promise that it holds a path (XDG_SECRET_TOKEN).
+var BaseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR",
+	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"}
 
 // Options configure a Supervisor. Zero values take the defaults.
 type Options struct {
@@ -50,15 +57,39 @@ type Options struct {
 	// QueueFactor bounds waiting calls at QueueFactor × concurrency
 	// (default 4); calls beyond it get busy at once.
 	QueueFactor int
-	// MaxCrashes within CrashWindow disable a tool (defaults 3 and 1m).
+	// MaxCrashes process deaths within CrashWindow disable a tool
+	// (defaults 3 and 1m).
 	MaxCrashes  int
 	CrashWindow time.Duration
 	// Backoff is the first wait before relaunching a crashed plugin; it
 	// doubles with each crash in the window (default 100ms).
 	Backoff time.Duration
+	// DisableFor is how long the first disable lasts (default 30s); each
+	// further disable of the same binary doubles it, up to DisableMax
+	// (default 10m). When it expires the next call is a probe.
+	DisableFor time.Duration
+	DisableMax time.Duration
+	// StateDir, when set, is where disables are recorded for `host list`.
+	StateDir string
+	// MaxInflight bounds the calls running at once across every tool
+	// (HOST_MAX_INFLIGHT, default 64); up to QueueFactor × MaxInflight more
+	// wait, and a call beyond that gets busy. Nested calls of an agent run
+	// inside their agent's slot.
+	MaxInflight int
+	// Clock is the time source (default the system clock).
+	Clock Clock
+	// Reaper, when set, is an executable that runs Reap when given
+	// ReaperArg (the host's own, /proc/self/exe): each plugin then runs
+	// under a reaper that kills its whole process group when the host dies,
+	// however it dies. Without one, only the plugin process itself gets
+	// Pdeathsig.
+	Reaper string
+	// WatchEvery is how often the manifests' memory and cpu_time ceilings
+	// are checked (default 250ms).
+	WatchEvery time.Duration
 	// HostServer, when set, is served to agents over go-plugin's broker for
-	// the duration of each of their calls.
-	HostServer func(agent string, caller *wire.Caller) wire.HostServer
+	// the duration of each of their calls; ctx is the agent's call's.
+	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -70,6 +101,10 @@ type Supervisor struct {
 	closed bool
 	wg     sync.WaitGroup // idle reapers and retirements
 	stop   chan struct{}
+
+	// inflight and queued are the host-wide slots of MaxInflight.
+	inflight chan struct{}
+	queued   chan struct{}
 }
 
 // toolState is everything the supervisor keeps per tool name.
@@ -81,11 +116,14 @@ type toolState struct {
 	sem  chan struct{} // concurrency slots
 	wait chan struct{} // queue slots
 
-	cur         *proc
-	crashes     []time.Time
-	disabled    string // why, empty when enabled
-	disabledSHA string
-	notBefore   time.Time // backoff
+	cur       *proc
+	live      []*proc     // launched and not yet seen exited, for the watchdog
+	crashes   []time.Time // process deaths within the crash window
+	disabled  *Disabled   // nil when enabled
+	disables  int         // how many times this binary was disabled
+	probing   bool        // a call is trying the plugin after its disable expired
+	enabledAt time.Time   // when a probe last enabled it again
+	notBefore time.Time   // relaunch backoff
 }
 
 // proc is one launched plugin process.
@@ -98,6 +136,15 @@ type proc struct {
 	inflight int
 	lastUse  time.Time
 	retired  bool
+	// crashCounted (guarded by the tool state's mu) makes a death count
+	// once, however many calls in flight it failed.
+	crashCounted bool
+	// killed says why the watchdog killed the process, "" otherwise.
+	killed string
+	// pgid is the plugin's process group; reaper is true when its leader
+	// is a reaper rather than the plugin.
+	pgid   int
+	reaper bool
 }
 
 // New returns a Supervisor.
@@ -132,9 +179,26 @@ func New(opts Options) *Supervisor {
 	if opts.Backoff <= 0 {
 		opts.Backoff = 100 * time.Millisecond
 	}
-	s := &Supervisor{opts: opts, tools: map[string]*toolState{}, stop: make(chan struct{})}
-	s.wg.Add(1)
+	if opts.DisableFor <= 0 {
+		opts.DisableFor = 30 * time.Second
+	}
+	if opts.DisableMax < opts.DisableFor {
+		opts.DisableMax = max(10*time.Minute, opts.DisableFor)
+	}
+	if opts.MaxInflight <= 0 {
+		opts.MaxInflight = 64
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	if opts.WatchEvery <= 0 {
+		opts.WatchEvery = 250 * time.Millisecond
+	}
+	s := &Supervisor{opts: opts, tools: map[string]*toolState{}, stop: make(chan struct{}),
+		inflight: make(chan struct{}, opts.MaxInflight), queued: make(chan struct{}, opts.MaxInflight*opts.QueueFactor)}
+	s.wg.Add(2)
 	go s.reapLoop()
+	go s.watchLoop()
 	return s
 }
 
@@ -142,14 +206,30 @@ func New(opts Options) *Supervisor {
 // is a result carrying the error envelope; Call never panics on plugin
 // misbehaviour. onProgress, when set, receives progress events.
 func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) *wire.Result {
-	st, failure := s.admit(tool)
+	st, probe, failure := s.admit(tool)
 	if failure != nil {
 		return failure
+	}
+	crashed, cancelled := false, false
+	if probe {
+		defer func() { s.probeDone(st, crashed, cancelled) }()
+	}
+	if req.GetCaller().GetAgent() == "" {
+		// A top-level call takes a host-wide slot; an agent's nested calls
+		// run inside their agent's, so a flood of agents cannot starve
+		// their own children.
+		release, failure := s.hostSlot(ctx, tool)
+		if failure != nil {
+			cancelled = true
+			return failure
+		}
+		defer release()
 	}
 	// Bounded queue, then a concurrency slot.
 	select {
 	case st.wait <- struct{}{}:
 	default:
+		cancelled = true
 		return wire.Failure(wire.CodeBusy, fmt.Sprintf("%s is busy: %d calls running and %d waiting", tool.Name(), cap(st.sem), cap(st.wait)),
 			"retry in a moment, or make fewer calls at once")
 	}
@@ -158,12 +238,14 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 		<-st.wait
 	case <-ctx.Done():
 		<-st.wait
+		cancelled = true
 		return ctxFailure(ctx, tool, "while waiting for a free slot")
 	}
 	defer func() { <-st.sem }()
 
 	p, failure := s.acquire(ctx, st, tool)
 	if failure != nil {
+		cancelled = failure.GetError().GetCode() != wire.CodeNotReady
 		return failure
 	}
 	defer s.release(p)
@@ -176,34 +258,67 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 	defer cancel()
 
 	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
-		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(tool.Name(), req.GetCaller()), req)
+		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(ctx, tool.Name(), req.GetCaller()), req)
 		defer stopHost()
 	}
 
-	res, err := runCall(callCtx, p.rpc, req, onProgress)
+	res, err := runCall(callCtx, p.rpc, req, onProgress, recvLimit(req))
 	if err == nil {
 		return res
 	}
+	if reason := p.killReason(); reason != "" {
+		crashed = true
+		s.crashed(st, p, reason)
+		return wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s was stopped during %s: %s", tool.Name(), req.GetAction(), reason),
+			"ask for less in one call, or raise the limit in "+tool.Manifest.Path)
+	}
 	switch {
+	case errors.Is(err, errResultTooLarge):
+		return tooLarge(tool, req)
 	// The plugin may enforce the deadline (gRPC carries it) a moment before
 	// our own timer fires: either way it is the manifest's timeout.
 	case (errors.Is(callCtx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded) && ctx.Err() == nil:
 		return wire.Failure(wire.CodeTimeout, fmt.Sprintf("%s %s did not finish within %s (the manifest's timeout)", tool.Name(), req.GetAction(), timeout),
 			"narrow the call, or raise timeout in "+tool.Manifest.Path)
 	case ctx.Err() != nil:
+		cancelled = true
 		return ctxFailure(ctx, tool, "")
 	}
-	if p.client.Exited() || isTransportError(err) {
-		s.crashed(st, p, err)
+	if s.died(p, err) {
+		crashed = true
+		s.crashed(st, p, err.Error())
 		return wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s crashed during %s: %v", tool.Name(), req.GetAction(), err),
 			"the next call starts it again; if it keeps crashing, check its logs on the host's stderr")
 	}
 	return wire.Failure(wire.CodeInternalError, fmt.Sprintf("call %s %s: %v", tool.Name(), req.GetAction(), err), "")
 }
 
+// hostSlot takes one of the host-wide MaxInflight slots, waiting in a
+// bounded queue; the returned func gives it back.
+func (s *Supervisor) hostSlot(ctx context.Context, tool *registry.Tool) (func(), *wire.Result) {
+	select {
+	case s.inflight <- struct{}{}:
+		return func() { <-s.inflight }, nil
+	default:
+	}
+	select {
+	case s.queued <- struct{}{}:
+	default:
+		return nil, wire.Failure(wire.CodeBusy, fmt.Sprintf("the host is busy: %d calls running and %d waiting (HOST_MAX_INFLIGHT)", cap(s.inflight), cap(s.queued)),
+			"retry in a moment, or make fewer calls at once")
+	}
+	defer func() { <-s.queued }()
+	select {
+	case s.inflight <- struct{}{}:
+		return func() { <-s.inflight }, nil
+	case <-ctx.Done():
+		return nil, ctxFailure(ctx, tool, "while waiting for the host to have a free slot")
+	}
+}
+
 // runCall streams one call: progress events, then the result.
-func runCall(ctx context.Context, c *wire.Client, req *wire.CallRequest, onProgress func(*wire.Progress)) (*wire.Result, error) {
-	stream, err := c.Call(ctx, req)
+func runCall(ctx context.Context, c *wire.Client, req *wire.CallRequest, onProgress func(*wire.Progress), limit int) (*wire.Result, error) {
+	stream, err := c.Call(ctx, req, grpc.MaxCallRecvMsgSize(limit))
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +326,10 @@ func runCall(ctx context.Context, c *wire.Client, req *wire.CallRequest, onProgr
 		ev, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("the plugin closed the call without a result")
+		}
+		if s, ok := status.FromError(err); ok && s.Code() == codes.ResourceExhausted && strings.Contains(s.Message(), "received message larger than max") {
+			// grpc-go's own refusal on this side, before the body is read.
+			return nil, fmt.Errorf("%w: %w", errResultTooLarge, err)
 		}
 		if err != nil {
 			return nil, err
@@ -227,10 +346,62 @@ func runCall(ctx context.Context, c *wire.Client, req *wire.CallRequest, onProgr
 	}
 }
 
-func isTransportError(err error) bool {
-	switch status.Code(err) {
-	case codes.Unavailable, codes.Canceled, codes.Internal, codes.Unknown:
+// envelopeBytes is the room a result message takes besides its JSON and
+// Markdown (field tags, lengths, an error envelope).
+const envelopeBytes = 64 << 10
+
+// fallbackMaxResult bounds a call whose caller set no MaxResultBytes.
+const fallbackMaxResult = 16 << 20
+
+// errResultTooLarge marks a call whose result message was refused as it
+// arrived, for being over the caller's cap.
+var errResultTooLarge = errors.New("the result is larger than the caller's cap")
+
+// recvLimit is the largest message a call may receive: the caller's result
+// cap for the JSON and again for the Markdown, plus the envelope. A result
+// over it is refused by gRPC as it arrives, before the host buffers it;
+// other RPCs keep go-plugin's own limit.
+func recvLimit(req *wire.CallRequest) int {
+	max := int(req.GetCaller().GetMaxResultBytes())
+	if max <= 0 || max > fallbackMaxResult {
+		max = fallbackMaxResult
+	}
+	return 2*max + envelopeBytes
+}
+
+// tooLarge is the answer to a result refused on arrival.
+func tooLarge(tool *registry.Tool, req *wire.CallRequest) *wire.Result {
+	var narrow []string
+	if a := tool.Manifest.Action(req.GetAction()); a != nil {
+		narrow = a.NarrowWith
+	}
+	next := "call again asking for less"
+	if len(narrow) > 0 {
+		next = fmt.Sprintf("call again with %s to ask for less", strings.Join(narrow, " or "))
+	}
+	r := wire.Failure(wire.CodeResultTooLarge,
+		fmt.Sprintf("the result of %s %s is over %d bytes, the host's limit (HOST_MAX_RESULT_BYTES) plus room for its Markdown; it was refused as it arrived",
+			tool.Name(), req.GetAction(), recvLimit(req)), next)
+	r.Error.DetailsJson, _ = json.Marshal(map[string]any{"max_bytes": req.GetCaller().GetMaxResultBytes(), "narrow_with": narrow})
+	return r
+}
+
+// died tells whether a failed call means p is gone: it exited, its
+// connection is down, or — on an error that a live plugin can also send
+// (a result it could not encode) — it no longer answers Describe. A plugin
+// still answering is not counted as a crash.
+func (s *Supervisor) died(p *proc, err error) bool {
+	if p.client.Exited() {
 		return true
+	}
+	switch status.Code(err) {
+	case codes.Unavailable:
+		return true
+	case codes.Canceled, codes.Internal, codes.Unknown:
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, derr := p.rpc.Describe(ctx, &wire.DescribeRequest{})
+		return derr != nil || p.client.Exited()
 	}
 	return false
 }
@@ -246,15 +417,15 @@ func ctxFailure(ctx context.Context, tool *registry.Tool, where string) *wire.Re
 	return wire.Failure(wire.CodeCancelled, msg, "")
 }
 
-// admit returns the tool's state, or a failure when it is disabled or
-// backing off.
-func (s *Supervisor) admit(tool *registry.Tool) (*toolState, *wire.Result) {
+// admit returns the tool's state, or a failure when it is disabled; probe
+// is true for the one call that tries a tool whose disable expired.
+func (s *Supervisor) admit(tool *registry.Tool) (st *toolState, probe bool, failure *wire.Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, wire.Failure(wire.CodeCancelled, "the host is shutting down", "")
+		return nil, false, wire.Failure(wire.CodeCancelled, "the host is shutting down", "")
 	}
-	st := s.tools[tool.Name()]
+	st = s.tools[tool.Name()]
 	if st == nil {
 		n := tool.Manifest.Concurrency
 		if n <= 0 {
@@ -265,13 +436,11 @@ func (s *Supervisor) admit(tool *registry.Tool) (*toolState, *wire.Result) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.disabled != "" {
-		if st.disabledSHA == tool.SHA256 {
-			return nil, wire.Failure(wire.CodeDisabled, st.disabled, "fix the plugin and rebuild it: a new binary is tried again")
-		}
-		st.disabled, st.crashes = "", nil // a new binary gets a fresh start
+	probe, failure = s.checkDisabledLocked(st, tool.SHA256)
+	if failure != nil {
+		return nil, false, failure
 	}
-	return st, nil
+	return st, probe, nil
 }
 
 // acquire returns a running process for tool, launching one when needed, and
@@ -284,10 +453,10 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 		p = nil
 	}
 	if p == nil {
-		if wait := time.Until(st.notBefore); wait > 0 {
+		if wait := st.notBefore.Sub(s.opts.Clock.Now()); wait > 0 {
 			st.mu.Unlock()
 			select {
-			case <-time.After(wait):
+			case <-s.opts.Clock.After(wait):
 			case <-ctx.Done():
 				return nil, ctxFailure(ctx, tool, "while waiting to relaunch after a crash")
 			}
@@ -306,6 +475,7 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 					"run `host check` to see what is wrong with the plugin")
 			}
 			st.cur = np
+			st.live = append(st.live, np)
 			p = np
 		}
 	}
@@ -345,20 +515,19 @@ func (s *Supervisor) retireLocked(st *toolState, p *proc) {
 	}
 }
 
-// crashed records a crash: the process is discarded, relaunch backs off,
-// and a tool that keeps crashing is disabled.
-func (s *Supervisor) crashed(st *toolState, p *proc, err error) {
+// crashed records the death of p (once per process): it is discarded,
+// relaunch backs off, and a tool that keeps crashing is disabled.
+func (s *Supervisor) crashed(st *toolState, p *proc, reason string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	s.retireLocked(st, p)
-	now := time.Now()
-	st.crashes = append(slices.DeleteFunc(st.crashes, func(t time.Time) bool { return now.Sub(t) > s.opts.CrashWindow }), now)
-	st.notBefore = now.Add(s.opts.Backoff << (len(st.crashes) - 1))
-	s.opts.Logger.Warn("plugin crashed", "tool", st.name, "error", err, "crashes", len(st.crashes))
-	if len(st.crashes) >= s.opts.MaxCrashes {
-		st.disabled = fmt.Sprintf("%s is disabled: it crashed %d times within %s (last: %v)", st.name, len(st.crashes), s.opts.CrashWindow, err)
-		st.disabledSHA = p.sha
-	}
+	s.crashedLocked(st, p, reason)
+}
+
+// killReason says why the watchdog killed p, or "".
+func (p *proc) killReason() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.killed
 }
 
 // launch starts tool's plugin from the host-owned copy of its binary and
@@ -369,18 +538,22 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, err
 	}
 	logger := s.opts.Logger.Named(tool.Name())
+	var group int // set by the runner as the process starts, before Client returns
+	var viaReaper bool
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		RunnerFunc:       newRunner(bin, s.opts.WorkDir, s.pluginEnv(tool)),
-		SkipHostEnv:      true,
-		AutoMTLS:         true,
-		Managed:          true,
-		Logger:           logger,
-		SyncStdout:       logWriter{logger, "stdout"},
-		SyncStderr:       logWriter{logger, "stderr"},
-		StartTimeout:     20 * time.Second,
+		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool), func(pgid int, reaper bool) {
+			group, viaReaper = pgid, reaper
+		}),
+		SkipHostEnv:  true,
+		AutoMTLS:     true,
+		Managed:      true,
+		Logger:       logger,
+		SyncStdout:   logWriter{logger, "stdout"},
+		SyncStderr:   logWriter{logger, "stderr"},
+		StartTimeout: 20 * time.Second,
 	})
 	rpcClient, err := client.Client()
 	if err != nil {
@@ -405,7 +578,7 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, fmt.Errorf("the binary does not match %s: %s", tool.Manifest.Path, diff)
 	}
 	logger.Debug("plugin started", "binary", bin)
-	return &proc{tool: tool, sha: tool.SHA256, client: client, rpc: c, lastUse: time.Now()}, nil
+	return &proc{tool: tool, sha: tool.SHA256, client: client, rpc: c, lastUse: time.Now(), pgid: group, reaper: viaReaper}, nil
 }
 
 // DescribeDiff says how the actions a binary implements differ from its
@@ -432,8 +605,8 @@ func DescribeDiff(manifest, binary []string) string {
 	return strings.Join(parts, "; ")
 }
 
-// pluginEnv is the scrubbed environment: the base set, XDG_*, the
-// manifest's passthrough, and its declared secrets.
+// pluginEnv is the scrubbed environment: the base set, the manifest's
+// passthrough, and its declared secrets.
 func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
 	want := map[string]bool{}
 	for _, k := range BaseEnv {
@@ -448,7 +621,7 @@ func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
 	var env []string
 	for _, kv := range s.opts.Environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if want[k] || strings.HasPrefix(k, "XDG_") {
+		if want[k] {
 			env = append(env, kv)
 		}
 	}
@@ -536,9 +709,12 @@ func (s *Supervisor) Running() []string {
 
 // Warm launches tool's plugin now (for `eager: true`).
 func (s *Supervisor) Warm(ctx context.Context, tool *registry.Tool) error {
-	st, failure := s.admit(tool)
+	st, probe, failure := s.admit(tool)
 	if failure != nil {
 		return errors.New(failure.GetError().GetMessage())
+	}
+	if probe {
+		defer s.probeDone(st, false, true) // starting is no proof; the next call probes
 	}
 	p, failure := s.acquire(ctx, st, tool)
 	if failure != nil {

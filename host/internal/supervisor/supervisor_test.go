@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +43,9 @@ func newFixture(t testing.TB, manifestEdit func(string) string, opts Options) *f
 	}
 	if opts.CacheDir == "" {
 		opts.CacheDir = t.TempDir()
+	}
+	if opts.Reaper == "" {
+		opts.Reaper = "/proc/self/exe" // this test binary; TestMain runs Reap
 	}
 	sup := New(opts)
 	t.Cleanup(sup.Close)
@@ -174,9 +176,11 @@ func TestCrashThenRelaunch(t *testing.T) {
 }
 
 func TestKeepsCrashingIsDisabled(t *testing.T) {
-	f := newFixture(t, nil, Options{Backoff: time.Millisecond, MaxCrashes: 2})
+	clock := newFakeClock()
+	f := newFixture(t, nil, Options{Backoff: time.Millisecond, MaxCrashes: 2, Clock: clock})
 	ctx := context.Background()
 	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
+	clock.Advance(time.Second)
 	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
 	r := f.call(t, ctx, "echo", map[string]any{"text": "x"})
 	wantCode(t, r, wire.CodeDisabled)
@@ -319,29 +323,29 @@ func TestNoPluginOutlivesAKilledHost(t *testing.T) {
 	}
 	buf := make([]byte, 64)
 	n, _ := out.Read(buf)
-	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(strings.SplitN(string(buf[:n]), "\n", 2)[0], "PID ")))
-	if err != nil {
-		t.Fatalf("child said %q: %v", buf[:n], err)
+	var pids []int
+	for _, f := range strings.Fields(strings.TrimPrefix(strings.SplitN(string(buf[:n]), "\n", 2)[0], "PID ")) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("child said %q: %v", buf[:n], err)
+		}
+		pids = append(pids, pid)
 	}
-	if syscall.Kill(pid, 0) != nil {
-		t.Fatalf("plugin %d not running before the kill", pid)
+	if len(pids) != 2 {
+		t.Fatalf("child said %q, want the plugin's pid and its child's", buf[:n])
+	}
+	for _, pid := range pids {
+		if !alive(pid) {
+			t.Fatalf("process %d not running before the kill", pid)
+		}
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-		reapZombie(pid)
+	for i, pid := range pids {
+		if !waitGone(pid) {
+			t.Fatalf("%s %d outlived the SIGKILLed host", []string{"plugin", "the plugin's child"}[i], pid)
+		}
 	}
-	if syscall.Kill(pid, 0) == nil {
-		t.Fatalf("plugin %d outlived the SIGKILLed host", pid)
-	}
-}
-
-// reapZombie waits for pid if it became our child (it does not; harmless).
-func reapZombie(pid int) {
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 }
 
 // TestChildHost is the child side of TestNoPluginOutlivesAKilledHost.
@@ -352,11 +356,11 @@ func TestChildHost(t *testing.T) {
 	}
 	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
 	tool, _ := reg.Scan().Tool("testtool")
-	sup := New(Options{CacheDir: os.Getenv("SUPERVISOR_CHILD_CACHE")})
-	r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "env", ArgsJson: []byte("{}")}, nil)
+	sup := New(Options{CacheDir: os.Getenv("SUPERVISOR_CHILD_CACHE"), Reaper: "/proc/self/exe"})
+	r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "spawn", ArgsJson: []byte("{}")}, nil)
 	var m map[string]any
 	_ = json.Unmarshal(r.GetJson(), &m)
-	fmt.Printf("PID %v\n", m["pid"])
+	fmt.Printf("PID %v %v\n", m["pid"], m["child"])
 	time.Sleep(time.Minute)
 }
 

@@ -1,13 +1,16 @@
 // Command testtool is a plugin that misbehaves on request, so the host's
 // tests can prove each supervision and hygiene property against a real
-// process: echo, slow, crash, panic, stdin, env, garbage, big, version.
+// process: echo, slow, crash, panic, stdin, env, garbage, big, version,
+// relay (agents), hold (cancellation), spawn, hog, spin and storm.
 package main
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -32,6 +35,11 @@ func main() {
 		"delete-thing": echo,
 		"fail":         fail,
 		"relay":        relay,
+		"hold":         hold,
+		"spawn":        spawn,
+		"hog":          hog,
+		"spin":         spin,
+		"storm":        storm,
 	}})
 }
 
@@ -120,6 +128,29 @@ func fail(context.Context, *sdk.Request) (*sdk.Result, error) {
 	return nil, &sdk.Error{Code: "thing_not_found", Message: "no such thing", NextStep: "try another thing"}
 }
 
+// hold opens the named pipe fifo for writing, writes "started", waits until
+// the call's context ends, then writes ctx.Err() and returns it: a test
+// reading the pipe sees the plugin's own view of its cancellation.
+func hold(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		FIFO string `json:"fifo"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(a.FIFO, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintln(f, "started"); err != nil {
+		return nil, err
+	}
+	<-ctx.Done()
+	fmt.Fprintln(f, ctx.Err())
+	return nil, ctx.Err()
+}
+
 // relay calls another tool through the host (only agents get a host client).
 func relay(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a struct {
@@ -140,4 +171,76 @@ func relay(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, err
 	}
 	return data("relayed", res.Data, "markdown", res.Markdown), nil
+}
+
+// spawn starts a long sleep as a child process and leaves it running, as a
+// plugin that shells out would: the host must not let it outlive the plugin.
+func spawn(context.Context, *sdk.Request) (*sdk.Result, error) {
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { _ = cmd.Wait() }()
+	return data("child", cmd.Process.Pid, "pid", os.Getpid()), nil
+}
+
+// hog allocates and touches mb MiB, then holds it until the call ends.
+func hog(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		MB int `json:"mb"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	held := make([][]byte, 0, a.MB)
+	for i := 0; i < a.MB; i++ {
+		b := make([]byte, 1<<20)
+		for j := range b {
+			b[j] = byte(j)
+		}
+		held = append(held, b)
+	}
+	req.Progress(float64(a.MB), float64(a.MB), "holding")
+	<-ctx.Done()
+	return data("held_mb", len(held)), nil
+}
+
+// spin burns CPU until the call ends.
+func spin(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	req.Progress(0, 0, "spinning")
+	n := 0
+	for ctx.Err() == nil {
+		for i := 0; i < 1e6; i++ {
+			n += i
+		}
+	}
+	return data("n", n), nil
+}
+
+// storm misbehaves on a random percent of calls — panics, exits the
+// process, hangs past the timeout, or answers garbage (stray stdout and a
+// result that is not valid UTF-8) — and echoes n otherwise.
+func storm(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		N       int `json:"n"`
+		Percent int `json:"percent"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	if rand.IntN(100) < a.Percent {
+		switch rand.IntN(4) {
+		case 0:
+			panic("storm: deliberate panic")
+		case 1:
+			os.Exit(7)
+		case 2:
+			<-ctx.Done()
+			return nil, ctx.Err()
+		default:
+			fmt.Println("\x00garbage\xff{\"jsonrpc\":")
+			return &sdk.Result{Data: map[string]any{"n": a.N}, Markdown: "not utf-8: \xff\xfe"}, nil
+		}
+	}
+	return data("n", a.N), nil
 }

@@ -66,11 +66,27 @@ type Brain struct {
 	ixMu     sync.Mutex // serialises freshness checks and rebuilds
 	key      []byte     // confirmation HMAC key
 	beforeWr func()     // test hook: runs after a write is prepared, before it takes the lock
+
+	recMu     sync.Mutex
+	recovered []Recovered // what lock recovered since status last reported it
+}
+
+// takeRecovered returns and forgets what recovery did since the last call.
+func (b *Brain) takeRecovered() []Recovered {
+	b.recMu.Lock()
+	defer b.recMu.Unlock()
+	out := b.recovered
+	b.recovered = nil
+	if out == nil {
+		out = []Recovered{}
+	}
+	return out
 }
 
 // Errors with the reference's codes.
 const (
 	CodeNotABrain         sdk.Code = "not_a_brain"
+	CodeInvalidConfig     sdk.Code = "invalid_config"
 	CodeNotFound          sdk.Code = "not_found"
 	CodeUnsafePath        sdk.Code = "unsafe_path"
 	CodeInvalidPath       sdk.Code = "invalid_path"
@@ -133,12 +149,19 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		created = true
 	}
 	b = &Brain{Root: root, Now: func() time.Time { return time.Now().UTC() }, LockTimeout: 10 * time.Second}
+	if v := os.Getenv("NOTES_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, false, fail(CodeInvalidArgument, "Set NOTES_LOCK_TIMEOUT to a duration such as 30s, or unset it.", "NOTES_LOCK_TIMEOUT %q is not a duration", v)
+		}
+		b.LockTimeout = d
+	}
 	raw, err := os.ReadFile(filepath.Join(root, ConfigFile))
 	if err != nil {
 		return nil, false, fmt.Errorf("brain: read config: %w", err)
 	}
 	if err := json.Unmarshal(raw, &b.Config); err != nil {
-		return nil, false, fail(CodeNotABrain, "Fix .brain.json by hand; it must be a JSON object.", "%s is broken: %v", ConfigFile, err)
+		return nil, false, fail(CodeInvalidConfig, "Fix .brain.json by hand; it must be a JSON object (git log -p .brain.json shows its last good version).", "%s is broken: %v", ConfigFile, err)
 	}
 	if b.Config.SchemaVersion > SchemaVersion {
 		return nil, false, fail(CodeNotABrain, "Upgrade the notes plugin.", "%s has schema version %d, newer than this plugin's %d", ConfigFile, b.Config.SchemaVersion, SchemaVersion)

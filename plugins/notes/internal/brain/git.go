@@ -49,7 +49,14 @@ func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
-	if err := cmd.Run(); err != nil {
+	cmd.SysProcAttr = gitProcAttr()
+	if err := cmd.Start(); err != nil {
+		return "", &gitError{args: args, err: err}
+	}
+	if len(args) > 0 {
+		crashPoint("git-" + args[0])
+	}
+	if err := cmd.Wait(); err != nil {
 		return out.String(), &gitError{args: args, stderr: strings.TrimSpace(errb.String() + "\n" + out.String()), err: err}
 	}
 	return out.String(), nil

@@ -9,7 +9,8 @@ import (
 
 // lock takes the brain's write lock (an flock on .notes/lock, so writers in
 // other processes and goroutines are serialised). It waits up to
-// LockTimeout, then fails with locked.
+// LockTimeout, then fails with locked. Holding it, it first recovers the
+// writes of any writer that died mid-write (see journal).
 func (b *Brain) lock(ctx context.Context) (unlock func(), err error) {
 	path := filepath.Join(b.Root, StateDir, "lock")
 	deadline := time.Now().Add(b.LockTimeout)
@@ -20,6 +21,18 @@ func (b *Brain) lock(ctx context.Context) (unlock func(), err error) {
 			return nil, fmt.Errorf("brain: lock: %w", err)
 		}
 		if unlock != nil {
+			// Holding the lock, no live writer owns a journal: any
+			// left belongs to a writer that died mid-write.
+			rec, err := b.recoverLocked(ctx)
+			if len(rec) > 0 {
+				b.recMu.Lock()
+				b.recovered = append(b.recovered, rec...)
+				b.recMu.Unlock()
+			}
+			if err != nil {
+				unlock()
+				return nil, err
+			}
 			return unlock, nil
 		}
 		if time.Now().After(deadline) {

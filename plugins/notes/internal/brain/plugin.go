@@ -21,6 +21,22 @@ type Service struct {
 
 	mu     sync.Mutex
 	brains map[string]*Brain
+	// unreported holds the roots of brains this process created whose
+	// creation no call has reported yet: the host's warm-up creates the
+	// brain, and the first action the agent runs still says so.
+	unreported map[string]bool
+}
+
+// takeCreated reports, once, that the brain at root was created by this
+// process.
+func (s *Service) takeCreated(root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.unreported[root] {
+		return false
+	}
+	delete(s.unreported, root)
+	return true
 }
 
 // Close closes every open brain.
@@ -61,6 +77,12 @@ func (s *Service) Brain(ctx context.Context) (*Brain, bool, error) {
 		s.brains = map[string]*Brain{}
 	}
 	s.brains[root] = b
+	if created {
+		if s.unreported == nil {
+			s.unreported = map[string]bool{}
+		}
+		s.unreported[b.Root] = true
+	}
 	return b, created, nil
 }
 
@@ -80,7 +102,7 @@ func handle[A any, R any](s *Service, fn func(b *Brain, ctx context.Context, c C
 		if err := req.Bind(&cm); err != nil {
 			return nil, err
 		}
-		b, created, err := s.Brain(ctx)
+		b, _, err := s.Brain(ctx)
 		if err != nil {
 			return nil, toSDK(err)
 		}
@@ -93,7 +115,7 @@ func handle[A any, R any](s *Service, fn func(b *Brain, ctx context.Context, c C
 		if err != nil {
 			return nil, toSDK(fmt.Errorf("notes: encode result: %w", err))
 		}
-		if created {
+		if s.takeCreated(b.Root) {
 			note, _ := json.Marshal(map[string]string{"root": b.Root, "message": "created a new brain at " + b.Root + " (git repository, .brain.json, AGENTS.md)"})
 			raw = append(append(raw[:len(raw)-1], []byte(`,"brain_created":`)...), append(note, '}')...)
 		}

@@ -166,7 +166,9 @@ func (b *Brain) Recall(ctx context.Context, c Call, a RecallArgs) (*RecallResult
 		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
 	}
 	for _, h := range hits {
-		if seen[h.Path] || h.Type == "rule" || h.Type == "handoff" {
+		if seen[h.Path] || h.Type == "rule" || h.Type == "handoff" || isControl(h.Path) {
+			// A control file (AGENTS.md, …) steers agents; it is not a
+			// memory and has no id or type to show as one.
 			continue
 		}
 		if v := b.fullView(h.Row, today, 600); take(v) {
@@ -355,13 +357,27 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 		maxBytes = a.BudgetTokens * 4
 	}
 	if maxBytes > 0 {
-		for len(res.Hits) > 0 && jsonLen(res) > maxBytes {
+		for len(res.Hits) > 1 && jsonLen(res) > maxBytes {
 			if len(res.Related) > 0 {
 				res.Related = res.Related[:len(res.Related)-1]
 			} else {
 				res.Hits = res.Hits[:len(res.Hits)-1]
 			}
 			res.Truncated = true
+		}
+		// The best hit stays even when it alone is over the budget: its
+		// snippet is shortened instead, so a small budget still answers.
+		if len(res.Hits) == 1 && jsonLen(res) > maxBytes {
+			res.Related = res.Related[:0]
+			res.Truncated = true
+			h := &res.Hits[0]
+			full := []rune(h.Content)
+			for n := len(full) / 2; n > 0 && jsonLen(res) > maxBytes; n /= 2 {
+				h.Content = string(full[:n]) + "…"
+			}
+			if jsonLen(res) > maxBytes {
+				h.Content = ""
+			}
 		}
 	}
 	switch {
@@ -865,6 +881,8 @@ type StatusResult struct {
 	BrokenLinks        int            `json:"broken_links"`
 	Sync               map[string]any `json:"sync"`
 	Conflicts          []string       `json:"conflicts"`
+	Notices            []string       `json:"notices"`
+	Recovered          []Recovered    `json:"recovered"`
 	Embeddings         any            `json:"embeddings"`
 	NextStep           string         `json:"next_step"`
 }
@@ -876,7 +894,19 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	}
 	host, _ := os.Hostname()
 	res := &StatusResult{DataNotice: DataNotice, Healthy: true, Problems: []string{}, Root: b.Root, Client: c.Client(), Machine: host,
-		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}}
+		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}, Notices: []string{}, Recovered: b.takeRecovered()}
+	if js, err := b.pendingJournals(); err != nil || len(js) > 0 {
+		// fresh recovered what it could; a journal still here is a
+		// writer at work now, or one recovery could not finish.
+		unlock, lerr := b.lock(ctx)
+		if lerr == nil {
+			unlock()
+			res.Recovered = append(res.Recovered, b.takeRecovered()...)
+		}
+		if js, err := b.pendingJournals(); err != nil || len(js) > 0 {
+			res.Problems = append(res.Problems, fmt.Sprintf("%d interrupted operation(s) could not be recovered (see %s)", len(js), journalDir))
+		}
+	}
 	for _, t := range note.Types() {
 		res.NoteDirs = append(res.NoteDirs, note.Folders[t])
 	}
@@ -906,7 +936,9 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	}
 	res.Sync = map[string]any{"branch": strings.TrimSpace(branch), "remote_configured": strings.TrimSpace(remotes) != "", "pending_changes": pending, "running": false}
 	if pending > 0 {
-		res.Problems = append(res.Problems, fmt.Sprintf("%d file(s) changed outside the notes tool and not committed", pending))
+		// A person's uncommitted notes are theirs, not a fault of the
+		// brain: said, never counted against its health.
+		res.Notices = append(res.Notices, fmt.Sprintf("%d file(s) changed outside the notes tool and not committed", pending))
 	}
 	if res.BrokenLinks > 0 {
 		res.Problems = append(res.Problems, fmt.Sprintf("%d broken link(s)", res.BrokenLinks))
@@ -1010,7 +1042,7 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 			linked[l.To] = true
 		}
 		if l.To == "" && l.Type != "fact" && !strings.HasPrefix(l.From, "raw/") {
-			add("broken_link", l.From, l.Line, fmt.Sprintf("[[%s]] (%s) points to no note", l.Target, l.Type), "Create the note, fix the link's name, or remove it.")
+			add("broken_link", l.From, b.fileLine(l.From, l.Line, l.Target), fmt.Sprintf("[[%s]] (%s) points to no note", l.Target, l.Type), "Create the note, fix the link's name, or remove it.")
 		}
 	}
 	type factKey struct{ s, p, scope string }
@@ -1140,10 +1172,34 @@ func (b *Brain) mentions(ctx context.Context, rows []index.Row, add func(rule, p
 					continue
 				}
 				reported[k] = true
-				add("unlinked_mention", p, 1, fmt.Sprintf("mentions %q without a [[link]]", name), "Write [["+name+"]] where it is mentioned.", r.Path)
+				add("unlinked_mention", p, b.fileLine(p, 0, name), fmt.Sprintf("mentions %q without a [[link]]", name), "Write [["+name+"]] where it is mentioned.", r.Path)
 			}
 		}
 	}
+}
+
+// fileLine turns a finding's place into a line of the file as a person
+// opens it: bodyLine (1-based within the body, as the index stores links)
+// is moved past the frontmatter; with bodyLine 0 it is the first line that
+// names text (case and accents folded), or 1.
+func (b *Brain) fileLine(rel string, bodyLine int, text string) int {
+	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return max(bodyLine, 1)
+	}
+	s := strings.TrimPrefix(string(raw), "\ufeff")
+	_, body, _ := note.SplitFrontmatter(s)
+	before := strings.Count(s[:len(s)-len(body)], "\n")
+	if bodyLine > 0 {
+		return bodyLine + before
+	}
+	want := note.Fold(text)
+	for i, line := range strings.Split(body, "\n") {
+		if want != "" && strings.Contains(note.Fold(line), want) {
+			return before + i + 1
+		}
+	}
+	return 1
 }
 
 func parseDay(s string) (time.Time, bool) {

@@ -100,13 +100,25 @@ func validateTitle(title string) error {
 func defaultTitle(content string) string {
 	line := strings.TrimSpace(strings.SplitN(strings.TrimSpace(content), "\n", 2)[0])
 	line = strings.TrimSpace(strings.TrimLeft(line, "#>-* "))
-	if r := []rune(line); len(r) > 80 {
-		line = strings.TrimSpace(string(r[:80]))
-	}
+	line = cutAtWord(line, 80)
 	if line == "" {
 		line = "Note"
 	}
 	return line
+}
+
+// cutAtWord shortens s to at most n runes, at the last space when one falls
+// in the second half, and marks the cut with an ellipsis.
+func cutAtWord(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := r[:n-1]
+	if i := strings.LastIndexFunc(string(cut), unicode.IsSpace); i >= 0 && utf8.RuneCountInString(string(cut)[:i]) >= n/2 {
+		cut = []rune(string(cut)[:i])
+	}
+	return strings.TrimRightFunc(string(cut), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
 }
 
 func validateScope(scope string) error {
@@ -175,7 +187,18 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 	if err := scanFields(fields); err != nil {
 		return nil, err
 	}
-	if err := b.fresh(ctx); err != nil {
+	// The duplicate decision, the path and the commit all happen under the
+	// write lock, against an index brought to HEAD under it: two writers of
+	// the same memory cannot both find nothing and both create it.
+	if b.beforeWr != nil {
+		b.beforeWr()
+	}
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := b.freshLocked(ctx); err != nil {
 		return nil, err
 	}
 	op := newID()
@@ -341,7 +364,7 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 		w.Changes = append(w.Changes, change{Path: n.Path, Data: n.Render()})
 		res.Path, res.ID, res.Action = strp(n.Path), strp(n.FM.ID), strp("add")
 	}
-	commit, err := b.commit(ctx, c, w)
+	commit, err := b.commitLocked(ctx, c, w)
 	if err != nil {
 		return nil, err
 	}

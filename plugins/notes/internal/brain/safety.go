@@ -30,6 +30,8 @@ var controlFiles = map[string]bool{
 	"agents.md": true, "claude.md": true, "gemini.md": true, "log.md": true, "readme.md": true,
 	".cursorrules": true, ".windsurfrules": true, "copilot-instructions.md": true, "codex.md": true,
 	".clinerules": true, "conventions.md": true,
+	// Local and override variants agents read with the same authority.
+	"claude.local.md": true, "agents.override.md": true, "gemini.local.md": true,
 }
 
 // configFiles are the brain's own settings files, writable only with

@@ -95,7 +95,10 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		for _, e := range entries {
 			if e.Trailer.Session == a.Session && e.Trailer.Op != "" {
 				seen = true
-				if !undone[e.Trailer.Op] {
+				// The session's own undos are not reverted again: what
+				// they undid stays undone, and reverting them would redo
+				// it.
+				if !undone[e.Trailer.Op] && e.Trailer.Action != "undo" {
 					targets = append(targets, e)
 				}
 			}
@@ -189,11 +192,17 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 				"notes the undo would change have uncommitted changes; nothing was changed")
 		}
 	}
+	j, err := b.beginJournal(op, "undo", head, paths)
+	if err != nil {
+		return nil, err
+	}
+	crashPoint("journal")
 	abort := func() {
 		bg := context.WithoutCancel(ctx)
 		_, _ = g.run(bg, "revert", "--abort")
 		// --merge resets what the revert touched and keeps unrelated local changes.
 		_, _ = g.run(bg, "reset", "-q", "--merge", head)
+		b.endJournal(j)
 	}
 	args := []string{"revert", "--no-commit", "--no-edit"}
 	for _, t := range targets {
@@ -204,6 +213,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		return nil, fail(CodeConflict, "Later operations changed the same lines; undo those first (or the whole session), then this one.",
 			"the undo does not apply without conflict; nothing was changed")
 	}
+	crashPoint("revert")
 	undoLines := make([]string, 0, len(lines))
 	for _, l := range lines {
 		undoLines = append(undoLines, "undo "+l)
@@ -214,6 +224,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		abort()
 		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
+	crashPoint("commit")
 	newHead, err := g.headFast(ctx)
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
@@ -222,7 +233,10 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
-	if err := b.reindex(ctx, head, newHead, changed); err != nil {
+	err = b.reindex(ctx, head, newHead, changed)
+	crashPoint("index")
+	b.endJournal(j)
+	if err != nil {
 		return nil, err
 	}
 	res.Op, res.Commit = strp(op), strp(newHead)

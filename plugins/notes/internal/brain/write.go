@@ -139,10 +139,7 @@ func (b *Brain) readNote(rel string) (*note.Note, string, error) {
 	return note.Parse(rel, raw), digest(raw), nil
 }
 
-// commit applies w under the lock as one git commit: it checks that no
-// target changed since the write was prepared (conflict), writes the files,
-// commits with the provenance trailers, and updates the index. On any
-// failure the files are put back, so nothing half-written remains.
+// commit applies w under the lock as one git commit; see commitLocked.
 func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 	if b.beforeWr != nil {
 		b.beforeWr()
@@ -152,6 +149,16 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 		return "", err
 	}
 	defer unlock()
+	return b.commitLocked(ctx, c, w)
+}
+
+// commitLocked applies w as one git commit; the caller holds the lock. It
+// checks that no target changed since the write was prepared (conflict),
+// journals the targets, writes the files, commits with the provenance
+// trailers and updates the index, then drops the journal. On a failure the
+// files are put back, so nothing half-written remains; if the process dies
+// instead, the next writer recovers from the journal.
+func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, error) {
 	for p, want := range w.Expect {
 		if got := b.fileDigest(p); got != want {
 			return "", fail(CodeConflict, "Read the note again and redo the change on its current content.",
@@ -163,32 +170,24 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
-	type backup struct {
-		path string
-		data []byte
-		had  bool
-	}
-	var backups []backup
 	var paths []string
+	for _, ch := range w.Changes {
+		paths = append(paths, ch.Path)
+	}
+	j, err := b.beginJournal(w.Op, w.Action, oldHead, paths)
+	if err != nil {
+		return "", err
+	}
+	crashPoint("journal")
 	restore := func() {
-		for i := len(backups) - 1; i >= 0; i-- {
-			bk := backups[i]
-			abs := filepath.Join(b.Root, filepath.FromSlash(bk.path))
-			if bk.had {
-				_ = os.WriteFile(abs, bk.data, 0o644)
-			} else {
-				_ = os.Remove(abs)
-			}
-		}
-		if len(paths) > 0 {
-			_, _ = g.run(context.WithoutCancel(ctx), append([]string{"reset", "-q", "--"}, paths...)...)
+		// The journal holds what each path had: put it back, unstage,
+		// and only then drop the journal.
+		if _, err := b.recoverOne(ctx, j); err != nil {
+			sdk.Logger().Error("notes: put back a failed write", "op", w.Op, "err", err)
 		}
 	}
 	for _, ch := range w.Changes {
 		abs := filepath.Join(b.Root, filepath.FromSlash(ch.Path))
-		old, rerr := os.ReadFile(abs)
-		backups = append(backups, backup{path: ch.Path, data: old, had: rerr == nil})
-		paths = append(paths, ch.Path)
 		if ch.Data == nil {
 			if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				restore()
@@ -200,11 +199,13 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 			restore()
 			return "", err
 		}
+		crashPoint("file")
 	}
 	if _, err := g.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
 		restore()
 		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
+	crashPoint("add")
 	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
 		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved,
 	})
@@ -213,11 +214,16 @@ func (b *Brain) commit(ctx context.Context, c Call, w write) (string, error) {
 		restore()
 		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
+	crashPoint("commit")
 	head, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
-	if err := b.reindex(ctx, oldHead, head, paths); err != nil {
+	// The commit is in: from here on the journal only says "reindex".
+	err = b.reindex(ctx, oldHead, head, paths)
+	crashPoint("index")
+	b.endJournal(j)
+	if err != nil {
 		return head, err
 	}
 	return head, nil
@@ -259,8 +265,30 @@ func writeAtomic(abs string, data []byte) error {
 	return nil
 }
 
-// fresh makes sure the index matches git HEAD, rebuilding it when not.
+// fresh makes sure the index matches git HEAD and no interrupted write is
+// left. The common case (index at HEAD, no journal) takes no lock; else it
+// takes the write lock, which recovers interrupted writes, and rebuilds the
+// index under it, so a rebuild never races a writer's own index update.
 func (b *Brain) fresh(ctx context.Context) error {
+	if !b.hasJournals() {
+		head, err := gitRunner{dir: b.Root}.headFast(ctx)
+		if err != nil {
+			return fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
+		}
+		if b.ix.Meta(ctx, "head") == head {
+			return nil
+		}
+	}
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return b.freshLocked(ctx)
+}
+
+// freshLocked brings the index to HEAD; the caller holds the lock.
+func (b *Brain) freshLocked(ctx context.Context) error {
 	b.ixMu.Lock()
 	defer b.ixMu.Unlock()
 	head, err := gitRunner{dir: b.Root}.headFast(ctx)
@@ -273,8 +301,19 @@ func (b *Brain) fresh(ctx context.Context) error {
 	return b.rebuildLocked(ctx, head)
 }
 
+// hasJournals reports whether any operation's journal is present.
+func (b *Brain) hasJournals() bool {
+	entries, err := os.ReadDir(filepath.Join(b.Root, filepath.FromSlash(journalDir)))
+	return err == nil && len(entries) > 0
+}
+
 // Reindex rebuilds the whole index from the notes at git HEAD.
 func (b *Brain) Reindex(ctx context.Context) error {
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	b.ixMu.Lock()
 	defer b.ixMu.Unlock()
 	head, err := gitRunner{dir: b.Root}.head(ctx)

@@ -603,7 +603,15 @@ func (ix *Index) search(ctx context.Context, match string, f Filter, limit int) 
 		FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid JOIN notes n ON n.path=cr.path
 		WHERE chunks MATCH ? AND ` + f.where(&args) + ` ORDER BY r LIMIT ?`
 	args = append(args, limit*4+8)
-	rows, err := ix.db.QueryContext(ctx, q, args...)
+	// Both stages read one snapshot: a writer in another process replacing
+	// a note's sections between them must not leave a ranked chunk without
+	// its snippet.
+	tx, err := ix.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("index: search: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
@@ -644,7 +652,7 @@ func (ix *Index) search(ctx context.Context, match string, f Filter, limit int) 
 		return nil, fmt.Errorf("index: search: %w", err)
 	}
 	for i, id := range ids {
-		err := ix.db.QueryRowContext(ctx, `SELECT snippet(chunks, 4, '«', '»', '…', 40) FROM chunks WHERE chunks MATCH ? AND rowid=?`, match, id).Scan(&out[i].Snippet)
+		err := tx.QueryRowContext(ctx, `SELECT snippet(chunks, 4, '«', '»', '…', 40) FROM chunks WHERE chunks MATCH ? AND rowid=?`, match, id).Scan(&out[i].Snippet)
 		if err != nil {
 			return nil, fmt.Errorf("index: snippet: %w", err)
 		}

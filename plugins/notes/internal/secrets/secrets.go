@@ -24,53 +24,130 @@ type Finding struct {
 
 type rule struct {
 	name string
-	re   *regexp.Regexp
+	// keywords are lower-case strings one of which the text must hold
+	// for the rule to run: a cheap prefilter before the expression.
+	keywords []string
+	re       *regexp.Regexp
+	// check, when set, judges the captured value (the first group, or
+	// the whole match without one); false drops the match.
+	check func(label, value string) bool
 }
 
-// rules are the documented credential formats. Each is anchored on a
-// distinctive prefix or shape so prose does not match.
+// rules are the documented credential formats: each anchored on the
+// vendor's distinctive prefix or shape, so prose does not match. The
+// formats are those public secret scanners document (gitleaks' rule set is
+// the reference the tests measure against).
 var rules = []rule{
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?[A-Za-z0-9/+=]{40}`)},
-	{"github-token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
-	{"github-fine-grained-token", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`)},
-	{"gitlab-token", regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent)-[A-Za-z0-9_\-]{20,}`)},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9+/]{20,}`)},
-	{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b`)},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{"google-oauth-secret", regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_\-]{28}\b`)},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}`)},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-proj-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`)},
-	{"private-key", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
-	{"connection-string-password", regexp.MustCompile(`(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|ftp|sftp|smtp|ldap)://[^\s:/@]+:[^\s@/]+@`)},
-	{"url-credentials", regexp.MustCompile(`(?i)\bhttps?://[^\s:/@]+:[^\s@/]{3,}@`)},
-	{"azure-storage-key", regexp.MustCompile(`(?i)AccountKey=[A-Za-z0-9+/=]{80,}`)},
-	{"gcp-service-account", regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`)},
-	{"twilio-api-key", regexp.MustCompile(`\bSK[0-9a-f]{32}\b`)},
-	{"sendgrid-key", regexp.MustCompile(`\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b`)},
-	{"npm-token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{"pypi-token", regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_\-]{50,}`)},
-	{"huggingface-token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{34,}\b`)},
-	{"digitalocean-token", regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
-	{"shopify-token", regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)},
-	{"mailgun-key", regexp.MustCompile(`\bkey-[0-9a-zA-Z]{32}\b`)},
-	{"square-token", regexp.MustCompile(`\b(?:sq0atp|sq0csp)-[0-9A-Za-z_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{60}\b`)},
-	{"telegram-bot-token", regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b`)},
-	{"discord-webhook", regexp.MustCompile(`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{60,}`)},
-	{"databricks-token", regexp.MustCompile(`\bdapi[a-f0-9]{32}\b`)},
-	{"notes-confirm-token", regexp.MustCompile(`\bnct_[A-Za-z0-9_\-]{20,}`)},
-	{"labelled-secret", regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|secret|client_secret|api[_\-]?key|apikey|access[_\-]?token|auth[_\-]?token|secret[_\-]?key|private[_\-]?key|bearer)["']?\s*[:=]\s*["']?([^\s"'<>]{8,})`)},
-	{"bearer-header", regexp.MustCompile(`(?i)\bauthorization:\s*(?:bearer|basic|token)\s+[A-Za-z0-9_\-\.=+/]{16,}`)},
+	{"aws-access-key-id", []string{"akia", "asia", "abia", "acca", "a3t", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}, regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), nil},
+	{"aws-bedrock-key", []string{"absk", "bedrock-api-key-"}, regexp.MustCompile(`\bABSK[A-Za-z0-9+/]{100,}={0,2}|bedrock-api-key-[A-Za-z0-9+/]{40,}={0,2}`), nil},
+	{"github-token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`), notRepeated},
+	{"github-fine-grained-token", []string{"github_pat_"}, regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`), notRepeated},
+	{"gitlab-token", []string{"glpat-", "gldt-", "glptt-", "glrt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "glffct-", "glft-", "gloas-"}, regexp.MustCompile(`\bgl(?:pat|dt|ptt|rt|soat|cbt|imt|agent|ffct|ft|oas)-[A-Za-z0-9_\-.]{20,}`), notRepeated},
+	{"gitlab-runner-registration-token", []string{"gr1348941"}, regexp.MustCompile(`\bGR1348941[A-Za-z0-9_\-]{20,}`), nil},
+	{"gitlab-session-cookie", []string{"_gitlab_session"}, regexp.MustCompile(`_gitlab_session=[0-9a-z]{32}`), nil},
+	{"slack-token", []string{"xox"}, regexp.MustCompile(`\bxox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}|\bxoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`), slackLike},
+	{"slack-webhook", []string{"hooks.slack.com"}, regexp.MustCompile(`(?i)https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`), nil},
+	{"microsoft-teams-webhook", []string{"webhook.office.com"}, regexp.MustCompile(`(?i)https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9\-]{36}@[a-z0-9\-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9\-]{36}`), nil},
+	{"stripe-key", []string{"sk_", "rk_"}, regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b`), notRepeated},
+	{"google-api-key", []string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), notRepeated},
+	{"google-oauth-secret", []string{"gocspx-"}, regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_\-]{28}\b`), nil},
+	{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}`), nil},
+	{"openai-key", []string{"sk-"}, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-proj-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`), nil},
+	{"private-key", []string{"private key"}, regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----\s*[A-Za-z0-9+/=\r\n:\-, ]{64,}`), nil},
+	{"age-secret-key", []string{"age-secret-key-1"}, regexp.MustCompile(`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`), always},
+	{"jwt", []string{"eyj"}, regexp.MustCompile(`\bey[A-Za-z0-9_\-]{10,}\.ey[A-Za-z0-9_\-/\\]{10,}\.[A-Za-z0-9_\-/\\]{0,}`), nil},
+	{"jwt-base64", []string{"zxlk", "v5sh", "leuj"}, regexp.MustCompile(`\b(?:ZXlK|ZXlK|V5SH|leUo|ZXlK)[A-Za-z0-9+/]{40,}={0,2}|\bZXlK[A-Za-z0-9+/]{40,}={0,2}`), nil},
+	{"connection-string-password", []string{"://"}, regexp.MustCompile(`(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver|oracle|ftp|sftp|smtp|ldap)://[^\s:/@]+:[^\s@/]+@`), nil},
+	{"url-credentials", []string{"://"}, regexp.MustCompile(`(?i)\bhttps?://[^\s:/@]+:([^\s@/]{3,})@`), func(_, v string) bool { return !isPlaceholder(v) }},
+	{"azure-storage-key", []string{"accountkey="}, regexp.MustCompile(`(?i)AccountKey=[A-Za-z0-9+/=]{80,}`), nil},
+	{"azure-ad-client-secret", []string{"q~"}, regexp.MustCompile(`(?:^|[\\'"\x60\s>=:(,)])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:$|[\\'"\x60\s<),])`), notRepeated},
+	{"gcp-service-account", []string{"private_key"}, regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`), nil},
+	{"twilio-api-key", []string{"sk"}, regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`), nil},
+	{"sendgrid-key", []string{"sg."}, regexp.MustCompile(`\bSG\.[A-Za-z0-9=_\-.]{66}`), nil},
+	{"sendinblue-key", []string{"xkeysib-"}, regexp.MustCompile(`xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}`), nil},
+	{"npm-token", []string{"npm_"}, regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), nil},
+	{"pypi-token", []string{"pypi-age"}, regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_\-]{50,}`), nil},
+	{"rubygems-token", []string{"rubygems_"}, regexp.MustCompile(`\brubygems_[a-f0-9]{48}\b`), nil},
+	{"clojars-token", []string{"clojars_"}, regexp.MustCompile(`(?i)\bCLOJARS_[a-z0-9]{60}`), nil},
+	{"huggingface-token", []string{"hf_", "api_org_"}, regexp.MustCompile(`\b(?:hf|api_org)_[A-Za-z0-9]{34,}\b`), mixedToken},
+	{"digitalocean-token", []string{"_v1_"}, regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`), nil},
+	{"shopify-token", []string{"shpat_", "shpca_", "shppa_", "shpss_"}, regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`), nil},
+	{"mailgun-key", []string{"key-"}, regexp.MustCompile(`\b(?:pub)?key-[0-9a-zA-Z]{32}\b`), mixedToken},
+	{"square-token", []string{"sq0", "eaaa"}, regexp.MustCompile(`\b(?:sq0atp|sq0csp)-[0-9A-Za-z_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{22,60}\b`), nil},
+	{"telegram-bot-token", []string{":aa"}, regexp.MustCompile(`\b\d{5,16}:AA[A-Za-z0-9_\-]{33}\b`), nil},
+	{"discord-webhook", []string{"discord"}, regexp.MustCompile(`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{60,}`), nil},
+	{"databricks-token", []string{"dapi"}, regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`), nil},
+	{"heroku-key", []string{"hrku-"}, regexp.MustCompile(`\bHRKU-AA[0-9A-Za-z_\-]{58}`), nil},
+	{"hashicorp-vault-token", []string{"hvs.", "hvb.", "s."}, regexp.MustCompile(`\bhvs\.[\w-]{90,120}|\bhvb\.[\w-]{138,300}|\bs\.[A-Za-z0-9]{24}\b`), mixedToken},
+	{"terraform-cloud-token", []string{"atlasv1"}, regexp.MustCompile(`(?i)\b[a-z0-9]{14}\.atlasv1\.[a-z0-9\-_=]{60,70}`), nil},
+	{"atlassian-token", []string{"atatt3"}, regexp.MustCompile(`\bATATT3[A-Za-z0-9_\-=]{100,}`), nil},
+	{"grafana-token", []string{"eyjrijoi", "glc_", "glsa_"}, regexp.MustCompile(`\beyJrIjoi[A-Za-z0-9]{70,400}={0,3}|\bglc_[A-Za-z0-9+/]{32,400}={0,3}|\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`), notRepeated},
+	{"sentry-token", []string{"sntrys_", "sntryu_"}, regexp.MustCompile(`\bsntryu_[a-f0-9]{64}\b|\bsntrys_eyJpYXQiO[A-Za-z0-9+/]{10,200}(?:LCJyZWdpb25fdXJs|InJlZ2lvbl91cmwi|cmVnaW9uX3VybCI6)[A-Za-z0-9+/]{10,200}={0,2}_[A-Za-z0-9+/]{43}`), nil},
+	{"1password-token", []string{"ops_eyj", "a3-"}, regexp.MustCompile(`\bops_eyJ[A-Za-z0-9+/]{250,}={0,3}|\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b`), nil},
+	{"planetscale-token", []string{"pscale_"}, regexp.MustCompile(`\bpscale_(?:pw|tkn|oauth)_[\w=.\-]{32,64}`), nil},
+	{"postman-token", []string{"pmak-"}, regexp.MustCompile(`\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}`), nil},
+	{"pulumi-token", []string{"pul-"}, regexp.MustCompile(`\bpul-[a-f0-9]{40}\b`), nil},
+	{"linear-key", []string{"lin_api_"}, regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`), nil},
+	{"readme-token", []string{"rdme_"}, regexp.MustCompile(`\brdme_[a-z0-9]{70}\b`), nil},
+	{"doppler-token", []string{"dp.pt."}, regexp.MustCompile(`\bdp\.pt\.[A-Za-z0-9]{43}`), nil},
+	{"dynatrace-token", []string{"dt0c01."}, regexp.MustCompile(`\bdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`), nil},
+	{"duffel-token", []string{"duffel_"}, regexp.MustCompile(`\bduffel_(?:test|live)_[A-Za-z0-9_\-=]{43}`), nil},
+	{"easypost-token", []string{"ezak", "eztk"}, regexp.MustCompile(`\bEZ[AT]K[A-Za-z0-9]{54}\b`), nil},
+	{"frameio-token", []string{"fio-u-"}, regexp.MustCompile(`\bfio-u-[A-Za-z0-9\-_=]{64}`), nil},
+	{"flyio-token", []string{"fo1_", "fm1", "fm2_"}, regexp.MustCompile(`\bfo1_[\w-]{43}|\bfm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|\bfm2_[A-Za-z0-9+/]{100,}={0,3}`), notRepeated},
+	{"flutterwave-key", []string{"flw"}, regexp.MustCompile(`\bFLW(?:PUBK|SECK)_TEST-[A-Za-z0-9]{12,32}(?:-X)?|\bFLWSECK_TEST[A-Za-z0-9]{12}`), nil},
+	{"prefect-token", []string{"pnu_"}, regexp.MustCompile(`\bpnu_[A-Za-z0-9]{36}\b`), nil},
+	{"settlemint-token", []string{"sm_"}, regexp.MustCompile(`\bsm_(?:aat|pat|sat)_[A-Za-z0-9]{16}\b`), nil},
+	{"shippo-token", []string{"shippo_"}, regexp.MustCompile(`\bshippo_(?:live|test)_[a-fA-F0-9]{40}\b`), nil},
+	{"artifactory-token", []string{"akcp", "cmvmd"}, regexp.MustCompile(`\bAKCp[A-Za-z0-9]{69}\b|\bcmVmd[A-Za-z0-9]{59}\b`), nil},
+	{"openshift-token", []string{"sha256~"}, regexp.MustCompile(`\bsha256~[\w-]{43}(?:[^\w-]|$)`), nil},
+	{"perplexity-key", []string{"pplx-"}, regexp.MustCompile(`\bpplx-[A-Za-z0-9]{48}\b`), nil},
+	{"infracost-token", []string{"ico-"}, regexp.MustCompile(`(?:^|[^.\w])(ico-[A-Za-z0-9]{32})\b`), nil},
+	{"scalingo-token", []string{"tk-us-"}, regexp.MustCompile(`\btk-us-[\w-]{48}`), nil},
+	{"alibaba-access-key", []string{"ltai"}, regexp.MustCompile(`\bLTAI[A-Za-z0-9]{20}\b`), nil},
+	{"okta-token", []string{"okta"}, regexp.MustCompile(`\b00[A-Za-z0-9=_\-]{40}\b`), oktaLike},
+	{"facebook-token", []string{"eaa"}, regexp.MustCompile(`\bEAA[MC][A-Za-z0-9]{100,}`), nil},
+	{"sourcegraph-token", []string{"sgp_"}, regexp.MustCompile(`\bsgp_(?:[a-f0-9]{16}|local)_[a-f0-9]{40}\b|\bsgp_[a-f0-9]{40}\b`), nil},
+	{"sidekiq-secret", []string{"contribsys.com"}, regexp.MustCompile(`(?i)https?://[a-f0-9]{8}:[a-f0-9]{8}@(?:gems|enterprise)\.contribsys\.com`), nil},
+	{"nuget-config-password", []string{"password"}, regexp.MustCompile(`(?i)<add key="(?:ClearText)?Password"\s*value="([^"]{8,})"\s*/>`), func(_, v string) bool { return labelledValueLooksSecret("password", v) }},
+	{"curl-credentials", []string{"curl"}, regexp.MustCompile(`\bcurl\b[^\n]*?(?:\s-u\s*|\s--user[ =])["']?([^\s"':]{3,}:[^\s"']{3,})`), userPassword},
+	{"notes-confirm-token", []string{"nct_"}, regexp.MustCompile(`\bnct_[A-Za-z0-9_\-]{20,}`), nil},
+	{"bearer-header", []string{"authorization", "bearer"}, regexp.MustCompile(`(?i)\b(?:authorization:?\s*(?:bearer|basic|token)?|bearer)\s+([A-Za-z0-9_\-.=+/~]{16,})`), func(_, v string) bool { return tokenLooksSecret(v) }},
+	{"labelled-secret", labelWords, labelled, labelledValueLooksSecret},
+	{"labelled-secret", labelWords, labelledXML, labelledValueLooksSecret},
+	{"kubernetes-secret", []string{"kind: secret"}, regexp.MustCompile(`(?s)kind:\s*Secret.*?\n\s*(?:data|stringData):\s*\n\s+[\w.\-]+:\s*([A-Za-z0-9+/=]{12,})`), func(_, v string) bool { return !isPlaceholder(v) }},
 }
 
+// labelWords are what a label naming a secret holds somewhere in it, in
+// any case: db_password, MYSQL_ROOT_PASSWORD, twilioToken, api-key.
+var labelWords = []string{"token", "secret", "passw", "pwd", "passphrase", "pass", "key", "auth", "credential", "cred", "bearer", "session", "salt"}
+
+const labelRE = `[A-Za-z0-9_.\-]*?(?i:token|secret|passw(?:or)?d|pwd|passphrase|pass|key|auth|credential|creds?|bearer|sessionid|salt)[A-Za-z0-9_.\-]*`
+
+var (
+	// labelled: a label, maybe quoted, a separator (= : := ::= => .=
+	// ??= or a comma between quoted strings), then the value quoted or
+	// bare, on the same line.
+	labelled = regexp.MustCompile(`(?:^|[^A-Za-z0-9_.\-])[$@]?["'\x60]?(` + labelRE + `)(?:["'\x60]?(?:[ \t]+(?:string|str|String)|[ \t]*:[ \t]*(?:string|String|str))?[ \t]*(?:=>|::?:?=|\.=|\?\??=|=|:)|["'\x60][ \t]*,)[ \t]*(?:"([^"\r\n]{1,400})"|'([^'\r\n]{1,400})'|\x60([^\x60\r\n]{1,400})\x60|([^\s"'\x60,;<>\\]{1,400}))`)
+	// labelledXML: <dbPassword>value</dbPassword>, also across lines.
+	labelledXML = regexp.MustCompile(`<(` + labelRE + `)>\s*([^\s<]{1,400})\s*</`)
+)
 var (
 	dataURL   = regexp.MustCompile(`data:[a-zA-Z0-9.+\-/]+;base64,[A-Za-z0-9+/=]+`)
 	plainURL  = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>"'\])]+`)
-	candidate = regexp.MustCompile(`[A-Za-z0-9_\-+=]{24,}`)
-	// placeholders in labelled assignments that are not secrets.
-	placeholder = regexp.MustCompile(`(?i)^(?:\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|<[^>]*>|x{4,}|\*{4,}|(?:your|my|the)[_\-]?\w*|changeme|redacted|example\w*|placeholder|none|null|true|false|\.{3,}|env\(.*)$`)
+	candidate = regexp.MustCompile(`[A-Za-z0-9_\-+]{24,}={0,3}`)
+	// publicBlock: armoured public material (PGP public keys,
+	// certificates) is high-entropy and not secret.
+	publicBlock = regexp.MustCompile(`(?s)-----BEGIN (?:PGP PUBLIC KEY BLOCK|CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY)-----.*?(?:-----END[^-]*-----|$)`)
+	// placeholderRE: values that stand for a secret without being one.
+	placeholderRE = regexp.MustCompile(`(?i)^(?:<[^>]*>|\[[^\]]*\]|\{[^}]*\}|%[^%]+%|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|(?:your|my|some)[_\-.]?[a-z_\-]*|changeme|change[_\-]?it|redacted|removed|hidden|secret|password|passwd|token|none|null|nil|true|false|undefined|required|optional|string|example\w*|placeholder\w*|dummy\w*|sample\w*|fake\w*|\.{3,}|…)$`)
+	// templateRE: a reference or template anywhere in the value.
+	templateRE = regexp.MustCompile(`\$\{[^}]*\}|\{\{[^}]*\}\}|\{%[^}]*%\}|<%[^>]*%>|(?i:x{4,})|\*{3,}|#{4,}|\.{3}|…|(?i:example)|(?i:placeholder)|(?i:your[_\-]?(?:api|secret|token|key|password))|(?i:insert[_\-])|(?i:redacted)|(?i:replace[_\-]?(?:me|with))`)
+	// referenceRE: code that reads a secret from somewhere else
+	// (os.environ.get, process.env.TOKEN, config.password, getToken()).
+	referenceRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+(?:\(.*\)?)?\]?$|^[A-Za-z_][A-Za-z0-9_.]*\(.*$`)
+	// wordTail: a Slack-shaped placeholder ends in words (…TokenHere).
+	wordTail = regexp.MustCompile(`(?i)here$|token$|[a-z]{12,}$`)
 )
 
 // Scan returns the suspected secrets in text, in order of position; nil when
@@ -79,7 +156,9 @@ func Scan(text string) []Finding {
 	if text == "" {
 		return nil
 	}
+	lower := strings.ToLower(text)
 	var out []Finding
+	var quiet [][2]int // spans the entropy check skips
 	seen := map[int]bool{}
 	add := func(name string, off int) {
 		if seen[off] {
@@ -90,28 +169,64 @@ func Scan(text string) []Finding {
 		out = append(out, Finding{Rule: name, Line: line, Column: col})
 	}
 	for _, r := range rules {
+		if !containsAny(lower, r.keywords) {
+			continue
+		}
+		n := r.re.NumSubexp()
+		isLabel := r.re == labelled || r.re == labelledXML
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			if r.name == "labelled-secret" {
-				val := strings.TrimRight(text[m[2]:m[3]], ";,.)")
-				if placeholder.MatchString(val) || !labelledValueLooksSecret(val) {
-					continue
+			off := m[0]
+			label, val := "", text[m[0]:m[1]]
+			switch {
+			case n >= 2:
+				label = text[m[2]:m[3]]
+				off = m[2]
+				for g := 2; g <= n; g++ {
+					if m[2*g] >= 0 {
+						val = text[m[2*g]:m[2*g+1]]
+						break
+					}
 				}
+			case n == 1 && m[2] >= 0:
+				val = text[m[2]:m[3]]
+				off = m[2]
 			}
-			add(r.name, m[0])
+			if isLabel && notSecretLabel.MatchString(label) {
+				// The label says what the value is (a public key, a
+				// CSRF token, an id): the entropy check must not
+				// overrule it.
+				quiet = append(quiet, [2]int{m[0], m[1]})
+				continue
+			}
+			check := r.check
+			if check == nil {
+				check = notRepeated
+			}
+			if !check(label, val) {
+				continue
+			}
+			add(r.name, off)
 		}
 	}
 	// Entropy check on what is left once data URLs and URLs (whose
 	// credentials the rules above already checked) are blanked out.
 	masked := []byte(text)
-	for _, re := range []*regexp.Regexp{dataURL, plainURL} {
-		for _, m := range re.FindAllStringIndex(string(masked), -1) {
+	for _, re := range []*regexp.Regexp{dataURL, plainURL, publicBlock} {
+		for _, m := range re.FindAllIndex(masked, -1) {
 			for i := m[0]; i < m[1]; i++ {
 				masked[i] = ' '
 			}
 		}
 	}
+	for _, sp := range quiet {
+		for i := sp[0]; i < sp[1]; i++ {
+			masked[i] = ' '
+		}
+	}
 	for _, m := range candidate.FindAllIndex(masked, -1) {
-		if HighEntropy(string(masked[m[0]:m[1]])) {
+		c := string(masked[m[0]:m[1]])
+		truncated := strings.HasPrefix(text[m[1]:], "...") || strings.HasPrefix(text[m[1]:], "…")
+		if len(c) <= 64 && !truncated && HighEntropy(c) && !isPlaceholder(c) && !hasSequence(c) {
 			add("high-entropy-string", m[0])
 		}
 	}
@@ -124,33 +239,285 @@ func Scan(text string) []Finding {
 	return out
 }
 
-// labelledValueLooksSecret keeps "password = hunter2hunter2" and drops
-// "password: see the vault entry" style prose: the value must mix character
-// classes or be long.
-func labelledValueLooksSecret(v string) bool {
-	if len(v) >= 20 {
-		return true
-	}
-	var lower, upper, digit, other bool
-	for _, r := range v {
-		switch {
-		case r >= 'a' && r <= 'z':
-			lower = true
-		case r >= 'A' && r <= 'Z':
-			upper = true
-		case r >= '0' && r <= '9':
-			digit = true
-		default:
-			other = true
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
 		}
 	}
+	return false
+}
+
+// isPlaceholder reports values that stand for a secret: <your-key>,
+// ${DB_PASSWORD}, {{ .token }}, xxxx, ****, EXAMPLE, changeme.
+func isPlaceholder(v string) bool {
+	return placeholderRE.MatchString(v) || templateRE.MatchString(v)
+}
+
+// hasSequence reports a run of five letters or four digits in alphabet
+// order (abcde, 1234): typed by a person standing in for a secret, next to
+// never in a random one.
+func hasSequence(v string) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		a, b := v[i-1], v[i]
+		letters := (a >= 'a' && b <= 'z' && a <= 'z' && b >= 'a') || (a >= 'A' && a <= 'Z' && b >= 'A' && b <= 'Z')
+		digits := a >= '0' && a <= '9' && b >= '0' && b <= '9'
+		if (letters || digits) && b == a+1 {
+			run++
+			if (letters && run >= 5) || (digits && run >= 4) {
+				return true
+			}
+			continue
+		}
+		run = 1
+	}
+	return false
+}
+
+// userPassword judges user:password from a command line: the password
+// half must look like one, not a variable or a word.
+func userPassword(_, v string) bool {
+	_, pass, _ := strings.Cut(v, ":")
+	if strings.Contains(v, "$") || isPlaceholder(pass) || strings.EqualFold(pass, "pass") {
+		return false
+	}
+	return labelledValueLooksSecret("password", pass)
+}
+
+// notRepeated drops a format's match whose random part is one character
+// over and over (ghp_xxxx…, glc_1111…): the documentation's stand-in.
+func notRepeated(_, v string) bool {
+	return !isPlaceholder(v) && !mostlyOneChar(v) && !hasSequence(v)
+}
+
+// mostlyOneChar reports whether one character makes up half of s or more
+// past its first 8 (a prefix).
+func mostlyOneChar(s string) bool {
+	if len(s) > 12 {
+		s = s[8:]
+	}
+	var counts [256]int
+	top := 0
+	for i := 0; i < len(s); i++ {
+		counts[s[i]]++
+		top = max(top, counts[s[i]])
+	}
+	return len(s) > 0 && top*3 >= len(s)*2
+}
+
+// always keeps every match: the format alone is proof enough.
+func always(_, _ string) bool { return true }
+
+// slackLike drops Slack-shaped placeholders (xoxb-xxxx, xoxb-12345-abcd,
+// xoxp-1234567890, xoxo in a file name): the random part must be long and
+// mixed.
+func slackLike(_, v string) bool {
+	if isPlaceholder(v) || mostlyOneChar(v) || hasSequence(v) {
+		return false
+	}
+	parts := strings.Split(v, "-")
+	last := parts[len(parts)-1]
+	if len(v) < 24 || len(last) < 6 {
+		return false
+	}
+	return Entropy(v) >= 3.2 && !wordTail.MatchString(last)
+}
+
+// mixedToken drops camel-case identifiers and placeholders that happen to
+// start like a token (hf_requiredCharacteristicTypes…): the rest must look
+// random.
+func mixedToken(_, v string) bool {
+	if i := strings.IndexAny(v, "_-."); i >= 0 && i < 8 {
+		v = v[i+1:]
+	}
+	return tokenLooksSecret(v)
+}
+
+// oktaLike keeps 00-prefixed tokens that look random.
+func oktaLike(_, v string) bool { return tokenLooksSecret(v[2:]) }
+
+// tokenLooksSecret reports whether an unlabelled token-shaped string looks
+// random: not a placeholder, not one repeated character, not words.
+func tokenLooksSecret(v string) bool {
+	if isPlaceholder(v) || mostlyOneChar(v) || len(v) < 16 {
+		return false
+	}
+	c := classify(v)
+	if c.digit == 0 && c.switches*20 < len(v)*7 {
+		return false // words: camelCase or a long run of letters
+	}
+	return Entropy(v) >= 3.3
+}
+
+type classes struct {
+	lower, upper, digit, other, switches int
+}
+
+func classify(s string) classes {
+	var c classes
+	prev := 0
+	for i := 0; i < len(s); i++ {
+		r := s[i]
+		k := 0
+		switch {
+		case r >= 'a' && r <= 'z':
+			c.lower++
+			k = 1
+		case r >= 'A' && r <= 'Z':
+			c.upper++
+			k = 2
+		case r >= '0' && r <= '9':
+			c.digit++
+			k = 3
+		default:
+			c.other++
+			k = 4
+		}
+		if prev != 0 && k != prev {
+			c.switches++
+		}
+		prev = k
+	}
+	return c
+}
+
+func (c classes) kinds() int {
 	n := 0
-	for _, b := range []bool{lower, upper, digit, other} {
-		if b {
+	for _, x := range []int{c.lower, c.upper, c.digit, c.other} {
+		if x > 0 {
 			n++
 		}
 	}
-	return n >= 2
+	return n
+}
+
+// notSecretLabel: labels that hold a secret word but name something else —
+// an id, a name, a file, a public or database key, a CSRF token, an author.
+var notSecretLabel = regexp.MustCompile(`(?i)(?:^|[_.\-]|[a-z])(?:id|ids|name|names|url|uri|urls|file|path|dir|version|type|hash|event|chars?|length|len|size|count|prefix|suffix|format|mode|policy|enabled|ttl|timeout|header)$|public|pubkey|pub_key|foreign|primary|partition|sort_?key|schema|keyword|keyboard|keying|monkey|keystore|keytab|keyframe|keycode|keyvault|key_vault|csrf|xsrf|authenticity|author(?:s|ity)?$|authentication-|authoriz`)
+
+// notSecretValue: values shaped like something else — an e-mail address, a
+// URL, a file path, a version.
+var notSecretValue = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[a-z]{2,}$|://|^[\w.\-]*/[\w./\-]*\.[A-Za-z]{1,5}$|^v?\d+(?:\.\d+){1,3}(?:[\-+][\w.]+)?$`)
+
+var passwordLabel = regexp.MustCompile(`(?i)passw|pwd|passphrase|secret|pass$|_pass_|credential`)
+
+// labelledValueLooksSecret judges the value of a labelled assignment
+// (db_password = "…", twilioToken: …): references, templates and
+// placeholders are not secrets; a password-like label needs a value that
+// mixes character kinds; any other label a value random for its charset —
+// decimal, hex, lower-case alphanumeric or base64-like — by its entropy.
+func labelledValueLooksSecret(label, v string) bool {
+	if isPlaceholder(v) {
+		return false
+	}
+	v = strings.TrimRight(strings.TrimSpace(v), ";,.)")
+	if len(v) < 6 || isPlaceholder(v) || isReference(v) || mostlyOneChar(v) || hasLetterRun(v, 7) {
+		return false
+	}
+	if label != "" && notSecretLabel.MatchString(label) {
+		return false
+	}
+	if notSecretValue.MatchString(v) {
+		return false
+	}
+	if strings.ContainsAny(v, " \t") {
+		// Prose after a label ("password: see the vault") is not a
+		// value.
+		return false
+	}
+	c := classify(v)
+	h := Entropy(v)
+	if passwordLabel.MatchString(label) {
+		return len(v) >= 8
+	}
+	if wordy(v) {
+		return false
+	}
+	n := len(v)
+	switch {
+	case c.digit == n: // decimal
+		return n >= 16 && h >= 2.8
+	case isHex(v):
+		return n >= 16 && h >= 3
+	case c.upper == 0 && c.other == 0: // lower-case alphanumeric
+		return n >= 12 && c.digit >= 2 && h >= 3.2
+	case c.lower == 0 && c.other == 0: // upper-case alphanumeric
+		return n >= 12 && c.digit >= 2 && h >= 3.2
+	case c.digit == 0 && c.other == 0: // letters only: random, or camelCase words
+		return n >= 16 && c.switches*2 >= n && h >= 3.5
+	default: // base64-like and mixed
+		return n >= 10 && h >= 3.0 && (c.digit > 0 || c.switches*4 >= n)
+	}
+}
+
+// isReference reports code that names where a secret lives rather than
+// the secret (os.environ.get, process.env.TOKEN, Ed25519.KeyPair): dotted
+// names or a call, mostly letters.
+func isReference(v string) bool {
+	return referenceRE.MatchString(v) && (classify(v).digit*4 < len(v) || wordy(v))
+}
+
+// wordy reports a value made mostly of words (SalesResults-1.2,
+// id-Gost-None-KeyMeshing): runs of four or more letters, split at
+// camel-case humps, a third of them vowels, cover three fifths of it.
+func wordy(v string) bool {
+	inWords := 0
+	flush := func(run string) {
+		if len(run) < 4 {
+			return
+		}
+		vowels := 0
+		for i := 0; i < len(run); i++ {
+			switch run[i] | 0x20 {
+			case 'a', 'e', 'i', 'o', 'u':
+				vowels++
+			}
+		}
+		if vowels*3 >= len(run) {
+			inWords += len(run)
+		}
+	}
+	start := -1
+	for i := 0; i <= len(v); i++ {
+		letter := i < len(v) && (v[i]|0x20 >= 'a' && v[i]|0x20 <= 'z')
+		hump := letter && start >= 0 && v[i] >= 'A' && v[i] <= 'Z' && v[i-1] >= 'a' && v[i-1] <= 'z'
+		if (!letter || hump) && start >= 0 {
+			flush(v[start:i])
+			start = -1
+		}
+		if letter && start < 0 {
+			start = i
+		}
+	}
+	return inWords*5 >= len(v)*3
+}
+
+// hasLetterRun reports n or more letters in alphabet order (abcdef).
+func hasLetterRun(v string, n int) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		a, b := v[i-1]|0x20, v[i]|0x20
+		if a >= 'a' && b <= 'z' && b == a+1 {
+			run++
+			if run >= n {
+				return true
+			}
+			continue
+		}
+		run = 1
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // HighEntropy reports whether s looks like a random credential: at least 24
@@ -184,7 +551,7 @@ func HighEntropy(s string) bool {
 		}
 		prev = c
 	}
-	if lower < 2 || upper < 2 || digit < 2 {
+	if lower < 2 || upper < 2 || digit < 2 || isHex(s) {
 		return false
 	}
 	if float64(switches) < float64(len(s))/3.5 {

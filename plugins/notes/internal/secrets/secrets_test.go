@@ -82,3 +82,57 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// TestScanIssueCases are the misses and false alarms found against an
+// independent scanner (issue 13): each must now be caught, or left alone.
+func TestScanIssueCases(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 13))
+	bech := "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+	caught := map[string]string{
+		"underscore label":     `db_password = "Tr0ub4dor&3xyz"`,
+		"upper-case label":     `MYSQL_ROOT_PASSWORD: "hunter2hunter2"`,
+		"uuid api token":       `api_token = "` + secretstest.Gen(r, secretstest.HexLower, 8) + "-" + secretstest.Gen(r, secretstest.HexLower, 4) + "-" + secretstest.Gen(r, secretstest.HexLower, 4) + "-" + secretstest.Gen(r, secretstest.HexLower, 4) + "-" + secretstest.Gen(r, secretstest.HexLower, 12) + `"`,
+		"plain token label":    "token: " + secretstest.Gen(r, "abcdefghijklmnopqrstuvwxyz0123456789", 32),
+		"age key":              "AGE-SECRET-" + "KEY-1" + secretstest.Gen(r, bech, 58),
+		"stripe prod key":      "sk_" + "prod_" + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 24),
+		"slack http webhook":   "http://hooks.slack.com/services/T" + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8) + "/B" + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8) + "/" + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 24),
+		"slack trigger":        "https://hooks.slack.com/triggers/T" + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8) + "/" + secretstest.Gen(r, "0123456789", 13) + "/" + secretstest.Gen(r, "abcdef0123456789", 32),
+		"hex api key":          "DATADOG_API_KEY=" + secretstest.Gen(r, secretstest.HexLower, 32),
+		"php concat":           `$stripeToken .= "` + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 30) + `"`,
+		"xml element":          "<dbPassword>\n  " + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 16) + "\n</dbPassword>",
+		"comma between quotes": `System.setProperty("API_SECRET", "` + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 20) + `")`,
+	}
+	for name, text := range caught {
+		t.Run("caught/"+name, func(t *testing.T) {
+			if got := Scan(text); len(got) == 0 {
+				t.Errorf("Scan(%q) found nothing, want a finding", text)
+			}
+		})
+	}
+	clean := map[string]string{
+		"image url with xoxo":     "![party](https://indieweb.org/images/3/35/2018-250-xoxo-indieweb-1.jpg)",
+		"terraform reference":     `password = "${aws_db_instance.default.password}"`,
+		"label then newline":      "password:\n  rotate it every 90 days, see the runbook",
+		"template":                `api_key: "{{ .Values.apiKey }}"`,
+		"placeholder x":           "GITHUB_TOKEN=ghp_" + strings.Repeat("x", 36),
+		"environment read":        `token = os.environ.get("API_TOKEN")`,
+		"example marker":          `aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"`,
+		"public key label":        `public_key = "` + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 40) + `"`,
+		"id label":                `kms_key_id: "` + secretstest.Gen(r, secretstest.HexLower, 8) + "-" + secretstest.Gen(r, secretstest.HexLower, 4) + `-4412-9c66-3a7cb667b0d6"`,
+		"words after label":       `schema_key: "DocumentVersion-1.2"`,
+		"commit sha":              "Reverted in " + secretstest.Gen(r, secretstest.HexLower, 40),
+		"password prose":          "password: see the team vault entry",
+		"masked value":            "api_key: ****************",
+		"sequence placeholder":    "sk_" + "live_abcdefghijklmnopqrstuvwxyz123",
+		"redacted service token":  "OP_SERVICE_ACCOUNT_TOKEN=ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...",
+		"long blob is not a key":  "sig: " + secretstest.Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 200),
+		"mixed-case hex is a sum": "checksum " + strings.ToUpper(secretstest.Gen(r, secretstest.HexLower, 20)) + secretstest.Gen(r, secretstest.HexLower, 20),
+	}
+	for name, text := range clean {
+		t.Run("clean/"+name, func(t *testing.T) {
+			if got := Scan(text); len(got) != 0 {
+				t.Errorf("Scan(%q) = %+v, want no finding", text, got)
+			}
+		})
+	}
+}

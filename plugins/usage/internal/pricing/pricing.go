@@ -33,8 +33,15 @@ type LongContext struct {
 
 // Price is one model's prices.
 type Price struct {
+	// Provider is the model's vendor ("anthropic", "openai", "google");
+	// empty means taken from the name. It decides ccusage's long-context
+	// rule (per token bucket for Anthropic, whole request otherwise).
+	Provider string `json:"provider,omitempty"`
 	Rates
 	LongContext *LongContext `json:"long_context,omitempty"`
+	// Fast is the multiplier of the model's fast (priority) mode, applied
+	// to a model logged with a "-fast" suffix; 0 means 1.
+	Fast float64 `json:"fast,omitempty"`
 }
 
 // File is the JSON shape of the embedded table and of a user override file.
@@ -62,8 +69,10 @@ const (
 	// (input + cache writes + cache reads) exceeds the long-context
 	// threshold, the whole request is billed at long-context rates.
 	ModeProvider Mode = "provider"
-	// ModeCCUsage reproduces ccusage: each token bucket of a request is
-	// split at the threshold, tokens above it at long-context rates.
+	// ModeCCUsage reproduces ccusage: for Claude models each token bucket
+	// of a request is split at the threshold, tokens above it at
+	// long-context rates; other providers' models as ModeProvider (ccusage
+	// bills a Gemini request over 200k wholly at the higher tier).
 	ModeCCUsage Mode = "ccusage"
 )
 
@@ -119,9 +128,72 @@ func (t *Table) LoadOverride(path string) error {
 var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
 
 // Lookup finds a model's price: the exact name, then without a provider
-// prefix ("anthropic/…"), a "@…" or "-latest" tail, or a date suffix.
+// prefix ("anthropic/…"), a "@…" or "-latest" tail, or a date suffix. A
+// name ending in "-fast" (fast mode, as the usage source names it) is the
+// base model's price times its fast multiplier, unless the table names it.
 func (t *Table) Lookup(model string) (Price, bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
+	if base, ok := strings.CutSuffix(m, "-fast"); ok {
+		if p, ok := t.lookup(m); ok {
+			return p, true
+		}
+		p, ok := t.lookup(base)
+		if !ok {
+			return p, false
+		}
+		return p.fast(), true
+	}
+	return t.lookup(m)
+}
+
+// fast is the price of the model's fast mode.
+func (p Price) fast() Price {
+	f := p.Fast
+	if f <= 0 {
+		return p
+	}
+	p.Rates = p.Rates.times(f)
+	if p.LongContext != nil {
+		lc := *p.LongContext
+		lc.Rates = lc.Rates.times(f)
+		p.LongContext = &lc
+	}
+	p.Fast = 0
+	return p
+}
+
+func (r Rates) times(f float64) Rates {
+	return Rates{Input: r.Input * f, Output: r.Output * f, CacheWrite5m: r.CacheWrite5m * f,
+		CacheWrite1h: r.CacheWrite1h * f, CacheRead: r.CacheRead * f}
+}
+
+// lookup is Lookup without the fast suffix; m is lower case.
+func (t *Table) lookup(m string) (Price, bool) {
+	p, ok := t.find(m)
+	if ok && p.Provider == "" {
+		p.Provider = providerOf(m)
+	}
+	return p, ok
+}
+
+// providerOf guesses a model's vendor from its name.
+func providerOf(m string) string {
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	switch {
+	case strings.HasPrefix(m, "claude"):
+		return "anthropic"
+	case strings.HasPrefix(m, "gemini"):
+		return "google"
+	case strings.HasPrefix(m, "gpt"), strings.HasPrefix(m, "o1"), strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"), strings.HasPrefix(m, "codex"):
+		return "openai"
+	}
+	return ""
+}
+
+// find matches a lower-case name.
+func (t *Table) find(m string) (Price, bool) {
 	if p, ok := t.models[m]; ok {
 		return p, true
 	}
@@ -149,7 +221,7 @@ func (p Price) Cost(tk Tokens, mode Mode) float64 {
 	if lc == nil || lc.Threshold <= 0 {
 		return linear(p.Rates, tk)
 	}
-	if mode == ModeCCUsage {
+	if mode == ModeCCUsage && p.Provider == "anthropic" {
 		th := lc.Threshold
 		return (tiered(tk.Input, p.Input, lc.Input, th) +
 			tiered(tk.Output, p.Output, lc.Output, th) +

@@ -2,7 +2,11 @@ package pricing
 
 import (
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestCost(t *testing.T) {
@@ -63,5 +67,68 @@ func TestParseLiteLLM(t *testing.T) {
 	}
 	if _, ok := m["sample_spec"]; ok {
 		t.Error("sample_spec kept")
+	}
+}
+
+// TestAgentModelsPriced: every model id the agents themselves list
+// (testdata/agent-models.tsv, each with where it is listed) has a price in
+// the embedded table, and the table is dated.
+func TestAgentModelsPriced(t *testing.T) {
+	tab, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse("2006-01-02", tab.AsOf); err != nil {
+		t.Errorf("as_of %q is not a date: %v", tab.AsOf, err)
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "agent-models.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || f[2] == "" {
+			t.Fatalf("agent-models.tsv:%d: want model, agent and source separated by tabs, got %q", i+1, line)
+		}
+		n++
+		p, ok := tab.Lookup(f[0])
+		if !ok {
+			t.Errorf("%s (listed by %s in %s) has no price: add it to prices.json", f[0], f[1], f[2])
+			continue
+		}
+		if p.Input <= 0 || p.Output <= 0 {
+			t.Errorf("%s: input or output price is zero: %+v", f[0], p)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d model ids read", n)
+	}
+}
+
+// TestFastAndProviderRules: a "-fast" model is the base price times the
+// table's multiplier; ccusage's per-bucket long-context rule applies to
+// Anthropic models only.
+func TestFastAndProviderRules(t *testing.T) {
+	tab, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := tab.Lookup("claude-opus-4-6")
+	fast, ok := tab.Lookup("claude-opus-4-6-fast")
+	if !ok || fast.Input != 6*base.Input || fast.Output != 6*base.Output || fast.CacheRead != 6*base.CacheRead {
+		t.Errorf("opus 4.6 fast: got %+v, want 6x %+v", fast, base)
+	}
+	if p, ok := tab.Lookup("claude-sonnet-4-5-fast"); !ok || p.Input != 3 {
+		t.Errorf("a model without a fast multiplier: got %+v %v, want its base price", p, ok)
+	}
+	gem, _ := tab.Lookup("gemini-2.5-pro")
+	tk := Tokens{Input: 250000, Output: 1000}
+	whole := (250000*2.5 + 1000*15) / 1e6
+	if got := gem.Cost(tk, ModeCCUsage); math.Abs(got-whole) > 1e-9 {
+		t.Errorf("gemini in ccusage mode: got %.6f, want the whole request at the higher tier %.6f", got, whole)
 	}
 }

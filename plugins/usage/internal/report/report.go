@@ -19,7 +19,8 @@ type Query struct {
 	From, To int64
 	// Loc is the time zone of days.
 	Loc *time.Location
-	// By is the breakdown: "", project, model, task, provider or day.
+	// By is the breakdown: "", project, model, task, provider, day or
+	// session.
 	By string
 	// Limit caps the rows of each table.
 	Limit int
@@ -45,14 +46,24 @@ type Totals struct {
 	TotalTokens      int64    `json:"total_tokens"`
 	CacheHitPct      float64  `json:"cache_hit_pct"`
 	OneShotPct       *float64 `json:"one_shot_pct,omitempty"`
+	// UnpricedCalls counts calls on models with no price: their cost is
+	// unknown and not in CostUSD.
+	UnpricedCalls int `json:"unpriced_calls,omitempty"`
 }
 
 // Row is one line of a breakdown.
 type Row struct {
 	Key string `json:"key"`
 	Totals
-	// Models breaks a day down by model.
+	// Models breaks a day or a session down by model.
 	Models []Row `json:"models,omitempty"`
+	// A session's provider, project (as projects are shown), first and
+	// last call (RFC 3339 in the query's zone) and minutes between them.
+	Provider        string  `json:"provider,omitempty"`
+	Project         string  `json:"project,omitempty"`
+	Start           string  `json:"start,omitempty"`
+	End             string  `json:"end,omitempty"`
+	DurationMinutes float64 `json:"duration_minutes,omitempty"`
 }
 
 // Usage is the get-usage report.
@@ -99,13 +110,20 @@ func (p *pricer) lookup(model string) priced {
 	return pr
 }
 
-func (p *pricer) cost(c *source.Call) float64 {
+// charge is a call's cost; ok is false when its model has no price (the
+// cost is then unknown, not zero).
+type charge struct {
+	usd float64
+	ok  bool
+}
+
+func (p *pricer) cost(c *source.Call) charge {
 	pr := p.lookup(c.Model())
 	if !pr.ok {
 		p.unpriced[c.Model()] = true
-		return 0
+		return charge{}
 	}
-	return pr.price.Cost(c.Tokens(), p.mode)
+	return charge{pr.price.Cost(c.Tokens(), p.mode), true}
 }
 
 func (p *pricer) unpricedList() []string {
@@ -118,8 +136,11 @@ func (p *pricer) unpricedList() []string {
 }
 
 // add sums one call into t.
-func (t *Totals) add(c *source.Call, cost float64) {
-	t.CostUSD += cost
+func (t *Totals) add(c *source.Call, cost charge) {
+	t.CostUSD += cost.usd
+	if !cost.ok {
+		t.UnpricedCalls++
+	}
 	t.Calls++
 	t.InputTokens += int64(c.In)
 	t.OutputTokens += int64(c.Out)
@@ -182,6 +203,12 @@ func (n *Namer) Name(c *source.Call) string {
 	return v
 }
 
+// sessionName is session-<first 8 hex digits of sha256(provider, id)>.
+func sessionName(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return "session-" + hex.EncodeToString(h[:4])
+}
+
 // Pseudonym is project-<first 6 hex digits of sha256(name)>.
 func Pseudonym(name string) string {
 	h := sha256.Sum256([]byte(name))
@@ -204,6 +231,22 @@ func selected(calls []*source.Call, q *Query, fn func(c *source.Call)) {
 type acc struct {
 	Totals
 	models map[string]*Totals
+	// Sessions: provider, project and the first and last call's time.
+	provider, project string
+	first, last       int64
+}
+
+// addModel sums one call into the group's per-model totals.
+func (a *acc) addModel(c *source.Call, cost charge) {
+	if a.models == nil {
+		a.models = map[string]*Totals{}
+	}
+	mt := a.models[c.Model()]
+	if mt == nil {
+		mt = &Totals{}
+		a.models[c.Model()] = mt
+	}
+	mt.add(c, cost)
 }
 
 // BuildUsage aggregates the calls of q's period.
@@ -245,15 +288,20 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 		case "day":
 			a := get(groups, d.day(c.Time))
 			a.add(c, cost)
-			if a.models == nil {
-				a.models = map[string]*Totals{}
+			a.addModel(c, cost)
+		case "session":
+			a := get(groups, c.Origin.Provider+"\x00"+c.Origin.Session)
+			if a.Calls == 0 || c.Time < a.first {
+				a.first = c.Time
 			}
-			mt := a.models[c.Model()]
-			if mt == nil {
-				mt = &Totals{}
-				a.models[c.Model()] = mt
+			if c.Time > a.last {
+				a.last = c.Time
 			}
-			mt.add(c, cost)
+			if a.provider == "" {
+				a.provider, a.project = c.Origin.Provider, namer.Name(c)
+			}
+			a.add(c, cost)
+			a.addModel(c, cost)
 		}
 	})
 	u.Totals.finish()
@@ -271,6 +319,22 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 	case "day":
 		u.Rows, u.RowsTotal = ranked(groups, q.Limit, true)
 		sort.Slice(u.Rows, func(i, j int) bool { return u.Rows[i].Key < u.Rows[j].Key })
+	case "session":
+		// Session ids are not shown: a session is named by a pseudonym
+		// of its id, and told apart by its project and times.
+		named := make(map[string]*acc, len(groups))
+		for k, a := range groups {
+			named[sessionName(k)] = a
+		}
+		u.Rows, u.RowsTotal = ranked(named, q.Limit, false)
+		for i := range u.Rows {
+			a := named[u.Rows[i].Key]
+			r := &u.Rows[i]
+			r.Provider, r.Project = a.provider, a.project
+			r.Start = time.UnixMilli(a.first).In(q.Loc).Format(time.RFC3339)
+			r.End = time.UnixMilli(a.last).In(q.Loc).Format(time.RFC3339)
+			r.DurationMinutes = round2(float64(a.last-a.first) / 60000)
+		}
 	default:
 		u.Rows, u.RowsTotal = ranked(groups, q.Limit, false)
 	}

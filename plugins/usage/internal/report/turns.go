@@ -40,7 +40,7 @@ func analyseTurns(calls []*source.Call, q *Query, pr *pricer) *turnSet {
 		}
 		cost := pr.cost(c)
 		t.calls = append(t.calls, c)
-		t.cost += cost
+		t.cost += cost.usd
 	})
 	ts := &turnSet{turns: order, tasks: map[string]*acc{}}
 	for _, t := range order {
@@ -82,7 +82,7 @@ func analyseTurns(calls []*source.Call, q *Query, pr *pricer) *turnSet {
 		}
 		if firstRetry >= 0 {
 			for _, c := range t.calls[firstRetry:] {
-				t.retryTax += pr.cost(c)
+				t.retryTax += pr.cost(c).usd
 			}
 		}
 		switch {

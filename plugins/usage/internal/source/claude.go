@@ -3,6 +3,9 @@ package source
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +25,9 @@ var _ Provider = Claude{}
 func (Claude) Name() string { return "claude" }
 
 // Discover finds the projects folders: each CLAUDE_CONFIG_DIR entry (the
-// config dir or its projects/), else ~/.config/claude and ~/.claude.
+// config dir or its projects/), else ~/.config/claude and ~/.claude. A
+// folder that cannot be listed is counted in Problems (by count, not by
+// name: a project folder's name is its path) and the rest is still found.
 func (Claude) Discover(env Env) (Discovery, error) {
 	var dirs []string
 	if v := env("CLAUDE_CONFIG_DIR"); v != "" {
@@ -32,6 +37,14 @@ func (Claude) Discover(env Env) (Discovery, error) {
 	}
 	var dsc Discovery
 	seen := map[string]bool{}
+	unreadable := 0
+	var firstErr error
+	fail := func(err error) {
+		unreadable++
+		if firstErr == nil {
+			firstErr = unwrapPath(err)
+		}
+	}
 	for _, d := range dirs {
 		p := d
 		if filepath.Base(p) != "projects" {
@@ -39,7 +52,11 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		}
 		ok, err := isDir(p)
 		if err != nil {
-			return dsc, err
+			fail(err)
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
 		}
 		if !ok || seen[p] {
 			continue
@@ -49,17 +66,22 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		dsc.Dirs = append(dsc.Dirs, p)
 		projects, err := os.ReadDir(p)
 		if err != nil {
-			return dsc, err
+			fail(err)
+			continue
 		}
 		for _, pe := range projects {
-			if !pe.IsDir() {
+			if ok, err := isDirEntry(p, pe); err != nil {
+				fail(err)
+				continue
+			} else if !ok {
 				continue
 			}
 			pdir := filepath.Join(p, pe.Name())
 			dsc.Dirs = append(dsc.Dirs, pdir)
 			entries, err := os.ReadDir(pdir)
 			if err != nil {
-				return dsc, err
+				fail(err)
+				continue
 			}
 			for _, e := range entries {
 				name := e.Name()
@@ -72,6 +94,9 @@ func (Claude) Discover(env Env) (Discovery, error) {
 					sub := filepath.Join(pdir, name, "subagents")
 					agents, err := os.ReadDir(sub)
 					if err != nil {
+						if !errors.Is(err, fs.ErrNotExist) {
+							fail(err)
+						}
 						continue
 					}
 					dsc.Dirs = append(dsc.Dirs, sub)
@@ -85,7 +110,25 @@ func (Claude) Discover(env Env) (Discovery, error) {
 			}
 		}
 	}
+	if unreadable > 0 {
+		dsc.Problems = append(dsc.Problems, fmt.Errorf(
+			"%d folder(s) under a Claude Code projects/ folder could not be listed (%w); their sessions are not counted: check their permissions (ls -l)",
+			unreadable, firstErr))
+	}
 	return dsc, nil
+}
+
+// isDirEntry reports whether a listed entry is a folder, following a
+// symbolic link; a link that cannot be followed (a loop, no permission) is
+// an error, a dangling one is not a folder.
+func isDirEntry(parent string, e fs.DirEntry) (bool, error) {
+	if e.IsDir() {
+		return true, nil
+	}
+	if e.Type()&fs.ModeSymlink != 0 {
+		return isDir(filepath.Join(parent, e.Name()))
+	}
+	return false, nil
 }
 
 type claudeCarry struct {
@@ -93,7 +136,17 @@ type claudeCarry struct {
 	cwd   string
 	name  string
 	model string
+	fast  string // model + "-fast", kept for the next fast line
 	steps []Step // a line's tool uses, reused
+}
+
+// fastModel is the model's fast-mode name ("claude-opus-4-6-fast", as
+// ccusage names it); the price table applies the fast multiplier.
+func (c *claudeCarry) fastModel() string {
+	if !strings.HasPrefix(c.fast, c.model) || len(c.fast) != len(c.model)+5 {
+		c.fast = c.model + "-fast"
+	}
+	return c.fast
 }
 
 var needleUsage = []byte(`"usage":{`)
@@ -186,6 +239,9 @@ func headFields(line []byte) (f claudeFields, msgAt int, ok bool) {
 			// As written: `"isMeta":true`.
 			f.meta = line[v-1] == ':' && line[v-2] == '"' && bytes.HasPrefix(line[v:], []byte("true"))
 			return -1, true
+		case "isSidechain":
+			f.side = bytes.HasPrefix(line[v:], []byte("true"))
+			return -1, true
 		case "type", "timestamp", "requestId", "cwd":
 			e, err := jsonscan.ValueEnd(line, v)
 			if err != nil {
@@ -276,6 +332,8 @@ type claudeFields struct {
 	steps                                       []Step
 	// meta is a head's `"isMeta":true`.
 	meta bool
+	// side is `"isSidechain":true`.
+	side bool
 	// tokens holds the usage object's counts when the reader already read
 	// them (tokensOK).
 	tokens   usageTokens
@@ -411,6 +469,8 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 		if line[i] != ',' {
 			return f, false
 		}
+		// Claude Code 2.1.81 and later write cwd, timestamp and sessionId
+		// after the message.
 		end, ok := oneField(line, i+1, func(k, v []byte) {
 			switch string(k) {
 			case "type":
@@ -419,6 +479,10 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 				f.ts = v
 			case "requestId":
 				f.reqID = v
+			case "cwd":
+				f.cwdRaw = v
+			case "isSidechain":
+				f.side = string(v) == "true"
 			}
 		})
 		if !ok {
@@ -521,12 +585,17 @@ func skipSpace(b []byte, i int) int {
 // assistantFull decodes an assistant line in one pass.
 func assistantFull(line []byte) (claudeFields, bool) {
 	var (
-		typ, ts, reqID, msgID, model, cwdRaw, usage []byte
-		stepList                                    []Step
+		typ, ts, reqID, msgID, model, cwdRaw, usage, data []byte
+		stepList                                          []Step
+		side                                              bool
 	)
 	d := jsonscan.Dec{B: line}
 	d.Object(func(k []byte) {
 		switch string(k) {
+		case "isSidechain":
+			side = string(d.Raw()) == "true"
+		case "data":
+			data = d.Raw()
 		case "type":
 			typ = d.Raw()
 		case "timestamp":
@@ -558,7 +627,34 @@ func assistantFull(line []byte) (claudeFields, bool) {
 	if d.Err != nil || skipSpace(line, d.I) != len(line) {
 		return claudeFields{}, false
 	}
-	return claudeFields{typ: typ, ts: ts, reqID: reqID, msgID: msgID, model: model, cwdRaw: cwdRaw, usage: usage, steps: stepList}, true
+	if string(typ) == `"progress"` && data != nil {
+		return progressFields(data, cwdRaw)
+	}
+	return claudeFields{typ: typ, ts: ts, reqID: reqID, msgID: msgID, model: model, cwdRaw: cwdRaw, usage: usage,
+		steps: stepList, side: side}, true
+}
+
+// progressFields reads a sub-agent's response carried by an agent-progress
+// line ({"type":"progress","data":{"message":{"type":"assistant",
+// "timestamp":…,"requestId":…,"message":{…}}}}): the inner entry is an
+// assistant line of its own; cwd is the outer line's.
+func progressFields(data, cwdRaw []byte) (claudeFields, bool) {
+	var inner []byte
+	_ = jsonscan.Fields(data, func(k, v []byte) bool {
+		if string(k) == "message" {
+			inner = v
+			return false
+		}
+		return true
+	})
+	if len(inner) == 0 || inner[0] != '{' {
+		return claudeFields{}, true // progress without a response: nothing to count
+	}
+	f, ok := assistantFull(inner)
+	if ok && f.cwdRaw == nil {
+		f.cwdRaw = cwdRaw
+	}
+	return f, ok
 }
 
 // record turns an assistant line's fields into a call.
@@ -583,8 +679,19 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	case u.cw5 >= 0:
 		call.CW5m = tok(u.cw5)
 	}
-	if len(f.msgID) > 2 && len(f.reqID) > 2 {
+	if len(f.msgID) > 2 {
+		call.Msg = keyOf(f.msgID)
+		call.Sidechain = f.side
+	}
+	switch {
+	case len(f.msgID) > 2 && len(f.reqID) > 2:
 		call.Key = keyOf(f.msgID, f.reqID)
+	case len(f.msgID) > 2:
+		// No requestId (gateways, proxies): the message id within the
+		// session, as ccusage does.
+		call.Key = keyOf(f.msgID, []byte(st.Session))
+	}
+	if call.Key != 0 {
 		// Another content block of the response just read, no larger: done.
 		if n := len(st.Calls); n > 0 && st.Calls[n-1].Key == call.Key && call.Total() <= st.Calls[n-1].Total() {
 			st.extendLast(f.steps)
@@ -611,10 +718,14 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	if carry.model == "<synthetic>" || carry.model == "" {
 		return
 	}
+	model := carry.model
+	if u.fast {
+		model = carry.fastModel()
+	}
 	if carry.cwd != "" {
-		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session, carry.model)
+		call.Origin = st.origin("claude", carry.cwd, carry.name, st.Session, model)
 	} else {
-		call.Origin = st.origin("claude", st.Project, st.Project, st.Session, carry.model)
+		call.Origin = st.origin("claude", st.Project, st.Project, st.Session, model)
 	}
 	st.add(call, f.steps)
 }
@@ -623,6 +734,9 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 // when absent.
 type usageTokens struct {
 	in, out, cr, cwTotal, cw5, cw1h int64
+	// fast is `"speed":"fast"`: Claude Code's fast mode, billed at a
+	// multiple of the model's rates.
+	fast bool
 }
 
 // usageFields reads a usage object field by field; ok is false when it is
@@ -640,6 +754,8 @@ func usageFields(u []byte) (usageTokens, bool) {
 			t.cr = n
 		case "cache_creation_input_tokens":
 			t.cwTotal = n
+		case "speed":
+			t.fast = string(v) == `"fast"`
 		case "cache_creation":
 			_ = jsonscan.Fields(v, func(k, v []byte) bool {
 				switch string(k) {
@@ -684,6 +800,8 @@ func readUsage(b []byte, i int) (t usageTokens, end int, ok bool) {
 			dst = &t.cr
 		case "cache_creation_input_tokens":
 			dst = &t.cwTotal
+		case "speed":
+			t.fast = bytes.HasPrefix(b[v:], []byte(`"fast"`))
 		case "cache_creation":
 			if v >= len(b) || b[v] != '{' {
 				dst = new(int64) // a count of 0, as Int reads a non-number

@@ -3,6 +3,8 @@ package source
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -19,7 +21,10 @@ var _ Provider = Codex{}
 // Name returns "codex".
 func (Codex) Name() string { return "codex" }
 
-// Discover walks sessions/ and archived_sessions/ under CODEX_HOME.
+// Discover walks sessions/ and archived_sessions/ under CODEX_HOME. A
+// symlinked folder is followed; a folder that cannot be listed is reported
+// in Problems and the rest is still found. A rollout in both folders (one
+// archived later) is listed once, from sessions/.
 func (Codex) Discover(env Env) (Discovery, error) {
 	home := env("CODEX_HOME")
 	if home == "" {
@@ -35,39 +40,67 @@ func (Codex) Discover(env Env) (Discovery, error) {
 		dir := filepath.Join(home, sub)
 		ok, err := isDir(dir)
 		if err != nil {
-			return dsc, err
+			dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w (check its permissions)", sub, unwrapPath(err)))
+			continue
 		}
 		if !ok {
 			continue
 		}
 		dsc.Found = true
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w (check its permissions)", relName(sub, dir, p), unwrapPath(err)))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
 				dsc.Dirs = append(dsc.Dirs, p)
 			} else if strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
-				dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true, Session: strings.TrimSuffix(d.Name(), ".jsonl")})
+				dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true,
+					Session: strings.TrimSuffix(d.Name(), ".jsonl"), Rel: d.Name()})
 			}
 			return nil
 		})
 		if err != nil {
-			return dsc, err
+			dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w", sub, unwrapPath(err)))
 		}
 	}
 	return dsc, nil
 }
 
+// relName names a folder below a provider's root by its path there (the
+// user's home is never printed).
+func relName(sub, root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil && r != "." {
+		return filepath.ToSlash(filepath.Join(sub, r))
+	}
+	return sub
+}
+
+// unwrapPath drops a path error's path (it may hold the user's name).
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // codexUsage is one token_usage object.
 type codexUsage struct {
-	input, cached, output, total int64
+	input, cached, output, reasoning, total int64
 }
 
 type codexCarry struct {
 	model, cwd, name, session string
 	turn                      uint32
 	max                       codexUsage
+	metaSeen                  bool
 }
 
 var (
@@ -122,6 +155,13 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 	}
 	switch string(typ) {
 	case `"session_meta"`, `"turn_context"`:
+		// Only a rollout's first session_meta is its own: a fork replays
+		// its parent's lines after it.
+		meta := string(typ) == `"session_meta"`
+		own := meta && !carry.metaSeen
+		if meta {
+			carry.metaSeen = true
+		}
 		_ = jsonscan.Fields(payload, func(k, v []byte) bool {
 			switch string(k) {
 			case "model":
@@ -130,8 +170,20 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 				carry.cwd, _ = jsonscan.String(v)
 				carry.name = baseName(carry.cwd)
 			case "id":
-				if string(typ) == `"session_meta"` {
+				if own {
 					carry.session, _ = jsonscan.String(v)
+					st.Lineage.ID = carry.session
+				}
+			case "forked_from_id":
+				if own {
+					st.Lineage.Parent, _ = jsonscan.String(v)
+				}
+			case "source":
+				// A sub-agent thread: source.subagent.thread_spawn.parent_thread_id.
+				if own && st.Lineage.Parent == "" {
+					if p := codexSpawnParent(v); p != "" {
+						st.Lineage.Parent = p
+					}
 				}
 			}
 			return true
@@ -155,6 +207,7 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 				return
 			}
 			var total, last codexUsage
+			var infoModel string
 			hasTotal, hasLast := false, false
 			_ = jsonscan.Fields(info, func(k, v []byte) bool {
 				switch string(k) {
@@ -162,6 +215,8 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 					total, hasTotal = readCodexUsage(v), true
 				case "last_token_usage":
 					last, hasLast = readCodexUsage(v), v[0] == '{'
+				case "model":
+					infoModel, _ = jsonscan.String(v)
 				}
 				return true
 			})
@@ -179,10 +234,17 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 				return
 			}
 			model := carry.model
+			if infoModel != "" {
+				model = infoModel
+			}
 			if model == "" {
 				model = "gpt-5"
 			}
 			call := Call{Time: t, Origin: st.origin("codex", carry.cwd, carry.name, carry.session, model), Turn: carry.turn}
+			// The event's identity: its cumulative and last counts. A fork
+			// replays its parent's events with these (re-stamped or not);
+			// the store scopes the key to the fork family.
+			call.Key = codexKey(total, last)
 			call.CR = tok(last.cached)
 			call.In = tok(last.input - last.cached)
 			call.Out = tok(last.output)
@@ -201,6 +263,8 @@ func readCodexUsage(v []byte) codexUsage {
 			u.cached, _ = jsonscan.Int(v)
 		case "output_tokens":
 			u.output, _ = jsonscan.Int(v)
+		case "reasoning_output_tokens":
+			u.reasoning, _ = jsonscan.Int(v)
 		case "total_tokens":
 			u.total, _ = jsonscan.Int(v)
 		}
@@ -210,4 +274,38 @@ func readCodexUsage(v []byte) codexUsage {
 		u.total = u.input + u.output
 	}
 	return u
+}
+
+// codexKey hashes a token_count event's counts.
+func codexKey(total, last codexUsage) uint64 {
+	var b [10 * 8]byte
+	for i, n := range []int64{total.input, total.cached, total.output, total.reasoning, total.total,
+		last.input, last.cached, last.output, last.reasoning, last.total} {
+		for j := 0; j < 8; j++ {
+			b[i*8+j] = byte(n >> (8 * j))
+		}
+	}
+	return keyOf([]byte("codex"), b[:])
+}
+
+// codexSpawnParent reads source.subagent.thread_spawn.parent_thread_id.
+func codexSpawnParent(src []byte) string {
+	var parent string
+	_ = jsonscan.Fields(src, func(k, v []byte) bool {
+		if string(k) == "subagent" {
+			_ = jsonscan.Fields(v, func(k, v []byte) bool {
+				if string(k) == "thread_spawn" {
+					_ = jsonscan.Fields(v, func(k, v []byte) bool {
+						if string(k) == "parent_thread_id" {
+							parent, _ = jsonscan.String(v)
+						}
+						return true
+					})
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return parent
 }

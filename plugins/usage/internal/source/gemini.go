@@ -1,9 +1,12 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +23,11 @@ var _ Provider = Gemini{}
 // Name returns "gemini".
 func (Gemini) Name() string { return "gemini" }
 
-// Discover lists the chat files.
+// Discover lists the chat files: chats/session-*.json(l) of each project
+// and the sub-agent chats Gemini CLI records beside them,
+// chats/<parentSessionId>/<id>.json(l), which roll into the parent
+// session. A folder that cannot be listed is counted in Problems and the
+// rest is still found.
 func (Gemini) Discover(env Env) (Discovery, error) {
 	dir := env("USAGE_GEMINI_DIR")
 	if dir == "" {
@@ -37,35 +44,75 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 	if err != nil || !ok {
 		return dsc, err
 	}
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
 	dsc.Found = true
 	dsc.Dirs = append(dsc.Dirs, tmp)
 	projects, err := os.ReadDir(tmp)
 	if err != nil {
 		return dsc, err
 	}
+	unreadable := 0
+	var firstErr error
+	fail := func(err error) {
+		unreadable++
+		if firstErr == nil {
+			firstErr = unwrapPath(err)
+		}
+	}
+	add := func(dir, name, project, session string) {
+		switch {
+		case strings.HasSuffix(name, ".json"):
+			dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(dir, name), Project: project, Session: session})
+		case strings.HasSuffix(name, ".jsonl"):
+			dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(dir, name), Appendable: true, Project: project, Session: session})
+		}
+	}
 	for _, p := range projects {
-		if !p.IsDir() {
+		if ok, err := isDirEntry(tmp, p); err != nil {
+			fail(err)
+			continue
+		} else if !ok {
 			continue
 		}
 		dsc.Dirs = append(dsc.Dirs, filepath.Join(tmp, p.Name()))
 		chats := filepath.Join(tmp, p.Name(), "chats")
 		files, err := os.ReadDir(chats)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				fail(err)
+			}
 			continue
 		}
 		dsc.Dirs = append(dsc.Dirs, chats)
 		for _, f := range files {
 			n := f.Name()
-			if f.IsDir() || !strings.HasPrefix(n, "session-") {
+			if f.IsDir() {
+				// Sub-agent chats of session n.
+				sub := filepath.Join(chats, n)
+				agents, err := os.ReadDir(sub)
+				if err != nil {
+					fail(err)
+					continue
+				}
+				dsc.Dirs = append(dsc.Dirs, sub)
+				for _, a := range agents {
+					if !a.IsDir() {
+						add(sub, a.Name(), p.Name(), n)
+					}
+				}
 				continue
 			}
-			switch {
-			case strings.HasSuffix(n, ".json"):
-				dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(chats, n), Project: p.Name()})
-			case strings.HasSuffix(n, ".jsonl"):
-				dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(chats, n), Appendable: true, Project: p.Name()})
+			if strings.HasPrefix(n, "session-") {
+				add(chats, n, p.Name(), "")
 			}
 		}
+	}
+	if unreadable > 0 {
+		dsc.Problems = append(dsc.Problems, fmt.Errorf(
+			"%d folder(s) under Gemini CLI's tmp/ could not be listed (%w); their chats are not counted: check their permissions (ls -l)",
+			unreadable, firstErr))
 	}
 	return dsc, nil
 }
@@ -102,18 +149,28 @@ func (g Gemini) Parse(ctx context.Context, st *FileState) error {
 		}
 		st.BytesRead += int64(len(b))
 		st.Offset = int64(len(b))
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil // created, not yet written: nothing to count
+		}
 		var chat geminiChat
 		if err := json.Unmarshal(b, &chat); err != nil {
 			st.Skipped++
 			return fmt.Errorf("malformed chat: %w", err)
 		}
 		st.Lines += int64(len(chat.Messages))
+		session := chat.SessionID
+		if st.Session != "" {
+			session = st.Session // a sub-agent's chat: its parent's session
+		}
 		for _, m := range chat.Messages {
-			g.add(st, chat.SessionID, m)
+			g.add(st, session, m)
 		}
 		return nil
 	}
 	session, _ := st.Carry.(string)
+	if st.Session != "" {
+		session = st.Session
+	}
 	return readLines(ctx, st, func(line []byte) {
 		var m struct {
 			geminiMessage

@@ -1,12 +1,14 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 )
@@ -21,11 +23,15 @@ var _ Provider = OpenCode{}
 // Name returns "opencode".
 func (OpenCode) Name() string { return "opencode" }
 
-// Discover finds the database file.
+// Discover finds the database (opencode.db, and opencode-*.db of other
+// release channels) and the older JSON layout OpenCode wrote before it,
+// storage/message/<sessionID>/<messageID>.json; a message in both counts
+// once (one key per message id).
 func (OpenCode) Discover(env Env) (Discovery, error) {
 	db := env("USAGE_OPENCODE_DB")
+	var data string
 	if db == "" {
-		data := env("XDG_DATA_HOME")
+		data = env("XDG_DATA_HOME")
 		if data == "" {
 			h := env.Home()
 			if h == "" {
@@ -33,15 +39,59 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 			}
 			data = filepath.Join(h, ".local", "share")
 		}
-		db = filepath.Join(data, "opencode", "opencode.db")
+		data = filepath.Join(data, "opencode")
+		db = filepath.Join(data, "opencode.db")
 	}
-	if _, err := os.Stat(db); err != nil {
-		if os.IsNotExist(err) {
-			return Discovery{}, nil
-		}
+	var dsc Discovery
+	if _, err := os.Stat(db); err == nil {
+		dsc.Found = true
+		dsc.Sources = append(dsc.Sources, Source{Path: db})
+		dsc.Dirs = append(dsc.Dirs, filepath.Dir(db))
+	} else if !os.IsNotExist(err) {
 		return Discovery{Found: true}, err
 	}
-	return Discovery{Sources: []Source{{Path: db}}, Dirs: []string{filepath.Dir(db)}, Found: true}, nil
+	if data == "" {
+		return dsc, nil
+	}
+	if more, _ := filepath.Glob(filepath.Join(data, "opencode-*.db")); len(more) > 0 {
+		dsc.Found = true
+		for _, m := range more {
+			dsc.Sources = append(dsc.Sources, Source{Path: m})
+		}
+	}
+	msgs := filepath.Join(data, "storage", "message")
+	sessions, err := os.ReadDir(msgs)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			dsc.Found = true
+			dsc.Problems = append(dsc.Problems, fmt.Errorf("OpenCode's storage/message could not be listed (%w): check its permissions", unwrapPath(err)))
+		}
+		return dsc, nil
+	}
+	dsc.Found = true
+	dsc.Dirs = append(dsc.Dirs, msgs)
+	unreadable := 0
+	for _, se := range sessions {
+		if !se.IsDir() {
+			continue
+		}
+		dir := filepath.Join(msgs, se.Name())
+		files, err := os.ReadDir(dir)
+		if err != nil {
+			unreadable++
+			continue
+		}
+		dsc.Dirs = append(dsc.Dirs, dir)
+		for _, f := range files {
+			if !f.IsDir() && strings.HasSuffix(f.Name(), ".json") {
+				dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(dir, f.Name()), Session: se.Name()})
+			}
+		}
+	}
+	if unreadable > 0 {
+		dsc.Problems = append(dsc.Problems, fmt.Errorf("%d session folder(s) under OpenCode's storage/message could not be listed: check their permissions", unreadable))
+	}
+	return dsc, nil
 }
 
 // opencodeMessage is the part of message.data this provider reads.
@@ -67,8 +117,12 @@ type opencodeMessage struct {
 	} `json:"tokens"`
 }
 
-// Parse reads every assistant message of the database (read-only).
-func (OpenCode) Parse(ctx context.Context, st *FileState) error {
+// Parse reads every assistant message of the database (read-only), or one
+// message file of the older JSON layout.
+func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
+	if strings.HasSuffix(st.Path, ".json") {
+		return o.parseFile(st)
+	}
 	if fi, err := os.Stat(st.Path); err == nil {
 		st.BytesRead += fi.Size()
 	}
@@ -94,24 +148,63 @@ func (OpenCode) Parse(ctx context.Context, st *FileState) error {
 			st.Skipped++
 			continue
 		}
-		if m.Role != "assistant" || m.Tokens == nil {
-			continue
-		}
-		t := m.Time.Created
-		if t == 0 {
-			t = created.Int64
-		}
-		project := m.Path.Root
-		if project == "" || project == "/" {
-			project = m.Path.Cwd
-		}
-		c := Call{Time: t, Origin: st.origin("opencode", project, baseName(project), session, m.ModelID),
-			Key: keyOf([]byte("opencode"), []byte(id))}
-		c.In = tok(m.Tokens.Input)
-		c.Out = tok(m.Tokens.Output + m.Tokens.Reasoning)
-		c.CR = tok(m.Tokens.Cache.Read)
-		c.CW5m = tok(m.Tokens.Cache.Write)
-		st.add(c, nil)
+		addOpenCode(st, m, id, session, created.Int64)
 	}
 	return rows.Err()
+}
+
+// parseFile reads one message of OpenCode's older JSON storage.
+func (OpenCode) parseFile(st *FileState) error {
+	b, err := os.ReadFile(st.Path)
+	if err != nil {
+		return err
+	}
+	st.BytesRead += int64(len(b))
+	st.Offset = int64(len(b))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	st.Lines++
+	var m struct {
+		opencodeMessage
+		ID        string `json:"id"`
+		SessionID string `json:"sessionID"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		st.Skipped++
+		return nil
+	}
+	session := m.SessionID
+	if session == "" {
+		session = st.Session
+	}
+	id := m.ID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(st.Path), ".json")
+	}
+	addOpenCode(st, m.opencodeMessage, id, session, 0)
+	return nil
+}
+
+// addOpenCode records an assistant message; created is the row's time when
+// the message has none.
+func addOpenCode(st *FileState, m opencodeMessage, id, session string, created int64) {
+	if m.Role != "assistant" || m.Tokens == nil {
+		return
+	}
+	t := m.Time.Created
+	if t == 0 {
+		t = created
+	}
+	project := m.Path.Root
+	if project == "" || project == "/" {
+		project = m.Path.Cwd
+	}
+	c := Call{Time: t, Origin: st.origin("opencode", project, baseName(project), session, m.ModelID),
+		Key: keyOf([]byte("opencode"), []byte(id))}
+	c.In = tok(m.Tokens.Input)
+	c.Out = tok(m.Tokens.Output + m.Tokens.Reasoning)
+	c.CR = tok(m.Tokens.Cache.Read)
+	c.CW5m = tok(m.Tokens.Cache.Write)
+	st.add(c, nil)
 }

@@ -78,6 +78,10 @@ type Call struct {
 	// Key deduplicates copies of one request across lines and files (a hash
 	// of its identity); 0 when the log gives no identity.
 	Key uint64
+	// Msg identifies a Claude Code response (a hash of its message.id)
+	// across request ids: a sidechain replay of a parent message carries
+	// the parent's message.id with a new requestId. 0 when not logged.
+	Msg uint64
 	// Token counts by bucket: input, output, cache writes (5 minutes and
 	// 1 hour) and cache reads.
 	In, Out, CW5m, CW1h, CR uint32
@@ -87,6 +91,8 @@ type Call struct {
 	// stepOff and stepN locate the call's tool uses in its file's steps.
 	stepOff uint32
 	stepN   uint16
+	// Sidechain marks a Claude Code line with isSidechain: true.
+	Sidechain bool
 }
 
 // Model is the model name as logged.
@@ -200,6 +206,11 @@ func (st *FileState) extendLast(steps []Step) {
 	st.replaced++
 }
 
+// Lineage is a log's session and the session it was forked from.
+type Lineage struct {
+	ID, Parent string
+}
+
 // Env reads the environment.
 type Env func(key string) string
 
@@ -217,6 +228,10 @@ type Source struct {
 	// fallback for every call of this file.
 	Session string
 	Project string
+	// Rel is the path below the provider's root (Codex: a rollout's path
+	// under sessions/ or archived_sessions/); two sources with one Rel are
+	// copies of one log and only the first listed is read.
+	Rel string
 }
 
 // Discovery is what a provider found.
@@ -228,6 +243,9 @@ type Discovery struct {
 	Dirs []string
 	// Found is false when the provider is not installed here (not an error).
 	Found bool
+	// Problems are folders or files that could not be listed: the rest was
+	// still found, and each problem is reported in degraded.
+	Problems []error
 }
 
 // Provider reads one tool's logs.
@@ -260,6 +278,11 @@ type FileState struct {
 	BytesRead int64
 	// Carry is the provider's state between appended reads.
 	Carry any
+	// Lineage, when set by the provider, names the session this file
+	// records (ID) and the session it was forked from (Parent): keys of
+	// calls in one fork family are made equal across its files, so a
+	// replayed parent event counts once.
+	Lineage Lineage
 	// Err is the last parse's error.
 	Err error
 
@@ -267,6 +290,8 @@ type FileState struct {
 	lastOrigin *Origin
 	steps      []Step
 	replaced   int // calls replaced in place by a larger copy
+	// mergedLineage is the lineage the calls were last merged under.
+	mergedLineage Lineage
 }
 
 // MaxLineBytes bounds the line buffer; longer lines are skipped unread.

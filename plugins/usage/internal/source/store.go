@@ -2,7 +2,9 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
@@ -77,6 +79,10 @@ type Store struct {
 	snap    *Snapshot
 	stats   Stats
 	indexed map[string]int // file path → calls already merged into the index
+	// families maps a session with a lineage to its fork family's hash.
+	families map[string]uint64
+	// builtFrom is len(refs) when calls was last built from them.
+	builtFrom int
 
 	found        map[string]bool
 	discoverErrs []Degraded
@@ -150,9 +156,19 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 			if err != nil {
 				s.discoverErrs = append(s.discoverErrs, Degraded{Provider: p.Name(), Reason: "discover: " + reason("", err)})
 			}
+			for _, perr := range dsc.Problems {
+				s.discoverErrs = append(s.discoverErrs, Degraded{Provider: p.Name(), Reason: "discover: " + perr.Error()})
+			}
 			s.found[p.Name()] = dsc.Found
 			s.w.add(dsc.Dirs)
+			rels := map[string]bool{}
 			for _, src := range dsc.Sources {
+				if src.Rel != "" {
+					if rels[src.Rel] {
+						continue // an archived copy of a log already listed
+					}
+					rels[src.Rel] = true
+				}
 				seen[src.Path] = true
 				j, err := s.plan(src, p)
 				if err != nil {
@@ -210,7 +226,15 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 			changed = true
 		}
 	}
+	if !rebuild {
+		for _, j := range jobs {
+			if j.st.Lineage.Parent != "" && j.st.mergedLineage != j.st.Lineage {
+				rebuild = true // a fork's parent is known only after its first read
+			}
+		}
+	}
 	if rebuild {
+		s.families = s.familyRoots()
 		// Size the index once: growing a map of a few hundred thousand
 		// keys by doubling would hold both tables at the peak.
 		total := 0
@@ -234,14 +258,21 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 			s.merge(j.st)
 		}
 	}
-	if changed || len(s.calls) != len(s.refs) {
+	if changed || s.builtFrom != len(s.refs) {
 		if cap(s.calls) < len(s.refs) {
 			s.calls = make([]*Call, 0, len(s.refs)+len(s.refs)/8)
 		}
 		s.calls = s.calls[:0]
+		sidechains := false
 		for _, r := range s.refs {
-			s.calls = append(s.calls, &r.st.Calls[r.i])
+			c := &r.st.Calls[r.i]
+			sidechains = sidechains || c.Sidechain
+			s.calls = append(s.calls, c)
 		}
+		if sidechains {
+			s.calls = dropSidechainReplays(s.calls)
+		}
+		s.builtFrom = len(s.refs)
 	}
 	// Per-provider status, skipped lines and unreadable files.
 	degraded := append([]Degraded{}, s.discoverErrs...)
@@ -265,6 +296,11 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		skipped += st.Skipped
 		if st.Err != nil {
 			degraded = append(degraded, Degraded{Provider: ps.Provider, Reason: reason(st.Path, st.Err)})
+		}
+		if st.Oversized > 0 {
+			degraded = append(degraded, Degraded{Provider: ps.Provider, Reason: fmt.Sprintf(
+				"%s: %d line(s) over %d MB skipped unread; their usage is not counted",
+				filepath.Base(st.Path), st.Oversized, MaxLineBytes>>20)})
 		}
 	}
 	sort.Slice(degraded, func(i, j int) bool {
@@ -315,9 +351,13 @@ func (s *Store) plan(src Source, p Provider) (*job, error) {
 	return j, nil
 }
 
-// merge adds the calls of st not yet in the index.
+// merge adds the calls of st not yet in the index. Of the copies of one
+// request the one with the largest token total is kept, and of equal ones
+// the earliest (a replay re-stamped later is the copy).
 func (s *Store) merge(st *FileState) {
 	from := s.indexed[st.Path]
+	family := s.families[st.Lineage.ID]
+	st.mergedLineage = st.Lineage
 	for i := from; i < len(st.Calls); i++ {
 		c := &st.Calls[i]
 		r := ref{st: st, i: int32(i)}
@@ -325,16 +365,89 @@ func (s *Store) merge(st *FileState) {
 			s.refs = append(s.refs, r)
 			continue
 		}
-		if j, ok := s.keyIdx[c.Key]; ok {
-			if c.Total() > s.refs[j].call().Total() {
+		key := c.Key
+		if family != 0 {
+			key = keyMix(key, family)
+		}
+		if j, ok := s.keyIdx[key]; ok {
+			old := s.refs[j].call()
+			if c.Total() > old.Total() || (c.Total() == old.Total() && c.Time < old.Time) {
 				s.refs[j] = r
 			}
 			continue
 		}
-		s.keyIdx[c.Key] = int32(len(s.refs))
+		s.keyIdx[key] = int32(len(s.refs))
 		s.refs = append(s.refs, r)
 	}
 	s.indexed[st.Path] = len(st.Calls)
+}
+
+// keyMix scopes a call's key to its fork family.
+func keyMix(key, family uint64) uint64 {
+	k := (key ^ family) * 0x9E3779B97F4A7C15
+	if k == 0 {
+		k = 1
+	}
+	return k
+}
+
+// familyRoots maps each session with a lineage to a hash of its fork
+// family's root: the session it was forked from, followed to the first
+// one whose parent is not forked (or not here).
+func (s *Store) familyRoots() map[string]uint64 {
+	parent := map[string]string{}
+	for _, st := range s.files {
+		if st.Lineage.ID != "" {
+			if p, ok := parent[st.Lineage.ID]; !ok || p == "" {
+				parent[st.Lineage.ID] = st.Lineage.Parent
+			}
+		}
+	}
+	roots := make(map[string]uint64, len(parent))
+	for id := range parent {
+		root := id
+		for n := 0; n < len(parent); n++ { // bounded: a cycle ends the walk
+			p := parent[root]
+			if p == "" || p == root {
+				break
+			}
+			root = p
+		}
+		roots[id] = keyOf([]byte("family"), []byte(root))
+	}
+	return roots
+}
+
+// dropSidechainReplays removes Claude Code sidechain copies of a response
+// (isSidechain: true, the message.id of another line with a new requestId),
+// as ccusage does: when a non-sidechain line has the message id, the
+// sidechain copies go; when only sidechain lines have it, the one with the
+// largest token total stays. Responses with their own message ids stay.
+func dropSidechainReplays(calls []*Call) []*Call {
+	best := map[uint64]*Call{} // message id of a sidechain call → kept copy
+	for _, c := range calls {
+		if c.Sidechain && c.Msg != 0 {
+			if b, ok := best[c.Msg]; !ok || c.Total() > b.Total() {
+				best[c.Msg] = c
+			}
+		}
+	}
+	parents := map[uint64]bool{}
+	for _, c := range calls {
+		if !c.Sidechain && c.Msg != 0 {
+			if _, ok := best[c.Msg]; ok {
+				parents[c.Msg] = true
+			}
+		}
+	}
+	out := calls[:0]
+	for _, c := range calls {
+		if c.Sidechain && c.Msg != 0 && (parents[c.Msg] || best[c.Msg] != c) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Stats returns the cache's counters.

@@ -16,6 +16,9 @@ const (
 	// TooLarge means a part decompresses beyond the configured limits (a
 	// zip bomb, or simply too big to read).
 	TooLarge
+	// Unsupported means the file is a workbook of another format under an
+	// OOXML name: a legacy .xls (BIFF) or a binary .xlsb.
+	Unsupported
 )
 
 // Error is a failure to read a workbook, with its Kind.
@@ -25,6 +28,9 @@ type Error struct {
 	Msg string
 	// Err is the underlying error, if any.
 	Err error
+	// Budget is true for a TooLarge that the memory budget
+	// (Limits.MaxMemory) refused, which a larger budget would read.
+	Budget bool
 }
 
 // Error returns the message and the underlying error.

@@ -13,6 +13,9 @@ func (v Value) AppendJSON(dst []byte, empty string) []byte {
 	case KindEmpty:
 		return append(dst, empty...)
 	case KindInt:
+		if v.Str != "" {
+			return append(dst, v.Str...)
+		}
 		return strconv.AppendInt(dst, v.Int, 10)
 	case KindFloat:
 		b, _ := Float(v.Num).MarshalJSON()

@@ -3,6 +3,7 @@ package workbook
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"io"
 	"strconv"
@@ -29,6 +30,11 @@ type Row struct {
 	// Cells are the row's values from column A. The slice is reused by the
 	// next row: copy what you keep.
 	Cells []Value
+	// Formulas, when StreamOptions.Formulas asks for them, holds each
+	// formula cell's formula ("=SUM(A1:A3)") at its column's index, ""
+	// elsewhere; it may be longer than Cells, whose cell is then empty (a
+	// formula without a cached value). Reused like Cells.
+	Formulas []string
 }
 
 // Stats describes a sheet's extent, as far as it was read.
@@ -51,6 +57,9 @@ type Stats struct {
 	MergedRanges int
 	// Complete is false when the stream stopped before the end of the sheet.
 	Complete bool
+	// UncachedFormulas counts the formula cells read that hold no cached
+	// value (and so read as empty unless formulas are asked for).
+	UncachedFormulas int
 }
 
 // StreamOptions tune Stream.
@@ -58,6 +67,9 @@ type StreamOptions struct {
 	// StatsOnly skips building values (the callback gets rows whose Cells
 	// are nil); it still finds the used range.
 	StatsOnly bool
+	// Formulas asks for each formula cell's formula in Row.Formulas; a
+	// formula without a cached value then makes its row a row.
+	Formulas bool
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -93,13 +105,42 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 		rc = newPrefetcher(rc)
 	}
 	defer rc.Close()
-	return w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+	st, err = w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+	if err == nil && o.StatsOnly && st.Complete {
+		w.extendByComments(sh.Part, &st)
+	}
+	return st, err
+}
+
+// extendByComments grows a sheet's extent to its comments' cells, which
+// openpyxl creates to hold them. A comments part that cannot be read adds
+// nothing: the cells are what matter.
+func (w *Workbook) extendByComments(part string, st *Stats) {
+	rels, _, err := w.relsFor(part)
+	if err != nil {
+		return
+	}
+	for _, r := range rels {
+		if relType(r) != "comments" || r.Mode == "External" {
+			continue
+		}
+		_ = w.decode(resolve(part, r.Target), func(_ *xml.Decoder, se xml.StartElement) error {
+			if se.Name.Local == "comment" {
+				for _, a := range se.Attr {
+					if a.Name.Local == "ref" {
+						st.extend([]byte(a.Value))
+					}
+				}
+			}
+			return nil
+		})
+	}
 }
 
 // streamFrom parses worksheet XML from r.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, fn: fn, st: &st}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, fn: fn, st: &st}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -122,6 +163,7 @@ type sheetParser struct {
 	s         *scanner
 	sst       []string
 	statsOnly bool
+	formulas  bool
 	fn        func(Row) error
 	st        *Stats
 
@@ -129,6 +171,7 @@ type sheetParser struct {
 	rowNum, colCounter int
 	curRow             int
 	cells              []Value
+	rowFormulas        []string
 	rowHasValue        bool
 
 	minDataRow, maxDataRow, minDataCol, maxDataCol int
@@ -144,6 +187,19 @@ type sheetParser struct {
 	tb              textBuilder
 	hasIS           bool
 	inSheetData     bool
+
+	// the cell's formula: <f> seen, its text, a shared formula's group
+	inF, hasF bool
+	fbuf      []byte
+	fShared   int // si of a shared formula, -1 otherwise
+	shared    map[int]sharedFormula
+}
+
+// sharedFormula is the master of a shared-formula group: its text and
+// cell, from which the group's other cells translate their formulas.
+type sharedFormula struct {
+	text     string
+	row, col int
 }
 
 func (p *sheetParser) run(ctx context.Context) error {
@@ -193,6 +249,8 @@ func (p *sheetParser) run(ctx context.Context) error {
 				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
+			} else if p.inF && p.formulas {
+				p.fbuf = s.appendText(p.fbuf)
 			}
 		}
 	}
@@ -212,23 +270,27 @@ func (p *sheetParser) start() error {
 	case "sheetData":
 		p.inSheetData = true
 	case "row":
-		if err := p.flush(); err != nil {
-			return err
-		}
+		n := p.rowNum + 1
 		if r := s.attr("r"); r != nil {
-			n, ok := parseRowNum(r)
-			if !ok {
+			var ok bool
+			if n, ok = parseRowNum(r); !ok {
 				return invalidf(nil, "row number %q is not valid", r)
 			}
-			p.rowNum = n
-		} else {
-			p.rowNum++
 		}
+		// Some writers emit one <row r="N"> element per cell: elements
+		// repeating the row being read add to it (as openpyxl merges
+		// them), so the row is handed on only when another one starts.
+		if n != p.curRow {
+			if err := p.flush(); err != nil {
+				return err
+			}
+		}
+		p.rowNum = n
 		p.colCounter = 0
 		p.curRow = p.rowNum
 	case "c":
 		p.inCell = true
-		p.hasV, p.hasIS = false, false
+		p.hasV, p.hasIS, p.hasF = false, false, false
 		p.vbuf = p.vbuf[:0]
 		p.cType = typeOf(s.attr("t"))
 		p.cXF = -1
@@ -278,6 +340,17 @@ func (p *sheetParser) start() error {
 			p.inV, p.hasV = true, true
 			p.vbuf = p.vbuf[:0]
 		}
+	case "f":
+		if p.inCell {
+			p.inF, p.hasF = true, true
+			p.fbuf = p.fbuf[:0]
+			p.fShared = -1
+			if string(s.attr("t")) == "shared" {
+				if si, ok := parseIndex(s.attr("si")); ok {
+					p.fShared = si
+				}
+			}
+		}
 	case "is":
 		if p.inCell {
 			p.inIS, p.hasIS = true, true
@@ -285,16 +358,10 @@ func (p *sheetParser) start() error {
 		}
 	case "mergeCell":
 		p.st.MergedRanges++
-		if ref := s.attr("ref"); ref != nil {
-			_, last, _ := strings.Cut(string(ref), ":")
-			if last == "" {
-				last = string(ref)
-			}
-			if row, col, ok := parseRef([]byte(last)); ok {
-				p.st.MaxRow = max(p.st.MaxRow, row)
-				p.st.MaxColumn = max(p.st.MaxColumn, col)
-			}
-		}
+		p.st.extend(s.attr("ref"))
+	case "hyperlink":
+		// openpyxl makes a cell for every cell a hyperlink covers.
+		p.st.extend(s.attr("ref"))
 	}
 	return nil
 }
@@ -312,13 +379,13 @@ func (p *sheetParser) end() error {
 	switch string(s.name) {
 	case "v":
 		p.inV = false
+	case "f":
+		p.inF = false
 	case "c":
 		if p.inCell {
 			p.inCell = false
 			return p.cell()
 		}
-	case "row":
-		return p.flush()
 	case "sheetData":
 		p.inSheetData = false
 		if err := p.flush(); err != nil {
@@ -331,6 +398,23 @@ func (p *sheetParser) end() error {
 		}
 	}
 	return nil
+}
+
+// extend grows MaxRow and MaxColumn to the last cell of an A1 range or
+// cell reference (of a merged range, a hyperlink or a comment), as openpyxl
+// creates those cells.
+func (st *Stats) extend(ref []byte) {
+	if ref == nil {
+		return
+	}
+	_, last, _ := strings.Cut(string(ref), ":")
+	if last == "" {
+		last = string(ref)
+	}
+	if row, col, ok := parseRef([]byte(strings.TrimSpace(last))); ok {
+		st.MaxRow = max(st.MaxRow, row)
+		st.MaxColumn = max(st.MaxColumn, col)
+	}
 }
 
 // cell finishes the cell just read, as openpyxl's WorksheetReader.parse_cell.
@@ -348,10 +432,26 @@ func (p *sheetParser) cell() error {
 		// No value: an empty cell, or a formula without a cached result.
 	case p.statsOnly:
 		v = Value{Kind: KindString}
+	case p.cType == typeShared:
+		i, ok := parseIndex(p.vbuf)
+		if !ok || i >= len(p.sst) {
+			return invalidf(nil, "cell %s of %s refers to shared string %q, but the shared-string table holds %d strings (indexes 0 to %d)",
+				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.vbuf), len(p.sst), len(p.sst)-1)
+		}
+		v = Value{Kind: KindString, Str: p.sst[i]}
 	default:
 		v = p.value()
 	}
-	if v.Kind == KindEmpty {
+	formula := ""
+	if p.hasF {
+		if v.Kind == KindEmpty {
+			p.st.UncachedFormulas++
+		}
+		if p.formulas {
+			formula = p.formulaText()
+		}
+	}
+	if v.Kind == KindEmpty && formula == "" {
 		return nil
 	}
 	p.rowHasValue = true
@@ -365,11 +465,41 @@ func (p *sheetParser) cell() error {
 	if p.statsOnly {
 		return nil
 	}
+	if formula != "" {
+		for len(p.rowFormulas) < p.cCol {
+			p.rowFormulas = append(p.rowFormulas, "")
+		}
+		p.rowFormulas[p.cCol-1] = formula
+		if v.Kind == KindEmpty {
+			return nil
+		}
+	}
 	for len(p.cells) < p.cCol {
 		p.cells = append(p.cells, Value{})
 	}
 	p.cells[p.cCol-1] = v
 	return nil
+}
+
+// formulaText returns the cell's formula with its "=": its own text, or
+// for a cell of a shared-formula group, the master's translated by the
+// cell's offset from it, as openpyxl's Translator does.
+func (p *sheetParser) formulaText() string {
+	text := string(p.fbuf)
+	if p.fShared >= 0 {
+		if text != "" {
+			if p.shared == nil {
+				p.shared = map[int]sharedFormula{}
+			}
+			p.shared[p.fShared] = sharedFormula{text: text, row: p.cRow, col: p.cCol}
+		} else if m, ok := p.shared[p.fShared]; ok {
+			text = TranslateFormula(m.text, p.cRow-m.row, p.cCol-m.col)
+		}
+	}
+	if text == "" {
+		return ""
+	}
+	return "=" + text
 }
 
 const dateSlots = 8192
@@ -429,8 +559,8 @@ func (p *sheetParser) value() Value {
 	switch p.cType {
 	case typeNumber:
 		v := castNumber(raw)
-		if v.Kind == KindString {
-			return v
+		if v.Kind == KindString || v.Kind == KindInt && v.Str != "" {
+			return v // text, or an integer beyond 64 bits: no date
 		}
 		if p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
 			f := v.Num
@@ -454,13 +584,6 @@ func (p *sheetParser) value() Value {
 			return slot.v
 		}
 		return v
-	case typeShared:
-		i, ok := parseIndex(raw)
-		if !ok || i >= len(p.sst) {
-			// openpyxl fails on a dangling index; we read the cell as empty.
-			return Value{}
-		}
-		return Value{Kind: KindString, Str: p.sst[i]}
 	case typeBool:
 		b := strings.TrimSpace(string(raw))
 		return Value{Kind: KindBool, Bool: b != "0" && !strings.EqualFold(b, "false")}
@@ -574,11 +697,16 @@ func castNumber(b []byte) Value {
 	}
 	i, err := strconv.ParseInt(string(t), 10, 64)
 	if err != nil {
-		if f, ferr := strconv.ParseFloat(string(t), 64); ferr == nil {
-			// Beyond int64: keep the magnitude.
-			return Value{Kind: KindFloat, Num: f}
+		f, ferr := strconv.ParseFloat(string(t), 64)
+		if ferr != nil {
+			return Value{Kind: KindString, Str: string(b)}
 		}
-		return Value{Kind: KindString, Str: string(b)}
+		if errors.Is(err, strconv.ErrRange) {
+			// An integer beyond 64 bits: its digits as written (openpyxl
+			// reads a Python int), its magnitude in Num.
+			return Value{Kind: KindInt, Num: f, Str: strings.TrimPrefix(string(t), "+")}
+		}
+		return Value{Kind: KindFloat, Num: f}
 	}
 	return Value{Kind: KindInt, Int: i}
 }
@@ -586,6 +714,7 @@ func castNumber(b []byte) Value {
 func (p *sheetParser) flush() error {
 	if !p.rowHasValue {
 		p.cells = p.cells[:0]
+		p.rowFormulas = p.rowFormulas[:0]
 		return nil
 	}
 	p.rowHasValue = false
@@ -594,10 +723,12 @@ func (p *sheetParser) flush() error {
 	if p.statsOnly {
 		err = p.fn(Row{Num: p.curRow})
 	} else {
-		err = p.fn(Row{Num: p.curRow, Cells: p.cells})
+		err = p.fn(Row{Num: p.curRow, Cells: p.cells, Formulas: p.rowFormulas})
 	}
 	clear(p.cells)
 	p.cells = p.cells[:0]
+	clear(p.rowFormulas)
+	p.rowFormulas = p.rowFormulas[:0]
 	return err
 }
 

@@ -1,6 +1,7 @@
 package workbook
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -14,7 +15,9 @@ const (
 	// KindEmpty is a cell with no value (absent, or a formula with no
 	// cached result).
 	KindEmpty ValueKind = iota
-	// KindInt is a number written without a decimal point or exponent.
+	// KindInt is a number written without a decimal point or exponent:
+	// in Int, or when it does not fit 64 bits, its digits in Str and its
+	// magnitude in Num.
 	KindInt
 	// KindFloat is a number written with a decimal point or exponent.
 	KindFloat
@@ -61,6 +64,9 @@ func (v Value) JSON() any {
 	case KindEmpty:
 		return nil
 	case KindInt:
+		if v.Str != "" {
+			return json.Number(v.Str)
+		}
 		return v.Int
 	case KindFloat:
 		return Float(v.Num)
@@ -78,6 +84,9 @@ func (v Value) Text() string {
 	case KindEmpty:
 		return ""
 	case KindInt:
+		if v.Str != "" {
+			return v.Str
+		}
 		return strconv.FormatInt(v.Int, 10)
 	case KindFloat:
 		return pyRepr(v.Num)
@@ -95,6 +104,9 @@ func (v Value) Text() string {
 func (v Value) AppendText(dst []byte) []byte {
 	switch v.Kind {
 	case KindInt:
+		if v.Str != "" {
+			return append(dst, v.Str...)
+		}
 		return strconv.AppendInt(dst, v.Int, 10)
 	case KindFloat:
 		return append(dst, pyRepr(v.Num)...)
@@ -141,4 +153,12 @@ func pyRepr(x float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// Float64 returns a number's value as a float64 (0 for other kinds).
+func (v Value) Float64() float64 {
+	if v.Kind == KindInt && v.Str == "" {
+		return float64(v.Int)
+	}
+	return v.Num
 }

@@ -11,6 +11,7 @@ package workbook
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -20,6 +21,11 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Limits bound what opening a workbook may cost. The zero value of a field
@@ -36,7 +42,20 @@ type Limits struct {
 	// MaxSharedStrings bounds the text of the shared-string table, which
 	// is held in memory (default 512 MiB).
 	MaxSharedStrings int64
+	// MaxMemory is the most memory reading one workbook may hold (default
+	// 256 MiB). It counts the shared-string table as the bytes it expands
+	// to in memory — each string's text plus its 16-byte header — so a
+	// small file of millions of short strings is refused early, while it
+	// loads, instead of growing the process far beyond the file.
+	MaxMemory int64
 }
+
+// DefaultMaxMemory is Limits.MaxMemory when none is given.
+const DefaultMaxMemory = 256 << 20
+
+// stringHeader is what one string costs in memory besides its text: the
+// header in the table's slice.
+const stringHeader = 16
 
 func (l *Limits) withDefaults() Limits {
 	var o Limits
@@ -54,6 +73,9 @@ func (l *Limits) withDefaults() Limits {
 	}
 	if o.MaxSharedStrings <= 0 {
 		o.MaxSharedStrings = 512 << 20
+	}
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = DefaultMaxMemory
 	}
 	return o
 }
@@ -91,6 +113,7 @@ type Workbook struct {
 	// can compare it with the token path.
 	tokensOnly bool
 	sst        []string
+	sstErr     error
 	sstLoaded  bool
 }
 
@@ -110,6 +133,13 @@ func Open(name string, lim *Limits) (*Workbook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workbook: open: %w", err)
 	}
+	return OpenFile(f, lim)
+}
+
+// OpenFile reads the structure of the workbook in an open file, which it
+// takes over: Close closes it, and so does a failure to open. lim may be
+// nil.
+func OpenFile(f *os.File, lim *Limits) (*Workbook, error) {
 	w, err := open(f, lim)
 	if err != nil {
 		f.Close()
@@ -126,7 +156,7 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 	head := make([]byte, 8)
 	n, _ := io.ReadFull(f, head)
 	if n == 8 && bytes.Equal(head, cfbSignature) {
-		return nil, &Error{Kind: Encrypted, Msg: "password-protected or legacy .xls workbooks are not supported (the file is an OLE compound document, not a zip package)"}
+		return nil, compoundFileError(f)
 	}
 	if st.Size() == 0 {
 		return nil, invalidf(nil, "the file is empty (0 bytes), not a zip package")
@@ -203,7 +233,30 @@ func (w *Workbook) openPart(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, invalidf(err, "part %s cannot be read", name)
 	}
-	return rc, nil
+	return decodeUTF16(rc), nil
+}
+
+// decodeUTF16 turns a part written in UTF-16 (with a byte-order mark, or
+// without one but starting with "<" as every XML document does) into the
+// UTF-8 the parsers read; other parts pass through untouched.
+func decodeUTF16(rc io.ReadCloser) io.ReadCloser {
+	var head [4]byte
+	n, _ := io.ReadFull(rc, head[:])
+	r := io.MultiReader(bytes.NewReader(head[:n]), rc)
+	var enc *encoding.Decoder
+	switch {
+	case n >= 2 && head[0] == 0xFF && head[1] == 0xFE, n == 4 && head[0] == '<' && head[1] == 0 && head[3] == 0:
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()
+	case n >= 2 && head[0] == 0xFE && head[1] == 0xFF, n == 4 && head[0] == 0 && head[1] == '<' && head[2] == 0:
+		enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder()
+	}
+	if enc != nil {
+		r = transform.NewReader(r, enc)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{r, rc}
 }
 
 type rel struct {
@@ -311,11 +364,16 @@ func (w *Workbook) readStructure() error {
 		switch {
 		case w.part("xl/workbook.xml") != nil:
 			wbPart = "xl/workbook.xml"
+		case w.part("xl/workbook.bin") != nil:
+			wbPart = "xl/workbook.bin"
 		case wbPart != "":
 			return invalidf(nil, "missing part %s (the workbook named by _rels/.rels)", wbPart)
 		default:
 			return invalidf(nil, "missing part xl/workbook.xml (and _rels/.rels names no workbook)")
 		}
+	}
+	if strings.HasSuffix(strings.ToLower(wbPart), ".bin") {
+		return &Error{Kind: Unsupported, Msg: "a binary workbook (.xlsb, part " + wbPart + "), not an Office Open XML one"}
 	}
 	wbRels, ok, err := w.relsFor(wbPart)
 	if err != nil {
@@ -389,7 +447,7 @@ func (w *Workbook) readStructure() error {
 func (w *Workbook) readStyles(name string) error {
 	custom := map[int]string{}
 	var xfs []int
-	inXfs := false
+	inXfs, inNumFmts := false, false
 	rc, err := w.openPart(name)
 	if err != nil {
 		return err
@@ -407,7 +465,14 @@ func (w *Workbook) readStyles(name string) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
+			case "numFmts":
+				inNumFmts = true
 			case "numFmt":
+				if !inNumFmts {
+					// A differential format's (<dxfs>) number format does
+					// not define the workbook's format of that id.
+					break
+				}
 				id, code := -1, ""
 				for _, a := range t.Attr {
 					switch a.Name.Local {
@@ -434,8 +499,11 @@ func (w *Workbook) readStyles(name string) error {
 				}
 			}
 		case xml.EndElement:
-			if t.Name.Local == "cellXfs" {
+			switch t.Name.Local {
+			case "cellXfs":
 				inXfs = false
+			case "numFmts":
+				inNumFmts = false
 			}
 		}
 	}
@@ -455,9 +523,18 @@ func (w *Workbook) readStyles(name string) error {
 // sharedStrings loads the shared-string table on first use.
 func (w *Workbook) sharedStrings() ([]string, error) {
 	if w.sstLoaded {
-		return w.sst, nil
+		return w.sst, w.sstErr
 	}
 	w.sstLoaded = true
+	w.sst, w.sstErr = w.loadSharedStrings()
+	if w.sstErr != nil {
+		w.sst = nil
+	}
+	return w.sst, w.sstErr
+}
+
+// loadSharedStrings reads the shared-string table into w.sst.
+func (w *Workbook) loadSharedStrings() ([]string, error) {
 	if w.sstPart == "" || w.part(w.sstPart) == nil {
 		return nil, nil
 	}
@@ -469,7 +546,7 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 	s := newScanner(rc)
 	var tb textBuilder
 	inSI := false
-	var total int64
+	var text int64 // bytes of text held, each string rounded to its allocation
 	for {
 		k, err := s.next()
 		if err != nil {
@@ -478,19 +555,45 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		if k == tokEOF {
 			break
 		}
-		if k == tokStart && string(s.name) == "si" {
+		if k == tokStart && string(s.name) == "sst" {
+			// The declared count sizes the table once, or refuses it before
+			// reading a string when its headers alone exceed the budget.
+			// A count the part is too small to hold (each string takes at
+			// least 5 bytes, "<si/>") is not believed.
+			n, ok := parseIndex(s.attr("uniqueCount"))
+			if ok && n > 0 && uint64(n) <= w.part(w.sstPart).UncompressedSize64/5 {
+				if need := int64(n) * stringHeader; need > w.lim.MaxMemory {
+					return nil, w.sstTooLarge(need, n, true)
+				}
+				w.sst = make([]string, 0, n)
+			}
+			continue
+		}
+		// Excel 2006 beta wrote <sstItem> where the standard has <si>.
+		if k == tokStart && (string(s.name) == "si" || string(s.name) == "sstItem") {
 			inSI = true
 			tb.reset()
 			continue
 		}
-		if k == tokEnd && string(s.name) == "si" {
+		if k == tokEnd && (string(s.name) == "si" || string(s.name) == "sstItem") {
 			inSI = false
 			str := tb.string()
-			total += int64(len(str)) + 16
-			if total > w.lim.MaxSharedStrings {
+			text += int64(len(str)+7) &^ 7
+			if text > w.lim.MaxSharedStrings {
 				return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the shared strings of %s hold over %d bytes of text", w.sstPart, w.lim.MaxSharedStrings)}
 			}
+			if len(w.sst) == cap(w.sst) {
+				// Growing copies the headers: old and new slices are both
+				// held for a moment.
+				grown := int64(cap(w.sst))*stringHeader*2 + int64(cap(w.sst)/4+1)*stringHeader
+				if text+grown > w.lim.MaxMemory {
+					return nil, w.sstTooLarge(text+grown, len(w.sst), false)
+				}
+			}
 			w.sst = append(w.sst, str)
+			if mem := text + int64(cap(w.sst))*stringHeader; mem > w.lim.MaxMemory {
+				return nil, w.sstTooLarge(mem, len(w.sst), false)
+			}
 			continue
 		}
 		if inSI {
@@ -498,6 +601,17 @@ func (w *Workbook) sharedStrings() ([]string, error) {
 		}
 	}
 	return w.sst, nil
+}
+
+// sstTooLarge is the error for a shared-string table that would hold need
+// bytes, over the memory budget: declared (its uniqueCount of n strings)
+// or found while reading its first n strings.
+func (w *Workbook) sstTooLarge(need int64, n int, declared bool) *Error {
+	how := fmt.Sprintf("after %d strings it needs over %d MiB", n, need>>20)
+	if declared {
+		how = fmt.Sprintf("it declares %d strings, whose headers alone take %d MiB", n, need>>20)
+	}
+	return &Error{Kind: TooLarge, Budget: true, Msg: fmt.Sprintf("the shared-string table %s expands far beyond the file in memory: %s, over the memory budget of %d MiB per call", w.sstPart, how, w.lim.MaxMemory>>20)}
 }
 
 // textBuilder collects the text of a string item (<si> or <is>): the plain
@@ -565,15 +679,73 @@ func unescapeOOXML(s string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		if s[i] == '_' && i+7 <= len(s) && s[i+1] == 'x' && s[i+6] == '_' {
-			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
-				b.WriteRune(rune(n))
+		if r, ok := ooxmlEscape(s, i); ok {
+			switch {
+			case !utf16.IsSurrogate(rune(r)):
+				b.WriteRune(rune(r))
 				i += 7
 				continue
+			case r < 0xDC00:
+				// A high surrogate: with the low one that follows, one
+				// character outside the Basic Multilingual Plane.
+				if lo, ok := ooxmlEscape(s, i+7); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					b.WriteRune(utf16.DecodeRune(rune(r), rune(lo)))
+					i += 14
+					continue
+				}
 			}
+			// A lone surrogate is no character: its escape stays as
+			// written rather than becoming U+FFFD.
 		}
 		b.WriteByte(s[i])
 		i++
 	}
 	return b.String()
+}
+
+// ooxmlEscape reads the _xHHHH_ escape at s[i:], if there is one.
+func ooxmlEscape(s string, i int) (uint64, bool) {
+	if i+7 > len(s) || s[i] != '_' || s[i+1] != 'x' || s[i+6] != '_' {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s[i+2:i+6], 16, 32)
+	return n, err == nil
+}
+
+// compoundFileError says what an OLE compound file is, from the names of
+// the streams in its first directory sector: an encrypted OOXML package
+// (EncryptionInfo, EncryptedPackage) or a legacy BIFF workbook (Workbook,
+// Book). Neither can be read here.
+func compoundFileError(f io.ReaderAt) *Error {
+	generic := &Error{Kind: Encrypted, Msg: "password-protected or legacy .xls workbooks are not supported (the file is an OLE compound document, not a zip package)"}
+	var hdr [512]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil {
+		return generic
+	}
+	shift := binary.LittleEndian.Uint16(hdr[0x1E:])
+	if shift != 9 && shift != 12 {
+		return generic
+	}
+	size := int64(1) << shift
+	dir := make([]byte, size)
+	if _, err := f.ReadAt(dir, (int64(binary.LittleEndian.Uint32(hdr[0x30:]))+1)*size); err != nil {
+		return generic
+	}
+	for e := 0; e+128 <= len(dir); e += 128 {
+		n := int(binary.LittleEndian.Uint16(dir[e+0x40:]))
+		if n < 2 || n > 64 {
+			continue
+		}
+		u := make([]uint16, n/2-1)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(dir[e+2*i:])
+		}
+		switch string(utf16.Decode(u)) {
+		case "EncryptedPackage", "EncryptionInfo":
+			return &Error{Kind: Encrypted, Msg: "the workbook is password-protected (an encrypted package): it cannot be read without its password"}
+		case "Workbook", "Book":
+			return &Error{Kind: Unsupported, Msg: "a legacy Excel 97-2003 workbook (.xls, BIFF format) with an OOXML name: this tool reads .xlsx/.xlsm only"}
+		}
+	}
+	return generic
 }

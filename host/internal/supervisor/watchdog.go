@@ -1,0 +1,118 @@
+package supervisor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of the CPU times in /proc/PID/stat: 100
+// on every Linux architecture Go supports.
+const clockTicks = 100
+
+// usage is what the watchdog measures of one plugin's process group.
+type usage struct {
+	rss int64         // bytes resident, summed over the group
+	cpu time.Duration // CPU time of the group's live processes and their reaped children
+}
+
+// groupUsage sums VmRSS and CPU time over the processes of each wanted
+// process group, leaving out the pids in skip (the reapers), in one pass
+// over /proc.
+func groupUsage(want map[int]bool, skip map[int]bool) map[int]usage {
+	out := map[int]usage{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	page := int64(os.Getpagesize())
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || skip[pid] {
+			continue
+		}
+		st, ok := readStat(pid)
+		if !ok || !want[st.pgrp] {
+			continue
+		}
+		u := out[st.pgrp]
+		u.cpu += time.Duration(st.cpuTicks) * time.Second / clockTicks
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "statm")); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 1 {
+				pages, _ := strconv.ParseInt(f[1], 10, 64)
+				u.rss += pages * page
+			}
+		}
+		out[st.pgrp] = u
+	}
+	return out
+}
+
+// watchLoop checks the resource ceilings of the running plugins every
+// WatchEvery.
+func (s *Supervisor) watchLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.opts.WatchEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.watch()
+		}
+	}
+}
+
+// watch kills, alone, each plugin over its manifest's memory or cpu_time:
+// its process group is killed, its calls in flight end with plugin_crashed
+// and the reason, and the death counts as a crash.
+func (s *Supervisor) watch() {
+	type watched struct {
+		st *toolState
+		p  *proc
+	}
+	var ps []watched
+	want, skip := map[int]bool{}, map[int]bool{}
+	for _, st := range s.states() {
+		st.mu.Lock()
+		st.live = slices.DeleteFunc(st.live, func(p *proc) bool { return p.client.Exited() })
+		for _, p := range st.live {
+			m := p.tool.Manifest
+			if p.pgid > 0 && (m.Memory > 0 || m.CPUTime > 0) {
+				ps = append(ps, watched{st, p})
+				want[p.pgid] = true
+				if p.reaper {
+					skip[p.pgid] = true // the reaper leads the group; it is not the plugin
+				}
+			}
+		}
+		st.mu.Unlock()
+	}
+	if len(ps) == 0 {
+		return
+	}
+	use := groupUsage(want, skip)
+	for _, w := range ps {
+		u, m := use[w.p.pgid], w.p.tool.Manifest
+		var reason string
+		switch {
+		case m.Memory > 0 && u.rss > m.Memory:
+			reason = fmt.Sprintf("its processes held %d MiB of memory, over the manifest's memory of %d MiB", u.rss>>20, m.Memory>>20)
+		case m.CPUTime > 0 && u.cpu > m.CPUTime:
+			reason = fmt.Sprintf("it used %s of CPU time, over the manifest's cpu_time of %s", u.cpu.Round(10*time.Millisecond), m.CPUTime)
+		default:
+			continue
+		}
+		s.opts.Logger.Warn("killing a plugin over its resource ceiling", "tool", w.st.name, "reason", reason)
+		w.p.mu.Lock()
+		w.p.killed = reason
+		w.p.mu.Unlock()
+		s.crashed(w.st, w.p, reason)
+		killGroup(w.p.pgid)
+	}
+}

@@ -1,0 +1,403 @@
+package main
+
+// Fixture tests of the cases people hit on real logs (issue 11). Each
+// fixture is written in the shape its agent writes, and each test names
+// where that shape comes from.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/source"
+)
+
+// byModel runs get-usage for one UTC day grouped by model.
+func byModel(t *testing.T, s *service, day string, extra map[string]any) (map[string]row, usageOut) {
+	t.Helper()
+	args := map[string]any{"from": day, "to": day, "by": "model", "timezone": "UTC"}
+	for k, v := range extra {
+		args[k] = v
+	}
+	_, u := usageOf(t, s, args)
+	got := map[string]row{}
+	for _, r := range u.Rows {
+		got[r.Key] = r
+	}
+	return got, u
+}
+
+// claudeLine is an assistant line in Claude Code's layout up to 2.1.80
+// (cwd, sessionId and version before the message; requestId, type, uuid
+// and timestamp after it), as in ccusage's fixtures
+// (apps/ccusage/src/data-loader.ts tests) and Claude Code's own logs.
+func claudeLine(side bool, cwd, session, msgID, reqID, model, ts, usage string) string {
+	return fmt.Sprintf(`{"parentUuid":"p-%s","isSidechain":%v,"userType":"external","cwd":%q,"sessionId":%q,"version":"2.1.50","gitBranch":"main",`+
+		`"message":{"model":%q,"id":%q,"type":"message","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_sequence":null,"usage":%s},`+
+		`"requestId":%q,"type":"assistant","uuid":"u-%s-%s","timestamp":%q}`+"\n",
+		msgID, side, cwd, session, model, msgID, usage, reqID, msgID, reqID, ts)
+}
+
+// claudeLineNew is the layout Claude Code writes from 2.1.81 on: the
+// message first, cwd, timestamp and sessionId after it.
+func claudeLineNew(cwd, session, msgID, reqID, model, ts, usage string) string {
+	return fmt.Sprintf(`{"parentUuid":"p-%s","isSidechain":false,`+
+		`"message":{"model":%q,"id":%q,"type":"message","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","stop_sequence":null,"usage":%s},`+
+		`"requestId":%q,"type":"assistant","uuid":"u-%s","timestamp":%q,"userType":"external","entrypoint":"cli","cwd":%q,"sessionId":%q,"version":"2.1.81","gitBranch":"main"}`+"\n",
+		msgID, model, msgID, usage, reqID, msgID, ts, cwd, session)
+}
+
+func claudeUsage(in, cw, cr, out int, extra string) string {
+	return fmt.Sprintf(`{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"cache_creation":{"ephemeral_5m_input_tokens":%d,"ephemeral_1h_input_tokens":0},"output_tokens":%d,"service_tier":"standard"%s}`,
+		in, cw, cr, cw, out, extra)
+}
+
+// TestClaudeSidechainReplay: a /btw side question is logged as a sidechain
+// (isSidechain: true) that replays the parent's last response — same
+// message.id, new requestId, the parent's cache reads — and then answers
+// with a response of its own. ccusage (adapter/claude/README.md, issue 913)
+// keeps the parent and drops the replay; the answer counts.
+func TestClaudeSidechainReplay(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "projects", "-home-dev-shop")
+	const sess = "5f0c2f9e-1111-4a4a-9b9b-000000000001"
+	const ts = "2026-06-05T10:00:00.000Z"
+	parent := claudeUsage(10, 1000, 20000, 500, "")
+	write(t, filepath.Join(proj, sess+".jsonl"), claudeLine(false, "/home/dev/shop", sess, "msg_01A", "req_01A", "claude-sonnet-4-5-20250929", ts, parent))
+	write(t, filepath.Join(proj, sess, "subagents", "agent-aside_question-a1b2c3.jsonl"),
+		claudeLine(true, "/home/dev/shop", sess, "msg_01A", "req_02B", "claude-sonnet-4-5-20250929", "2026-06-05T10:01:00.000Z", parent)+
+			claudeLine(true, "/home/dev/shop", sess, "msg_03C", "req_03C", "claude-sonnet-4-5-20250929", "2026-06-05T10:01:05.000Z", claudeUsage(5, 0, 20000, 80, "")))
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
+	got, _ := byModel(t, s, "2026-06-05", nil)
+	r := got["claude-sonnet-4-5-20250929"]
+	// Parent once (20000 cache read) plus the sidechain's own answer.
+	if r.Calls != 2 || r.CacheReadTokens != 40000 || r.OutputTokens != 580 || r.InputTokens != 15 {
+		t.Errorf("got %+v, want 2 calls, 40000 cache read, 580 output, 15 input", r)
+	}
+	want := (15*3 + 1000*3.75 + 40000*0.3 + 580*15) / 1e6
+	if !sameCost(r.CostUSD, want) {
+		t.Errorf("got $%.6f, want $%.6f", r.CostUSD, want)
+	}
+}
+
+// TestClaudeFastMode: usage.speed "fast" (Claude Code's /fast on Opus
+// 4.6/4.7) is billed at 6x, as ccusage (fast-multiplier-overrides.json)
+// and CodeBurn price it, and shown as the model's "-fast" row.
+func TestClaudeFastMode(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "projects", "-home-dev-shop")
+	const sess = "5f0c2f9e-2222-4a4a-9b9b-000000000002"
+	write(t, filepath.Join(proj, sess+".jsonl"),
+		claudeLine(false, "/home/dev/shop", sess, "msg_f1", "req_f1", "claude-opus-4-6", "2026-06-05T11:00:00.000Z", claudeUsage(100, 0, 10000, 1000, `,"speed":"fast"`))+
+			claudeLine(false, "/home/dev/shop", sess, "msg_f2", "req_f2", "claude-opus-4-6", "2026-06-05T11:01:00.000Z", claudeUsage(100, 0, 10000, 1000, `,"speed":"standard"`)))
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
+	got, _ := byModel(t, s, "2026-06-05", nil)
+	base := (100*5 + 10000*0.5 + 1000*25) / 1e6
+	if r := got["claude-opus-4-6-fast"]; r.Calls != 1 || !sameCost(r.CostUSD, 6*base) {
+		t.Errorf("fast: got %+v, want 1 call at $%.6f", r, 6*base)
+	}
+	if r := got["claude-opus-4-6"]; r.Calls != 1 || !sameCost(r.CostUSD, base) {
+		t.Errorf("standard: got %+v, want 1 call at $%.6f", r, base)
+	}
+}
+
+// TestClaudeNewLayoutProject: from Claude Code 2.1.81 cwd is written after
+// the message. The project is still the working directory: one project
+// (not the encoded folder name too), shown by its last path element only.
+func TestClaudeNewLayoutProject(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "projects", "-home-alice-work-shop")
+	const sess = "5f0c2f9e-3333-4a4a-9b9b-000000000003"
+	u := claudeUsage(10, 0, 0, 10, "")
+	write(t, filepath.Join(proj, sess+".jsonl"),
+		claudeLineNew("/home/alice/work/shop", sess, "msg_n1", "req_n1", "claude-sonnet-4-6", "2026-06-05T12:00:00.000Z", u)+
+			claudeLine(false, "/home/alice/work/shop", sess, "msg_n2", "req_n2", "claude-sonnet-4-6", "2026-06-05T12:01:00.000Z", u))
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
+	res, u2 := usageOf(t, s, map[string]any{"from": "2026-06-05", "to": "2026-06-05", "by": "project", "timezone": "UTC", "include-project-names": true})
+	if len(u2.Rows) != 1 || u2.Rows[0].Key != "shop" || u2.Rows[0].Calls != 2 {
+		t.Errorf("got rows %+v, want one project \"shop\" with 2 calls", u2.Rows)
+	}
+	if strings.Contains(res.Markdown, "alice") {
+		t.Errorf("the user's name is printed:\n%s", res.Markdown)
+	}
+}
+
+// TestClaudeAgentProgress: Claude Code 2.x logs a sub-agent's responses in
+// the parent session as type "progress" lines (data.message holds the
+// assistant entry), and the same responses in subagents/agent-*.jsonl.
+// Shape from ccusage's adapter/claude/daily.rs (DailyAgentProgressEntry).
+// They count once, whether the sub-agent file exists or not.
+func TestClaudeAgentProgress(t *testing.T) {
+	const sess = "5f0c2f9e-4444-4a4a-9b9b-000000000004"
+	inner := `{"type":"assistant","timestamp":"2026-06-05T13:00:00.000Z","requestId":"req_p1","isSidechain":true,"message":{"model":"claude-haiku-4-5-20251001","id":"msg_p1","type":"message","role":"assistant","content":[{"type":"text","text":"found it"}],"usage":` + claudeUsage(200, 0, 3000, 40, "") + `},"uuid":"u-p1"}`
+	progress := `{"parentUuid":"x","isSidechain":false,"userType":"external","cwd":"/home/dev/shop","sessionId":"` + sess + `","version":"2.1.30","gitBranch":"main","type":"progress","data":{"message":` + inner + `,"normalizedMessages":[],"type":"agent_progress","prompt":"find the bug","agentId":"a1"},"toolUseID":"toolu_1","parentToolUseID":"toolu_1","uuid":"pr1","timestamp":"2026-06-05T13:00:00.500Z"}` + "\n"
+	want := (200*1 + 3000*0.1 + 40*5) / 1e6
+	for _, withAgentFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("agent file %v", withAgentFile), func(t *testing.T) {
+			dir := t.TempDir()
+			proj := filepath.Join(dir, "projects", "-home-dev-shop")
+			write(t, filepath.Join(proj, sess+".jsonl"), progress)
+			if withAgentFile {
+				write(t, filepath.Join(proj, sess, "subagents", "agent-a1.jsonl"), inner+"\n")
+			}
+			s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
+			got, _ := byModel(t, s, "2026-06-05", nil)
+			if r := got["claude-haiku-4-5-20251001"]; r.Calls != 1 || r.CacheReadTokens != 3000 || !sameCost(r.CostUSD, want) {
+				t.Errorf("got %+v, want 1 call, 3000 cache read, $%.6f", r, want)
+			}
+		})
+	}
+}
+
+// codexMeta, codexTurn and codexTokens write Codex CLI rollout lines
+// (codex-rs/protocol: RolloutLine with SessionMeta, TurnContext and
+// EventMsg::TokenCount; forked_from_id in the session meta of a fork).
+func codexMeta(ts, id, forkedFrom, cwd string) string {
+	fork := ""
+	if forkedFrom != "" {
+		fork = fmt.Sprintf(`"forked_from_id":%q,`, forkedFrom)
+	}
+	return fmt.Sprintf(`{"timestamp":%q,"type":"session_meta","payload":{"id":%q,%s"timestamp":%q,"cwd":%q,"originator":"codex_cli_rs","cli_version":"0.90.0","source":"cli","model_provider":"openai"}}`+"\n",
+		ts, id, fork, ts, cwd)
+}
+
+func codexTurn(ts, cwd, model string) string {
+	return fmt.Sprintf(`{"timestamp":%q,"type":"turn_context","payload":{"cwd":%q,"approval_policy":"on-request","sandbox_policy":{"type":"workspace-write"},"model":%q,"effort":"medium","summary":"auto"}}`+"\n", ts, cwd, model)
+}
+
+type cx struct{ in, cached, out, reason int }
+
+func codexTokens(ts string, total, last cx, infoModel string) string {
+	u := func(c cx) string {
+		return fmt.Sprintf(`{"input_tokens":%d,"cached_input_tokens":%d,"output_tokens":%d,"reasoning_output_tokens":%d,"total_tokens":%d}`,
+			c.in, c.cached, c.out, c.reason, c.in+c.out)
+	}
+	model := ""
+	if infoModel != "" {
+		model = fmt.Sprintf(`,"model":%q`, infoModel)
+	}
+	return fmt.Sprintf(`{"timestamp":%q,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":%s,"last_token_usage":%s,"model_context_window":272000%s},"rate_limits":null}}`+"\n",
+		ts, u(total), u(last), model)
+}
+
+// TestCodexForkedSession: a rollout forked from another (forked_from_id)
+// replays the parent's token_count events, with the parent's timestamps or
+// re-stamped at the fork time; they count once, on the parent's day. A
+// rollout in both sessions/ and archived_sessions/ counts once.
+func TestCodexForkedSession(t *testing.T) {
+	const parentID, childID = "0199a1b2-0000-7000-8000-00000000000a", "0199a1b2-0000-7000-8000-00000000000b"
+	p1, p2 := cx{10000, 8000, 500, 200}, cx{25000, 20000, 900, 300}
+	c3 := cx{40000, 30000, 1300, 400}
+	diff := func(a, b cx) cx { return cx{a.in - b.in, a.cached - b.cached, a.out - b.out, a.reason - b.reason} }
+	parent := codexMeta("2026-06-06T09:00:00.000Z", parentID, "", "/home/dev/api") +
+		codexTurn("2026-06-06T09:00:01.000Z", "/home/dev/api", "gpt-5.3-codex") +
+		codexTokens("2026-06-06T09:00:10.000Z", p1, p1, "") +
+		codexTokens("2026-06-06T09:00:20.000Z", p2, diff(p2, p1), "")
+	replay := func(restamp string) string {
+		ts := func(orig string) string {
+			if restamp != "" {
+				return restamp
+			}
+			return orig
+		}
+		return codexMeta("2026-06-07T08:00:00.000Z", childID, parentID, "/home/dev/api") +
+			codexTurn(ts("2026-06-06T09:00:01.000Z"), "/home/dev/api", "gpt-5.3-codex") +
+			codexTokens(ts("2026-06-06T09:00:10.000Z"), p1, p1, "") +
+			codexTokens(ts("2026-06-06T09:00:20.000Z"), p2, diff(p2, p1), "") +
+			codexTurn("2026-06-07T08:00:05.000Z", "/home/dev/api", "gpt-5.3-codex") +
+			codexTokens("2026-06-07T08:00:30.000Z", c3, diff(c3, p2), "")
+	}
+	// Each call's cost at gpt-5.3-codex: uncached input 1.75, cached 0.175, output 14.
+	cost := func(c cx) float64 {
+		return (float64(c.in-c.cached)*1.75 + float64(c.cached)*0.175 + float64(c.out)*14) / 1e6
+	}
+	wantDay1, wantDay2 := cost(p2), cost(diff(c3, p2))
+	tests := []struct {
+		name, restamp string
+		archived      bool
+	}{
+		{"replay with the parent's timestamps", "", false},
+		{"replay re-stamped at the fork time", "2026-06-07T08:00:00.100Z", false},
+		{"parent also archived", "2026-06-07T08:00:00.100Z", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			parentName := "rollout-2026-06-06T09-00-00-" + parentID + ".jsonl"
+			write(t, filepath.Join(home, "sessions", "2026", "06", "06", parentName), parent)
+			write(t, filepath.Join(home, "sessions", "2026", "06", "07", "rollout-2026-06-07T08-00-00-"+childID+".jsonl"), replay(tt.restamp))
+			if tt.archived {
+				write(t, filepath.Join(home, "archived_sessions", parentName), parent)
+			}
+			s := newTestService(t, map[string]string{"CODEX_HOME": home})
+			_, u := usageOf(t, s, map[string]any{"from": "2026-06-06", "to": "2026-06-07", "by": "day", "timezone": "UTC"})
+			got := map[string]row{}
+			for _, r := range u.Rows {
+				got[r.Key] = r
+			}
+			if r := got["2026-06-06"]; r.Calls != 2 || r.InputTokens != int64(p2.in-p2.cached) || r.CacheReadTokens != int64(p2.cached) || !sameCost(r.CostUSD, wantDay1) {
+				t.Errorf("parent's day: got %+v, want 2 calls, %d input, %d cache read, $%.6f", r, p2.in-p2.cached, p2.cached, wantDay1)
+			}
+			if r := got["2026-06-07"]; r.Calls != 1 || !sameCost(r.CostUSD, wantDay2) {
+				t.Errorf("fork's day: got %+v, want 1 call, $%.6f", r, wantDay2)
+			}
+		})
+	}
+}
+
+// TestCodexInfoModel: a token_count whose info names the model is priced
+// as that model, not as the turn context's (or the gpt-5 fallback).
+func TestCodexInfoModel(t *testing.T) {
+	home := t.TempDir()
+	c := cx{1000, 0, 100, 0}
+	write(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
+		codexMeta("2026-06-06T10:00:00.000Z", "0199", "", "/home/dev/api")+
+			codexTokens("2026-06-06T10:00:10.000Z", c, c, "gpt-5.2-codex"))
+	s := newTestService(t, map[string]string{"CODEX_HOME": home})
+	got, u := byModel(t, s, "2026-06-06", nil)
+	if r := got["gpt-5.2-codex"]; r.Calls != 1 || !sameCost(r.CostUSD, (1000*1.75+100*14)/1e6) {
+		t.Errorf("got rows %+v, want gpt-5.2-codex 1 call", u.Rows)
+	}
+}
+
+// TestCodexSymlinkedSessions: ~/.codex/sessions as a symbolic link to a
+// folder elsewhere (dotfiles setups) is read.
+func TestCodexSymlinkedSessions(t *testing.T) {
+	home, real := t.TempDir(), t.TempDir()
+	c := cx{1000, 0, 100, 0}
+	write(t, filepath.Join(real, "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
+		codexMeta("2026-06-06T10:00:00.000Z", "0199", "", "/home/dev/api")+codexTurn("2026-06-06T10:00:01.000Z", "/home/dev/api", "gpt-5")+
+			codexTokens("2026-06-06T10:00:10.000Z", c, c, ""))
+	if err := os.Symlink(real, filepath.Join(home, "sessions")); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, map[string]string{"CODEX_HOME": home})
+	got, u := byModel(t, s, "2026-06-06", nil)
+	if got["gpt-5"].Calls != 1 {
+		t.Errorf("got %+v (degraded %v), want one gpt-5 call", u.Rows, u.Degraded)
+	}
+}
+
+// TestGeminiSubagentChats: Gemini CLI records a sub-agent's chat in
+// chats/<parentSessionId>/<id>.jsonl beside the session files (message
+// shape from gemini-cli packages/core/src/services/chatRecordingService.ts);
+// it rolls into the parent session. In ccusage pricing a Gemini request
+// over 200k prompt tokens is billed wholly at the higher tier, as ccusage
+// bills it (no per-bucket split for Gemini).
+func TestGeminiSubagentChats(t *testing.T) {
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "9f2c1e0d4b", "chats")
+	const parent = "a1b2c3d4-0000-4000-8000-000000000009"
+	write(t, filepath.Join(chats, "session-2026-06-08T10-00-a1b2.jsonl"),
+		`{"sessionId":"`+parent+`","projectHash":"9f2c1e0d4b","startTime":"2026-06-08T10:00:00.000Z","lastUpdated":"2026-06-08T10:00:00.000Z","kind":"main"}`+"\n"+
+			`{"id":"m1","timestamp":"2026-06-08T10:00:05.000Z","type":"gemini","content":"ok","tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-3.1-pro-preview"}`+"\n")
+	write(t, filepath.Join(chats, parent, "b9c8d7e6-0000-4000-8000-000000000010.jsonl"),
+		`{"sessionId":"b9c8d7e6-0000-4000-8000-000000000010","projectHash":"9f2c1e0d4b","startTime":"2026-06-08T10:01:00.000Z","kind":"subagent"}`+"\n"+
+			`{"id":"s1","timestamp":"2026-06-08T10:01:05.000Z","type":"gemini","content":"searched","tokens":{"input":250000,"output":1000,"cached":50000,"thoughts":500,"tool":0,"total":251500},"model":"gemini-3.1-pro-preview"}`+"\n")
+	s := newTestService(t, map[string]string{"USAGE_GEMINI_DIR": dir})
+	main := (1000*2 + 100*12) / 1e6
+	long := (200000*4 + 50000*0.4 + 1500*18) / 1e6 // prompt 250k > 200k: the whole request at the higher tier
+	for _, mode := range []string{"provider", "ccusage"} {
+		got, _ := byModel(t, s, "2026-06-08", map[string]any{"pricing": mode})
+		if r := got["gemini-3.1-pro-preview"]; r.Calls != 2 || !sameCost(r.CostUSD, main+long) {
+			t.Errorf("%s: got %+v, want 2 calls at $%.6f", mode, r, main+long)
+		}
+	}
+	_, u := usageOf(t, s, map[string]any{"from": "2026-06-08", "to": "2026-06-08", "by": "session", "timezone": "UTC"})
+	if len(u.Rows) != 1 || u.Rows[0].Calls != 2 {
+		t.Errorf("got sessions %+v, want the sub-agent rolled into its parent", u.Rows)
+	}
+}
+
+// TestDiscoveryRobust: a folder that cannot be read is named in degraded
+// and the rest is still counted; 0-byte files (a session just created) do
+// not degrade a provider; a line over the bound is reported.
+func TestDiscoveryRobust(t *testing.T) {
+	dir := t.TempDir()
+	u := claudeUsage(10, 0, 0, 10, "")
+	const sess = "5f0c2f9e-5555-4a4a-9b9b-000000000005"
+	write(t, filepath.Join(dir, "claude", "projects", "-home-dev-ok", sess+".jsonl"),
+		claudeLine(false, "/home/dev/ok", sess, "msg_ok", "req_ok", "claude-sonnet-4-6", "2026-06-09T10:00:00.000Z", u))
+	write(t, filepath.Join(dir, "claude", "projects", "-home-dev-new", "empty.jsonl"), "")
+	write(t, filepath.Join(dir, "gemini", "tmp", "abc", "chats", "session-2026-06-09T10-00-0000.json"), "")
+	// A symbolic link loop cannot be listed, even by root.
+	loop := filepath.Join(dir, "claude", "projects", "-home-dev-loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(dir, "claude"), "USAGE_GEMINI_DIR": filepath.Join(dir, "gemini")})
+	got, out := byModel(t, s, "2026-06-09", nil)
+	if got["claude-sonnet-4-6"].Calls != 1 {
+		t.Errorf("got %+v, want the readable project counted", out.Rows)
+	}
+	if len(out.Degraded) != 1 || out.Degraded[0].Provider != "claude" || !strings.Contains(out.Degraded[0].Reason, "could not be listed") {
+		t.Errorf("got degraded %+v, want one claude entry naming the unlisted folder", out.Degraded)
+	}
+	for _, d := range out.Degraded {
+		if strings.Contains(d.Reason, dir) {
+			t.Errorf("degraded prints an absolute path: %s", d.Reason)
+		}
+	}
+
+	// A line over the bound: skipped, and said.
+	old := source.MaxLineBytes
+	source.MaxLineBytes = 1 << 20
+	t.Cleanup(func() { source.MaxLineBytes = old })
+	big := strings.Replace(claudeLine(false, "/home/dev/ok", sess, "msg_big", "req_big", "claude-sonnet-4-6", "2026-06-09T11:00:00.000Z", u),
+		`"text":"done"`, `"text":"`+strings.Repeat("x", 3<<20)+`"`, 1)
+	write(t, filepath.Join(dir, "claude2", "projects", "-home-dev-ok", sess+".jsonl"), big)
+	s = newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(dir, "claude2")})
+	_, out = byModel(t, s, "2026-06-09", nil)
+	if len(out.Degraded) != 1 || !strings.Contains(out.Degraded[0].Reason, "over 1 MB") {
+		t.Errorf("got degraded %+v, want the oversized line reported", out.Degraded)
+	}
+}
+
+// TestCodexUnreadableFolder: one unreadable day folder under sessions/
+// degrades Codex with its name; the other days are counted. (Root reads
+// any folder, so this runs only as another user.)
+func TestCodexUnreadableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can read a folder without permissions")
+	}
+	home := t.TempDir()
+	c := cx{1000, 0, 100, 0}
+	write(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-a.jsonl"),
+		codexMeta("2026-06-06T10:00:00.000Z", "a", "", "/x")+codexTokens("2026-06-06T10:00:10.000Z", c, c, "gpt-5"))
+	locked := filepath.Join(home, "sessions", "2026", "06", "07")
+	write(t, filepath.Join(locked, "rollout-b.jsonl"), codexMeta("2026-06-07T10:00:00.000Z", "b", "", "/x"))
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
+	s := newTestService(t, map[string]string{"CODEX_HOME": home})
+	got, out := byModel(t, s, "2026-06-06", nil)
+	if got["gpt-5"].Calls != 1 {
+		t.Errorf("got %+v, want the readable day counted", out.Rows)
+	}
+	if len(out.Degraded) != 1 || !strings.Contains(out.Degraded[0].Reason, "sessions/2026/06/07") {
+		t.Errorf("got degraded %+v, want sessions/2026/06/07 named", out.Degraded)
+	}
+}
+
+// TestOpenCodeJSONStorage: OpenCode before its SQLite database kept each
+// message as storage/message/<sessionID>/<messageID>.json (sst/opencode
+// packages/opencode/src/session/message-v2.ts, Assistant shape); a message
+// also in the database counts once.
+func TestOpenCodeJSONStorage(t *testing.T) {
+	data := t.TempDir()
+	msg := func(id, model string, in, out int) string {
+		return fmt.Sprintf(`{"id":%q,"sessionID":"ses_old1","role":"assistant","time":{"created":1780909200000,"completed":1780909205000},"modelID":%q,"providerID":"anthropic","mode":"build","path":{"cwd":"/home/dev/old","root":"/home/dev/old"},"cost":0,"tokens":{"input":%d,"output":%d,"reasoning":0,"cache":{"read":0,"write":0}}}`, id, model, in, out)
+	}
+	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_a.json"), msg("msg_a", "claude-sonnet-4-5", 1000, 100))
+	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_b.json"), msg("msg_b", "claude-sonnet-4-5", 2000, 200))
+	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_empty.json"), "")
+	s := newTestService(t, map[string]string{"XDG_DATA_HOME": data})
+	// 1780909200000 ms is 2026-06-08T09:00:00Z.
+	got, out := byModel(t, s, "2026-06-08", nil)
+	if r := got["claude-sonnet-4-5"]; r.Calls != 2 || r.InputTokens != 3000 || !sameCost(r.CostUSD, (3000*3+300*15)/1e6) {
+		t.Errorf("got %+v (degraded %v), want 2 calls, 3000 input", out.Rows, out.Degraded)
+	}
+}

@@ -1,0 +1,49 @@
+// ts-elicit drives `host serve` with a real TypeScript MCP client that
+// declares the elicitation capability and answers every elicitation/create
+// with one action, then prints one JSON object on stdout: each call's
+// structuredContent and isError, and the elicitation messages it was shown.
+//
+//   node ts-elicit.mjs <sdk-legacy|v2-legacy> <accept|decline|cancel> <host binary>
+//
+// TS_ELICIT_CALLS is a JSON array of tools/call params ({name, arguments})
+// to make in order.
+const [mode, answer, host] = process.argv.slice(2);
+if (!mode || !answer || !host) {
+  console.error("usage: node ts-elicit.mjs <mode> <accept|decline|cancel> <host binary>");
+  process.exit(2);
+}
+
+let Client, StdioClientTransport, options = {}, onElicit;
+const asked = [];
+const handler = async (request) => {
+  asked.push({ message: request.params.message, mode: request.params.mode ?? null });
+  return answer === "accept" ? { action: "accept", content: {} } : { action: answer };
+};
+const capabilities = { elicitation: { form: {} } };
+if (mode === "sdk-legacy") {
+  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
+  const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  options = { capabilities };
+  onElicit = (client) => client.setRequestHandler(ElicitRequestSchema, handler);
+} else if (mode === "v2-legacy") {
+  ({ Client } = await import("@modelcontextprotocol/client"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
+  options = { capabilities, versionNegotiation: { mode: "legacy" } };
+  onElicit = (client) => client.setRequestHandler("elicitation/create", handler);
+} else {
+  console.error(`unknown mode ${mode}`);
+  process.exit(2);
+}
+
+const client = new Client({ name: `ts-elicit-${mode}`, version: "0.0.1" }, options);
+onElicit(client);
+const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
+await client.connect(transport);
+const results = [];
+for (const call of JSON.parse(process.env.TS_ELICIT_CALLS ?? "[]")) {
+  const r = await client.callTool(call);
+  results.push({ isError: r.isError ?? false, structuredContent: r.structuredContent ?? null });
+}
+await client.close();
+process.stdout.write(JSON.stringify({ results, asked }) + "\n");

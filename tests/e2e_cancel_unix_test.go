@@ -1,0 +1,78 @@
+//go:build unix
+
+package tests
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+)
+
+// TestCancelReachesNestedCall: cancelling the outer MCP request (run_agent)
+// cancels the call the agent made through the host — the nested plugin
+// itself sees its context end (testtool hold reports ctx.Err() on a named
+// pipe), in both protocol eras.
+func TestCancelReachesNestedCall(t *testing.T) {
+	for _, era := range []struct{ name, version string }{{"legacy", "2025-11-25"}, {"modern", ""}} {
+		t.Run(era.name, func(t *testing.T) {
+			e := newEnv(t)
+			testplugin.InstallAgent(t, e.plugins)
+			fifo := filepath.Join(t.TempDir(), "hold")
+			must(t, syscall.Mkfifo(fifo, 0o600))
+			cs := goClient(t, e, era.version, nil)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			returned := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_agent", Arguments: map[string]any{
+					"agent": "testagent", "action": "relay",
+					"args": map[string]any{"tool": "testtool", "action": "hold", "args": map[string]any{"fifo": fifo}}}})
+				returned <- err
+			}()
+			lines := make(chan string)
+			go func() {
+				defer close(lines)
+				f, err := os.Open(fifo) // blocks until the nested plugin opens it
+				if err != nil {
+					return
+				}
+				defer f.Close()
+				sc := bufio.NewScanner(f)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+			}()
+			next := func(what string, returned <-chan error) string {
+				t.Helper()
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("the nested call closed its pipe before %s", what)
+					}
+					return l
+				case err := <-returned:
+					t.Fatalf("run_agent returned (%v) before %s", err, what)
+				case <-time.After(90 * time.Second): // a hang guard, not a speed bound
+					t.Fatalf("no %s from the nested call", what)
+				}
+				return ""
+			}
+			if got := next("its start", returned); got != "started" {
+				t.Fatalf("got %q, want started", got)
+			}
+			cancel() // the client gives up at once and tells the host (notifications/cancelled)
+			if got := next("its context's end", nil); got != context.Canceled.Error() {
+				t.Fatalf("the nested plugin saw %q, want %q", got, context.Canceled)
+			}
+		})
+	}
+}
