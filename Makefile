@@ -10,7 +10,12 @@ export GOFLAGS ?= -buildvcs=false
 
 all: build
 
+# After building, approve the plugin folders whose sources git tracks
+# unmodified (plugins.lock), so `make run` serves the shipped plugins at
+# once; a folder an agent wrote stays "new — needs approval" until a person
+# runs `bin/host approve NAME`.
 build: host plugins
+	@./bin/host approve --tracked >&2
 
 host:
 	$(GO) build -o bin/host ./host
@@ -52,6 +57,7 @@ bench: build bench-host bench-usage bench-xlsx bench-notes
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
+	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs

@@ -27,12 +27,27 @@ func TestMain(m *testing.M) {
 }
 
 // runHost runs the host's command line in-process against a plugins folder
-// holding the test plugin.
+// holding the test plugin, every plugin in it approved first. The state
+// folder is the XDG_STATE_HOME the test set under the temporary folder, or
+// a new one.
 func runHost(t *testing.T, plugins string, args ...string) (int, string, string) {
+	t.Helper()
+	state := os.Getenv("XDG_STATE_HOME")
+	if rel, err := filepath.Rel(os.TempDir(), state); state == "" || err != nil || strings.HasPrefix(rel, "..") {
+		state = t.TempDir()
+	}
+	testplugin.Approve(t, plugins, state)
+	return runHostState(t, plugins, state, args...)
+}
+
+// runHostState runs the host's command line in-process with XDG_STATE_HOME
+// at state, approving nothing.
+func runHostState(t *testing.T, plugins, state string, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("HOST_PLUGIN_PATH", plugins)
 	t.Setenv("HOST_SKILL_PATH", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", state)
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, &out, &errOut)
 	return code, out.String(), errOut.String()

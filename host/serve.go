@@ -13,12 +13,13 @@ import (
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
-// the six generic tools, or the curated surface surfaceName when set.
-// It returns when the client goes away (stdin closes) or ctx ends (the
-// first SIGTERM), after the calls in flight are answered and every plugin
-// is stopped. When the force context ends too (a second signal) it stops at
-// once, cancelling the calls in flight, and returns an error.
-func runServe(ctx context.Context, httpAddr, surfaceName string) error {
+// the six generic tools, or the curated surface surfaceName when set; dev
+// turns the approval lock off (loudly). It returns when the client goes
+// away (stdin closes) or ctx ends (the first SIGTERM), after the calls in
+// flight are answered and every plugin is stopped. When the force context
+// ends too (a second signal) it stops at once, cancelling the calls in
+// flight, and returns an error.
+func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -28,7 +29,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
-	a := newApp(os.Stderr, hclog.Info)
+	a := newAppDev(os.Stderr, hclog.Info, dev)
 	defer a.close()
 	a.registry.Scan()
 

@@ -10,11 +10,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/host/internal/gate"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
@@ -49,6 +52,10 @@ type Dispatcher struct {
 	MaxResultBytes int
 	// DenyIrreversible refuses irreversible actions even when confirmed.
 	DenyIrreversible bool
+	// Audit, when set, receives every call that came through a *_confirmed
+	// tool, every irreversible call refused, and every call refused because
+	// its tool needs approval.
+	Audit func(audit.Entry)
 }
 
 // Call is one request to run an action.
@@ -218,6 +225,41 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	if failure != nil {
 		return *failure
 	}
+	out := d.run(ctx, call, tool, action, args, onProgress)
+	irreversible, _ := gate.Irreversible(tool.Manifest, action)
+	needsApproval := tool.Approval == registry.ApprovalNew || tool.Approval == registry.ApprovalChanged
+	if d.Audit != nil && (call.Confirmed || irreversible || needsApproval) {
+		d.Audit(auditEntry(call, tool, action, irreversible, out))
+	}
+	return out
+}
+
+// auditEntry describes a finished call for the audit log: the names of the
+// args the caller gave, never their values.
+func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreversible bool, out Outcome) audit.Entry {
+	var given map[string]json.RawMessage
+	_ = json.Unmarshal(call.Args, &given)
+	names := make([]string, 0, len(given))
+	for k := range given {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	e := audit.Entry{Time: time.Now().UTC(), Client: "unknown", Tool: tool.Name(), Action: action.Name, Args: names,
+		Confirmed: call.Confirmed, Irreversible: irreversible, Outcome: "ok"}
+	if c := call.Caller; c != nil {
+		if c.GetClientName() != "" {
+			e.Client = c.GetClientName()
+		}
+		e.ClientVersion, e.Agent = c.GetClientVersion(), c.GetAgent()
+	}
+	if out.IsError {
+		e.Outcome = out.Code()
+	}
+	return e
+}
+
+// run gates and runs a resolved call.
+func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, action *manifests.Action, args map[string]any, onProgress func(*wire.Progress)) Outcome {
 	approval := twin(tool.Manifest.Kind)
 	if call.Surface != "" {
 		approval = ""
@@ -233,7 +275,11 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 		}
 	}
 	if !tool.Ready {
-		return failf(wire.CodeNotReady, "run `host check`, fix what it says, then call again", "%s is not ready: %s", tool.Name(), tool.NotReady)
+		next := tool.NextStep
+		if next == "" {
+			next = "run `host check`, fix what it says, then call again"
+		}
+		return failf(wire.CodeNotReady, next, "%s is not ready: %s", tool.Name(), tool.NotReady)
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
