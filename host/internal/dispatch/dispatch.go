@@ -6,12 +6,14 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
@@ -24,6 +26,11 @@ import (
 
 // DefaultMaxResultBytes is HOST_MAX_RESULT_BYTES' default.
 const DefaultMaxResultBytes = 40000
+
+// MaxArgsBytes bounds a call's args JSON: the call travels to the plugin in
+// one gRPC message, and a plugin's gRPC server receives at most 4 MiB (the
+// rest is left for the action name and the caller).
+const MaxArgsBytes = 4<<20 - 64<<10
 
 // Runner runs one call on a plugin; *supervisor.Supervisor is the
 // production implementation.
@@ -278,6 +285,10 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	if err != nil {
 		return failf(wire.CodeInternalError, "", "encode args: %v", err)
 	}
+	if len(raw) > MaxArgsBytes {
+		return failf(wire.CodeInvalidArgs, "pass large data as a file the tool reads (a path), not inline",
+			"the args of %s %s are %d bytes, over the host's limit of %d", tool.Name(), action.Name, len(raw), MaxArgsBytes)
+	}
 	max := d.maxBytes()
 	caller := &wire.Caller{ClientName: "unknown"}
 	if call.Caller != nil {
@@ -289,7 +300,36 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	if res.GetError() != nil {
 		return Fail(res.GetError())
 	}
+	if bad := checkResult(tool, action, res); bad != nil {
+		return *bad
+	}
 	return capResult(tool, action, res, max)
+}
+
+// checkResult holds a plugin's result to what the host promises its
+// clients: one JSON object, valid UTF-8 (its Markdown too). Anything else
+// is the plugin's bug, answered as internal_error naming it — never passed
+// on, never dropped.
+func checkResult(tool *registry.Tool, action *manifests.Action, res *wire.Result) *Outcome {
+	body := bytes.TrimSpace(res.GetJson())
+	var what string
+	switch {
+	case len(body) == 0:
+		return nil // no data: an empty object
+	case !utf8.Valid(body):
+		what = "is not valid UTF-8"
+	case !json.Valid(body):
+		what = "is not valid JSON"
+	case body[0] != '{':
+		what = "is JSON but not an object"
+	case !utf8.ValidString(res.GetMarkdown()):
+		what = "has Markdown that is not valid UTF-8"
+	default:
+		return nil
+	}
+	out := failf(wire.CodeInternalError, fmt.Sprintf("this is a bug in the plugin %s: report it to its author; other tools are not affected", tool.Name()),
+		"the plugin %s returned a malformed result for %s (%d bytes): it %s", tool.Name(), action.Name, len(res.GetJson()), what)
+	return &out
 }
 
 func (d *Dispatcher) maxBytes() int {

@@ -62,7 +62,8 @@ type Options struct {
 	MaxCrashes  int
 	CrashWindow time.Duration
 	// Backoff is the first wait before relaunching a crashed plugin; it
-	// doubles with each crash in the window (default 100ms).
+	// doubles with each crash in the window (default 100ms), up to
+	// DisableFor.
 	Backoff time.Duration
 	// DisableFor is how long the first disable lasts (default 30s); each
 	// further disable of the same binary doubles it, up to DisableMax
@@ -245,7 +246,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 
 	p, failure := s.acquire(ctx, st, tool)
 	if failure != nil {
-		cancelled = failure.GetError().GetCode() != wire.CodeNotReady
+		cancelled = true // a plugin that did not start proved nothing: a probe stays due
 		return failure
 	}
 	defer s.release(p)

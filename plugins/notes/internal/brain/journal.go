@@ -33,28 +33,38 @@ type journal struct {
 }
 
 // journalEntry is one path of a journal with its content before the
-// operation (Had false: the path did not exist).
+// operation (Had false: the path did not exist) and, when known, the digest
+// of what the operation writes there (New; "-" for a removal).
 type journalEntry struct {
 	Path string `json:"path"`
 	Had  bool   `json:"had"`
 	Data []byte `json:"data,omitempty"`
+	New  string `json:"new,omitempty"`
 }
 
 func (b *Brain) journalPath(op string) string {
 	return filepath.Join(b.Root, filepath.FromSlash(journalDir), op+".json")
 }
 
-// beginJournal records what paths held before op touches them. It must be
-// called with the lock held.
-func (b *Brain) beginJournal(op, action, oldHead string, paths []string) (*journal, error) {
+// beginJournal records what paths held before op touches them and, from
+// changes when given (nil for an undo, whose result git computes), what it
+// will write. It must be called with the lock held.
+func (b *Brain) beginJournal(op, action, oldHead string, paths []string, changes []change) (*journal, error) {
 	j := &journal{Op: op, Action: action, PID: os.Getpid(), Started: time.Now().UTC().Format(time.RFC3339Nano), OldHead: oldHead}
+	newDigest := map[string]string{}
+	for _, ch := range changes {
+		newDigest[ch.Path] = "-"
+		if ch.Data != nil {
+			newDigest[ch.Path] = digest(ch.Data)
+		}
+	}
 	for _, p := range paths {
 		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
 		switch {
 		case err == nil:
-			j.Files = append(j.Files, journalEntry{Path: p, Had: true, Data: raw})
+			j.Files = append(j.Files, journalEntry{Path: p, Had: true, Data: raw, New: newDigest[p]})
 		case errors.Is(err, fs.ErrNotExist):
-			j.Files = append(j.Files, journalEntry{Path: p})
+			j.Files = append(j.Files, journalEntry{Path: p, New: newDigest[p]})
 		default:
 			return nil, fmt.Errorf("brain: journal %s: %w", p, err)
 		}
@@ -153,6 +163,9 @@ type Recovered struct {
 	Action string   `json:"action"`
 	Result string   `json:"result"` // completed | rolled_back
 	Paths  []string `json:"paths"`
+	// Skipped are paths changed by someone else after the crash: left
+	// as they are.
+	Skipped []string `json:"skipped,omitempty"`
 }
 
 // recoverLocked finishes or rolls back every operation whose process died
@@ -190,8 +203,14 @@ func (b *Brain) recoverOne(ctx context.Context, j *journal) (Recovered, error) {
 	}
 	committed := false
 	if head != j.OldHead {
-		if entries, err := g.log(ctx, "-1", head); err == nil && len(entries) == 1 && entries[0].Trailer.Op == j.Op {
-			committed = true
+		// The op's commit may be HEAD, or below a commit a person made
+		// by hand before anyone recovered.
+		entries, err := g.log(ctx, j.OldHead+"..HEAD")
+		if err != nil {
+			return r, fail(CodeGitFailed, "Check the brain with git status.", "recover operation %s: %v", j.Op, err)
+		}
+		for _, e := range entries {
+			committed = committed || e.Trailer.Op == j.Op
 		}
 	}
 	if committed {
@@ -210,8 +229,30 @@ func (b *Brain) recoverOne(ctx context.Context, j *journal) (Recovered, error) {
 		// touches the working tree).
 		_, _ = g.run(ctx, "revert", "--quit")
 	}
+	var paths2 []string
 	for _, f := range j.Files {
 		abs := filepath.Join(b.Root, filepath.FromSlash(f.Path))
+		if f.New != "" {
+			cur := "-"
+			if raw, err := os.ReadFile(abs); err == nil {
+				cur = digest(raw)
+			}
+			old := "-"
+			if f.Had {
+				old = digest(f.Data)
+			}
+			if cur == old {
+				paths2 = append(paths2, f.Path)
+				continue
+			}
+			if cur != f.New {
+				// Changed since by someone else: theirs now, left as
+				// it is.
+				r.Skipped = append(r.Skipped, f.Path)
+				continue
+			}
+		}
+		paths2 = append(paths2, f.Path)
 		if f.Had {
 			if err := writeAtomic(abs, f.Data); err != nil {
 				return r, fmt.Errorf("brain: recover %s: %w", f.Path, err)
@@ -222,6 +263,7 @@ func (b *Brain) recoverOne(ctx context.Context, j *journal) (Recovered, error) {
 			return r, fmt.Errorf("brain: recover %s: %w", f.Path, err)
 		}
 	}
+	paths = paths2
 	if len(paths) > 0 {
 		// Unstage what the operation staged: the index entries of these
 		// paths go back to HEAD's.

@@ -483,7 +483,14 @@ func (b *Brain) HandoffSave(ctx context.Context, c Call, a HandoffArgs) (*Handof
 	if err := scanFields(fields); err != nil {
 		return nil, err
 	}
-	if err := b.fresh(ctx); err != nil {
+	// Paths and the superseded note are chosen under the write lock, so
+	// parallel writers neither collide on a path nor race to a conflict.
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := b.freshLocked(ctx); err != nil {
 		return nil, err
 	}
 	today := b.today()
@@ -557,7 +564,7 @@ func (b *Brain) HandoffSave(ctx context.Context, c Call, a HandoffArgs) (*Handof
 		res.Episode = &NoteRef{ID: e.FM.ID, Path: e.Path}
 	}
 	w.Subject = "handoff-save: " + a.Title
-	commit, err := b.commit(ctx, c, w)
+	commit, err := b.commitLocked(ctx, c, w)
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +618,14 @@ func (b *Brain) Forget(ctx context.Context, c Call, a ForgetArgs) (*ForgetResult
 	if err := scanFields(map[string]string{"reason": a.Reason}); err != nil {
 		return nil, err
 	}
-	if err := b.fresh(ctx); err != nil {
+	// Paths and the superseded note are chosen under the write lock, so
+	// parallel writers neither collide on a path nor race to a conflict.
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := b.freshLocked(ctx); err != nil {
 		return nil, err
 	}
 	name := a.ID
@@ -664,7 +678,7 @@ func (b *Brain) Forget(ctx context.Context, c Call, a ForgetArgs) (*ForgetResult
 		Subject: fmt.Sprintf("forget: archive %s: %s", typeOr(row.Type), row.Title),
 		Lines:   []string{fmt.Sprintf("archive %s: %s (%s)", typeOr(row.Type), row.Title, a.Reason)},
 		Changes: []change{{Path: row.Path, Data: nil}, {Path: dest, Data: n.Render()}}}
-	commit, err := b.commit(ctx, c, w)
+	commit, err := b.commitLocked(ctx, c, w)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,13 @@ package brain
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -163,6 +165,9 @@ func TestParallelRememberInOneProcess(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("status", nil)
+	// The writers queue for the lock; on a loaded machine under -race
+	// the last one waits far longer than the tests' usual timeout.
+	e.brain().LockTimeout = 10 * time.Minute
 	contents := []string{
 		"The staging database refuses connections from the office VPN after midnight",
 		"Deploys of the billing service need the payments flag switched off first",
@@ -193,6 +198,113 @@ func TestParallelRememberInOneProcess(t *testing.T) {
 		if created[c] != 1 {
 			t.Errorf("%q created %d times, want once", c, created[c])
 		}
+	}
+	e.clean()
+}
+
+// TestRecoveryLeavesLaterEditsAlone: a write dies after writing its file; a
+// person then edits that file before anyone recovers. Recovery rolls the
+// write back everywhere else but leaves the person's file as it is.
+func TestRecoveryLeavesLaterEditsAlone(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	b := e.brain()
+	ctx := context.Background()
+	unlock, err := b.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := []change{{Path: "memory/gotchas/a.md", Data: []byte("agent A\n")}, {Path: "memory/gotchas/b.md", Data: []byte("agent B\n")}}
+	j, err := b.beginJournal(newID(), "remember", e.head(), []string{"memory/gotchas/a.md", "memory/gotchas/b.md"}, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range changes {
+		if err := writeAtomic(filepath.Join(e.root, ch.Path), ch.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The writer dies here (its lock goes); a person edits b.md.
+	unlock()
+	if err := os.WriteFile(filepath.Join(e.root, "memory/gotchas/b.md"), []byte("the person's own text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := e.ok("status", nil)
+	rec := list(st, "recovered")
+	if len(rec) != 1 || str(rec[0].(map[string]any), "op") != j.Op || str(rec[0].(map[string]any), "result") != "rolled_back" {
+		t.Fatalf("recovered %v, want op %s rolled back", rec, j.Op)
+	}
+	if skipped := list(rec[0].(map[string]any), "skipped"); len(skipped) != 1 || skipped[0] != "memory/gotchas/b.md" {
+		t.Fatalf("skipped %v, want the person's b.md", skipped)
+	}
+	if e.exists("memory/gotchas/a.md") {
+		t.Fatal("a.md, written by the dead writer, is still there")
+	}
+	if got := e.file("memory/gotchas/b.md"); got != "the person's own text\n" {
+		t.Fatalf("b.md = %q, want the person's text", got)
+	}
+}
+
+// TestRecoveryFindsCommitBelowAPersonsCommit: a write dies after its commit;
+// a person commits on top before anyone recovers. Recovery sees the op's
+// commit in history and completes it instead of undoing it in the tree.
+func TestRecoveryFindsCommitBelowAPersonsCommit(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	m := e.ok("remember", map[string]any{"type": "gotcha", "content": "The cache warms in ninety seconds after a deploy"})
+	b := e.brain()
+	// The journal the writer would have left had it died after the commit
+	// (rewritten by hand: the write above removed its own).
+	parent := strings.TrimSpace(e.git("rev-parse", "HEAD~1"))
+	path := str(m, "path")
+	j := journal{Op: str(m, "op"), Action: "remember", Started: "2026-01-01T00:00:00Z", OldHead: parent, Files: []journalEntry{{Path: path, New: "x"}}}
+	raw, _ := json.Marshal(j)
+	if err := os.MkdirAll(filepath.Join(e.root, journalDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b.journalPath(j.Op), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.writeHuman("wiki/concepts/Later.md", "# Later\n\nA person's commit on top.\n")
+	rec := list(e.ok("status", nil), "recovered")
+	if len(rec) != 1 || str(rec[0].(map[string]any), "result") != "completed" {
+		t.Fatalf("recovered %v, want the op completed", rec)
+	}
+	if !e.exists(path) {
+		t.Fatalf("%s was rolled back although its commit is in history", path)
+	}
+	e.clean()
+}
+
+// TestParallelHandoffsGetTheirOwnPaths: handoffs with the same title on the
+// same day, saved at once, each get a path of their own; none conflicts.
+func TestParallelHandoffsGetTheirOwnPaths(t *testing.T) {
+	requireGit(t)
+	e := newEnv(t)
+	e.ok("status", nil)
+	// The writers queue for the lock; on a loaded machine under -race
+	// the last one waits far longer than the tests' usual timeout.
+	e.brain().LockTimeout = 10 * time.Minute
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]bool{}
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := e.call("handoff-save", map[string]any{"session-handle": "01M8RTESTSESSION000000000" + string(rune('A'+i)), "title": "Queue work", "done": []string{"step " + string(rune('a'+i))}, "next": []string{"continue"}})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				t.Errorf("handoff-save %d: %v", i, err)
+				return
+			}
+			got[str(obj(m, "handoff"), "path")] = true
+		}()
+	}
+	wg.Wait()
+	if len(got) != 8 {
+		t.Fatalf("%d distinct handoff paths, want 8: %v", len(got), got)
 	}
 	e.clean()
 }

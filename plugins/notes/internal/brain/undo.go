@@ -192,7 +192,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 				"notes the undo would change have uncommitted changes; nothing was changed")
 		}
 	}
-	j, err := b.beginJournal(op, "undo", head, paths)
+	j, err := b.beginJournal(op, "undo", head, paths, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	for _, ch := range w.Changes {
 		paths = append(paths, ch.Path)
 	}
-	j, err := b.beginJournal(w.Op, w.Action, oldHead, paths)
+	j, err := b.beginJournal(w.Op, w.Action, oldHead, paths, w.Changes)
 	if err != nil {
 		return "", err
 	}

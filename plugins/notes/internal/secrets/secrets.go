@@ -321,7 +321,9 @@ func slackLike(_, v string) bool {
 	if len(v) < 24 || len(last) < 6 {
 		return false
 	}
-	return Entropy(v) >= 3.2 && !wordTail.MatchString(last)
+	// The random part is the last segment; the numbers before it (team
+	// and user ids) may repeat a digit.
+	return (Entropy(v) >= 3.2 || (len(last) >= 12 && Entropy(last) >= 3.2)) && !wordTail.MatchString(last)
 }
 
 // mixedToken drops camel-case identifiers and placeholders that happen to
