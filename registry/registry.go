@@ -438,6 +438,9 @@ func (r *Registry) Watch(ctx context.Context) error {
 		return fmt.Errorf("registry: watch: %w", err)
 	}
 	defer w.Close()
+	// Watch first, then scan: a change made once the first snapshot is out
+	// is always seen.
+	r.rewatch(w)
 	r.Scan()
 	r.rewatch(w)
 	ticker := time.NewTicker(r.opts.Rescan)

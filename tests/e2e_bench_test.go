@@ -110,7 +110,7 @@ func BenchmarkRunToolRoundTrip(b *testing.B) {
 // benchEnv is newEnv for benchmarks: the test plugin only, logs at warn.
 func benchEnv(b *testing.B) *env {
 	b.Helper()
-	e := &env{plugins: b.TempDir(), skills: b.TempDir()}
+	e := &env{plugins: b.TempDir(), skills: b.TempDir(), t: b}
 	testplugin.Install(b, e.plugins, "1")
 	home := b.TempDir()
 	e.vars = append(filteredEnviron(), "HOST_PLUGIN_PATH="+e.plugins, "HOST_SKILL_PATH="+e.skills,

@@ -78,7 +78,7 @@ func TestHandDroppedToolNeedsApproval(t *testing.T) {
 	cs := goClient(t, e, "2025-11-25", nil)
 	dir := filepath.Join(e.plugins, "handmade")
 	must(t, os.MkdirAll(dir, 0o755))
-	testplugin.CopyBinary(t, testplugin.Build(t, "handmade"), filepath.Join(dir, "testtool"))
+	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(dir, "testtool"))
 	must(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: handmade", 1)), 0o644))
 
 	args := map[string]any{"tool": "handmade", "action": "version"}
@@ -104,7 +104,7 @@ func TestHandDroppedToolNeedsApproval(t *testing.T) {
 		t.Fatalf("host approve: exit %d\n%s%s", code, out, errOut)
 	}
 	sc = until(t, cs, "the approved tool running without a restart", args, func(sc map[string]any, isErr bool) bool { return !isErr })
-	if sc["version"] != "handmade" {
+	if sc["version"] != "2" {
 		t.Fatalf("ran %v", sc)
 	}
 }
@@ -268,10 +268,6 @@ func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 // plugin and says on stderr that the lock is off.
 func TestDevModeSkipsTheLockLoudly(t *testing.T) {
 	e := newEnv(t)
-	dir := filepath.Join(e.plugins, "unapproved")
-	must(t, os.MkdirAll(dir, 0o755))
-	testplugin.CopyBinary(t, testplugin.Build(t, "dev"), filepath.Join(dir, "testtool"))
-	must(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: unapproved", 1)), 0o644))
 	cmd := e.serveCmd("--dev")
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
@@ -280,9 +276,17 @@ func TestDevModeSkipsTheLockLoudly(t *testing.T) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "dev-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	must(t, err)
 	defer cs.Close()
-	if sc, isErr := callTool(t, cs, "run_tool", map[string]any{"tool": "unapproved", "action": "version"}); isErr || sc["version"] != "dev" {
-		t.Fatalf("--dev did not run the unapproved plugin: %v", sc)
-	}
+	// Dropped in after the start, so nothing approved it.
+	dir := filepath.Join(e.plugins, "unapproved")
+	must(t, os.MkdirAll(dir, 0o755))
+	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(dir, "testtool"))
+	must(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: unapproved", 1)), 0o644))
+	until(t, cs, "--dev running the unapproved plugin", map[string]any{"tool": "unapproved", "action": "version"}, func(sc map[string]any, isErr bool) bool {
+		if isErr && errorCode(sc) != "unknown_tool" {
+			t.Fatalf("--dev refused the unapproved plugin: %v", sc)
+		}
+		return !isErr && sc["version"] == "2"
+	})
 	if !strings.Contains(stderr.String(), "approval lock is OFF") {
 		t.Fatalf("--dev said nothing on stderr:\n%s", stderr.String())
 	}

@@ -129,6 +129,7 @@ type env struct {
 	plugins string
 	skills  string
 	vars    []string
+	t       testing.TB
 }
 
 // sheetsManifest is a fixture tool with sheet-like actions. Its binary is
@@ -181,7 +182,7 @@ description: How to review the week's spend with the usage and notes tools.
 
 func newEnv(t *testing.T, extra ...string) *env {
 	t.Helper()
-	e := &env{plugins: t.TempDir(), skills: t.TempDir()}
+	e := &env{plugins: t.TempDir(), skills: t.TempDir(), t: t}
 	dir := testplugin.Install(t, e.plugins, "1")
 	bin := filepath.Join(dir, "testtool")
 	for name, manifest := range map[string]string{"sheets": sheetsManifest, "bigtool": bigManifest()} {
@@ -190,7 +191,6 @@ func newEnv(t *testing.T, extra ...string) *env {
 		must(t, os.WriteFile(filepath.Join(d, "tool.yaml"), []byte(manifest), 0o644))
 		testplugin.CopyBinary(t, bin, filepath.Join(d, name))
 	}
-	testplugin.Approve(t, e.plugins, stateHome)
 	must(t, os.MkdirAll(filepath.Join(e.skills, "weekly-review"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.skills, "weekly-review", "SKILL.md"), []byte(skillMD), 0o644))
 	home := t.TempDir()
@@ -203,7 +203,25 @@ func newEnv(t *testing.T, extra ...string) *env {
 		"HOST_LOG_LEVEL=debug",
 	)
 	e.vars = append(e.vars, extra...)
+	e.approve()
 	return e
+}
+
+// approve approves every plugin in e's plugins folder with the approval key
+// of the XDG_STATE_HOME the host gets (the last one in e.vars), so the
+// end-to-end tests run with the lock on. newEnv and serveCmd call it: what a
+// test installs before starting the host runs; what it drops in while the
+// host serves waits for approval.
+func (e *env) approve() {
+	state := stateHome
+	for _, kv := range e.vars {
+		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+			state = v
+		}
+	}
+	if err := testplugin.ApproveErr(e.plugins, state); err != nil {
+		e.t.Fatalf("approve %s: %v", e.plugins, err)
+	}
 }
 
 // filteredEnviron is the test's environment without HOST_* settings.
@@ -226,6 +244,9 @@ func must(t testing.TB, err error) {
 
 // serveCmd is `host serve` in e.
 func (e *env) serveCmd(args ...string) *exec.Cmd {
+	if e.t != nil {
+		e.approve()
+	}
 	cmd := exec.Command(hostBin, append([]string{"serve"}, args...)...)
 	cmd.Env = e.vars
 	cmd.Dir = e.plugins

@@ -37,6 +37,9 @@ func npmClients(t *testing.T) (node, modules string) {
 // runNode runs node with args in e's environment and returns stdout.
 func runNode(t *testing.T, e *env, node string, args ...string) []byte {
 	t.Helper()
+	if e.t != nil {
+		e.approve() // the host the client starts runs what the test installed
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
