@@ -47,6 +47,7 @@ func installLoadtool(t *testing.T, e *env) {
 	m = strings.Replace(m, "concurrency: 2", fmt.Sprintf("concurrency: %d", loadInFlight), 1)
 	must(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644))
 	testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(dir, "testtool"))
+	testplugin.Approve(t, e.plugins, stateHome) // the e2e hosts run with the approval lock on
 }
 
 func loadLine(id int) string {

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // hostileManifest declares tests/testdata/hostile, a plugin that returns
@@ -58,6 +60,7 @@ func installHostile(t *testing.T, e *env) {
 	b, err := os.ReadFile(hostileOnce.bin)
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, "hostile"), b, 0o755))
+	testplugin.Approve(t, e.plugins, stateHome) // the e2e hosts run with the approval lock on
 }
 
 // rpcError returns an answer's JSON-RPC error code, or 0.
