@@ -6,11 +6,16 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak clean npm
+.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
+# After building, approve the plugin folders whose sources git tracks
+# unmodified (plugins.lock), so `make run` serves the shipped plugins at
+# once; a folder an agent wrote stays "new — needs approval" until a person
+# runs `bin/host approve NAME`.
 build: host plugins
+	@./bin/host approve --tracked >&2
 
 host:
 	$(GO) build -o bin/host ./host
@@ -52,6 +57,7 @@ bench: build bench-host bench-usage bench-xlsx bench-notes
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
+	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
@@ -69,9 +75,29 @@ bench-xlsx: build
 bench-notes:
 	sh tests/bench/notes/run.sh
 
-# A long mixed load through `host serve` (make test runs 3 seconds of it).
+# A long mixed load through `host serve` (make test runs 3 seconds of it),
+# then 10,000 calls, 16 in flight, over stdio and over HTTP (make test: 1,000),
+# and a 10,000-call crash storm (make test: 1,000).
 soak: build
 	SOAK_DURATION=$${SOAK_DURATION:-5m} $(GO) test -count=1 -v -timeout 30m -run TestSoak ./tests/soak/
+	HOST_LOAD_CALLS=$${HOST_LOAD_CALLS:-10000} $(GO) test -count=1 -v -timeout 30m -run 'TestHardeningLoad' ./tests/
+	STORM_CALLS=$${STORM_CALLS:-10000} $(GO) test -count=1 -v -timeout 30m -run TestCrashStorm ./tests/
+
+# Every fuzz target in the repository for FUZZTIME each (default 10m;
+# `make fuzz FUZZTIME=1m`, FUZZ=Stdio for the targets matching a pattern).
+# A failing input lands in its package's testdata/fuzz/NAME/, which
+# `make test` replays: commit it with the fix.
+FUZZTIME ?= 10m
+FUZZ     ?= .
+fuzz:
+	@for f in $$(grep -rl --include='*_test.go' --exclude-dir=node_modules '^func Fuzz' . | sort); do \
+		pkg=./$$(dirname $${f#./}); \
+		for fn in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+			echo "$$fn" | grep -q -e '$(FUZZ)' || continue; \
+			echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 clean:
 	rm -rf bin

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
@@ -29,34 +30,63 @@ type app struct {
 	dispatcher *dispatch.Dispatcher
 	// capsMaxBytes is HOST_CAPABILITIES_MAX_BYTES.
 	capsMaxBytes int
+	// auditPath is the audit log.
+	auditPath string
 }
 
 // newApp builds the registry, supervisor and dispatcher from the
 // environment; logs go to logOut (stderr) at HOST_LOG_LEVEL, else
-// defaultLevel (the terminal commands keep quiet below warnings).
+// defaultLevel (the terminal commands keep quiet below warnings). The
+// approval lock is on unless HOST_DEV=1.
 func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
+	return newAppDev(logOut, defaultLevel, os.Getenv("HOST_DEV") == "1")
+}
+
+// newAppDev is newApp with the approval lock off when dev is true, which
+// it says loudly on logOut.
+func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 	level := hclog.LevelFromString(os.Getenv("HOST_LOG_LEVEL"))
 	if level == hclog.NoLevel {
 		level = defaultLevel
 	}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "host", Output: logOut, Level: level,
 		JSONFormat: os.Getenv("HOST_LOG_FORMAT") == "json"})
+	if dev {
+		logger.Warn("DEVELOPER MODE (HOST_DEV=1 or --dev): the approval lock is OFF — every plugin folder runs without approval, " +
+			"including one an agent wrote; never use it with an agent that can write plugin folders")
+	}
+	state := stateDir()
+	key, err := registry.ReadKey(state)
+	if err != nil {
+		logger.Warn("approval key unreadable: every tool needs approval again", "error", err)
+	}
+	hashes := registry.NewHashCache(filepath.Join(registry.DefaultCacheDir(), "hashes.json"), key)
 	reg := registry.New(registry.Options{
-		PluginDirs: pluginPath(),
-		SkillDirs:  skillPath(),
-		Logger:     logger.Named("registry"),
+		PluginDirs:      pluginPath(),
+		SkillDirs:       skillPath(),
+		Logger:          logger.Named("registry"),
+		RequireApproval: !dev,
+		StateDir:        state,
+		Hashes:          hashes,
 	})
 	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))
-	a := &app{logger: logger, registry: reg, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes)}
+	a := &app{logger: logger, registry: reg, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes),
+		auditPath: filepath.Join(state, audit.FileName)}
+	auditLog := &audit.Log{Path: a.auditPath}
 	a.dispatcher = &dispatch.Dispatcher{Registry: reg,
 		MaxResultBytes:   envInt("HOST_MAX_RESULT_BYTES", dispatch.DefaultMaxResultBytes),
-		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1"}
+		DenyIrreversible: os.Getenv("HOST_DENY_IRREVERSIBLE") == "1",
+		Audit: func(e audit.Entry) {
+			if err := auditLog.Append(e); err != nil {
+				logger.Warn("audit entry not written", "tool", e.Tool, "action", e.Action, "outcome", e.Outcome, "error", err)
+			}
+		}}
 	// Agents call other tools back through the same dispatcher and gate.
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
 	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
-		StateDir: stateDir(), Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
-		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax})
+		StateDir: state, Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,22 +31,25 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd())
+	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
+		newApproveCmd(), newAuditCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
 	var httpAddr, surfaceName string
+	var dev bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr, surfaceName)
+			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1")
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
 	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
+	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")
 	return cmd
 }
 
@@ -80,9 +84,13 @@ func listJSON(snap *registry.Snapshot, disabled map[string]supervisor.Disabled) 
 	var tools []map[string]any
 	for _, t := range snap.Tools {
 		e := map[string]any{"name": t.Name(), "kind": string(t.Manifest.Kind), "version": t.Manifest.Version,
-			"description": t.Manifest.Description, "actions": t.Manifest.ActionNames(), "ready": t.Ready, "dir": t.Dir}
+			"description": t.Manifest.Description, "actions": t.Manifest.ActionNames(), "ready": t.Ready, "dir": t.Dir,
+			"approval": string(t.Approval)}
 		if !t.Ready {
 			e["not_ready"] = t.NotReady
+		}
+		if t.NextStep != "" {
+			e["next_step"] = t.NextStep
 		}
 		if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
 			e["disabled"] = map[string]any{"reason": d.Reason, "until": d.Until.UTC().Format(time.RFC3339), "crashes": d.Crashes}
@@ -123,10 +131,15 @@ func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervi
 	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tACTIONS\tSTATUS")
 	for _, t := range snap.Tools {
 		status := "ready"
-		if !t.Ready {
+		switch {
+		case t.Approval == registry.ApprovalNew || t.Approval == registry.ApprovalChanged:
+			status = t.NotReady // "new — needs approval: …"
+		case !t.Ready:
 			status = "not ready: " + t.NotReady
-		} else if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
-			status = fmt.Sprintf("disabled until %s: %s", d.Until.Local().Format("15:04:05 MST"), d.Reason)
+		default:
+			if d, ok := disabled[t.Name()]; ok && d.SHA256 == t.SHA256 {
+				status = fmt.Sprintf("disabled until %s: %s", d.Until.Local().Format("15:04:05 MST"), d.Reason)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
 		if t.Manifest.Kind == manifests.KindAgent {

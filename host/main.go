@@ -20,10 +20,49 @@ func main() {
 		// reaper (see supervisor.Reap).
 		os.Exit(supervisor.Reap(os.Args[2:]))
 	}
+	// The first SIGINT or SIGTERM ends ctx: commands stop, and `host serve`
+	// stops reading and answers the calls in flight. A second one ends the
+	// force context too: serve stops at once, cancelling those calls.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	force, cancelForce := context.WithCancel(context.Background())
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		stop()
+		select {
+		case <-again:
+			cancelForce()
+		case <-finished:
+		}
+	}()
+	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
+	close(finished)
 	stop()
+	cancelForce()
 	os.Exit(code)
+}
+
+// forceKey is the context key of the force context.
+type forceKey struct{}
+
+// withForce attaches to ctx the context that ends on a second signal.
+func withForce(ctx, force context.Context) context.Context {
+	return context.WithValue(ctx, forceKey{}, force)
+}
+
+// forceContext is the context that ends on a second signal; without one
+// attached, ctx itself.
+func forceContext(ctx context.Context) context.Context {
+	if f, ok := ctx.Value(forceKey{}).(context.Context); ok {
+		return f
+	}
+	return ctx
 }
 
 // run executes the command line and returns the exit code.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,10 +13,13 @@ import (
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
-// the six generic tools, or the curated surface surfaceName when set.
-// It returns when the client goes away (stdin closes) or ctx ends, after
-// the calls in flight are answered and every plugin is stopped.
-func runServe(ctx context.Context, httpAddr, surfaceName string) error {
+// the six generic tools, or the curated surface surfaceName when set; dev
+// turns the approval lock off (loudly). It returns when the client goes
+// away (stdin closes) or ctx ends (the first SIGTERM), after the calls in
+// flight are answered and every plugin is stopped. When the force context
+// ends too (a second signal) it stops at once, cancelling the calls in
+// flight, and returns an error.
+func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -25,7 +29,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string) error {
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
-	a := newApp(os.Stderr, hclog.Info)
+	a := newAppDev(os.Stderr, hclog.Info, dev)
 	defer a.close()
 	a.registry.Scan()
 
@@ -50,10 +54,21 @@ func runServe(ctx context.Context, httpAddr, surfaceName string) error {
 		srv = mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
 			CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger}).Server
 	}
+	force := forceContext(ctx)
+	var err error
 	if httpAddr != "" {
-		return mcpproto.ServeHTTP(ctx, srv, mcpproto.HTTPOptions{Addr: httpAddr,
-			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http")})
+		err = mcpproto.ServeHTTP(force, srv, mcpproto.HTTPOptions{Addr: httpAddr,
+			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http"), Stop: ctx.Done()})
+	} else {
+		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
+		err = srv.Run(force, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),
+			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
-	a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-	return srv.Run(ctx, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(), Logger: a.logger.Named("stdio")})
+	if ctx.Err() != nil {
+		a.logger.Info("stopped by a signal", "calls_in_flight_answered", force.Err() == nil)
+	}
+	if err == nil && force.Err() != nil && force != ctx {
+		err = errors.New("serve: stopped by a second signal: the calls in flight were cancelled")
+	}
+	return err
 }

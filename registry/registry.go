@@ -43,7 +43,43 @@ type Options struct {
 	Debounce time.Duration
 	// Rescan is the period of the safety-net rescan (default 30s).
 	Rescan time.Duration
+	// RequireApproval checks every tool against the lock file beside its
+	// plugins folder (LockPath): a tool without a valid entry there is not
+	// ready, "new — needs approval"; one whose folder, manifest or run copy
+	// no longer matches its entry is "changed — needs approval". The host
+	// turns it on unless HOST_DEV=1.
+	RequireApproval bool
+	// StateDir holds the user's approval key (default DefaultStateDir()).
+	StateDir string
+	// RunDir holds the run copies the supervisor launches (default
+	// DefaultRunDir()); with RequireApproval a run copy that no longer
+	// matches makes its tool changed.
+	RunDir string
+	// Hashes caches file hashes between scans (default: in memory).
+	Hashes *HashCache
 }
+
+// DefaultStateDir is $XDG_STATE_HOME/toolhost (default
+// ~/.local/state/toolhost): the approval key and the audit log.
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "toolhost")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".local", "state", "toolhost")
+}
+
+// DefaultCacheDir is the user cache folder's toolhost/ (default
+// ~/.cache/toolhost): run copies and the hash cache.
+func DefaultCacheDir() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "toolhost")
+	}
+	return filepath.Join(os.TempDir(), "toolhost-cache")
+}
+
+// DefaultRunDir is DefaultCacheDir()'s run/, where plugins run from.
+func DefaultRunDir() string { return filepath.Join(DefaultCacheDir(), "run") }
 
 // Registry holds the current snapshot and keeps it up to date.
 type Registry struct {
@@ -51,18 +87,9 @@ type Registry struct {
 	cur  atomic.Pointer[Snapshot]
 
 	scanMu sync.Mutex // one scan at a time
-	hashes map[string]hashEntry
 
 	subMu sync.Mutex
 	subs  []chan struct{}
-}
-
-// hashEntry caches a binary's sha256 by size and modification time, so a
-// binary is hashed once per change, not per scan.
-type hashEntry struct {
-	size  int64
-	mtime time.Time
-	sum   string
 }
 
 // New returns a Registry with an empty snapshot; call Scan or Watch.
@@ -79,7 +106,16 @@ func New(opts Options) *Registry {
 	if opts.Rescan <= 0 {
 		opts.Rescan = 30 * time.Second
 	}
-	r := &Registry{opts: opts, hashes: map[string]hashEntry{}}
+	if opts.StateDir == "" {
+		opts.StateDir = DefaultStateDir()
+	}
+	if opts.RunDir == "" {
+		opts.RunDir = DefaultRunDir()
+	}
+	if opts.Hashes == nil {
+		opts.Hashes = NewHashCache("", nil)
+	}
+	r := &Registry{opts: opts}
 	r.cur.Store(newSnapshot(nil, nil, nil, ""))
 	return r
 }
@@ -123,6 +159,11 @@ func (r *Registry) scan() *Snapshot {
 	seen := map[string]string{}
 	var skillDirs []string
 	digest := sha256.New()
+	var key []byte
+	var keyErr error
+	if r.opts.RequireApproval {
+		key, keyErr = ReadKey(r.opts.StateDir)
+	}
 	for _, root := range r.opts.PluginDirs {
 		entries, err := os.ReadDir(root)
 		if err != nil {
@@ -130,6 +171,15 @@ func (r *Registry) scan() *Snapshot {
 				broken = append(broken, Broken{Path: root, Error: fmt.Sprintf("read plugin folder: %v", err)})
 			}
 			continue
+		}
+		var lk lockView
+		if r.opts.RequireApproval {
+			lk.path = LockPath(root)
+			lk.lock, lk.err = ReadLock(root)
+			lk.key = key
+			if lk.err == nil {
+				lk.err = keyErr
+			}
 		}
 		for _, e := range entries {
 			dir := filepath.Join(root, e.Name())
@@ -157,8 +207,8 @@ func (r *Registry) scan() *Snapshot {
 				continue
 			}
 			seen[m.Name] = path
-			t := r.loadTool(m, dir)
-			fmt.Fprintf(digest, "binary %s %s %v %s\n", t.Binary, t.SHA256, t.Ready, t.NotReady)
+			t := r.loadTool(m, dir, &lk)
+			fmt.Fprintf(digest, "binary %s %s %s %v %s\n", t.Binary, t.SHA256, t.Digest, t.Ready, t.NotReady)
 			tools = append(tools, t)
 		}
 	}
@@ -169,7 +219,18 @@ func (r *Registry) scan() *Snapshot {
 	for _, b := range broken {
 		fmt.Fprintf(digest, "broken %s %s\n", b.Path, b.Error)
 	}
+	if err := r.opts.Hashes.Save(); err != nil {
+		r.opts.Logger.Debug("hash cache not saved; files are hashed again next run", "error", err)
+	}
 	return newSnapshot(tools, skills, broken, hex.EncodeToString(digest.Sum(nil)))
+}
+
+// lockView is a plugins folder's lock as one scan reads it.
+type lockView struct {
+	path string
+	lock *Lock
+	key  []byte
+	err  error
 }
 
 // checkUses marks an agent not ready when a tool or action its uses names
@@ -204,9 +265,9 @@ func checkUses(tools []*Tool) {
 	}
 }
 
-// loadTool resolves a manifest's binary and readiness.
-func (r *Registry) loadTool(m *manifests.Manifest, dir string) *Tool {
-	t := &Tool{Manifest: m, Dir: dir, Binary: filepath.Join(dir, m.Entrypoint)}
+// loadTool resolves a manifest's binary, folder digest and readiness.
+func (r *Registry) loadTool(m *manifests.Manifest, dir string, lk *lockView) *Tool {
+	t := &Tool{Manifest: m, Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(m.Entrypoint)), Approval: ApprovalOff}
 	st, err := os.Stat(t.Binary)
 	switch {
 	case err != nil:
@@ -216,7 +277,13 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir string) *Tool {
 		t.NotReady = fmt.Sprintf("%s is not an executable file — chmod +x it or rebuild it", t.Binary)
 		return t
 	}
-	sum, err := r.hashFile(t.Binary, st)
+	d, err := DigestFolder(dir, r.opts.Hashes)
+	if err != nil {
+		t.NotReady = err.Error()
+		return t
+	}
+	t.Digest, t.Files = d.Sum, d.Files
+	sum, _, err := r.opts.Hashes.Sum(t.Binary)
 	if err != nil {
 		t.NotReady = fmt.Sprintf("read %s: %v", t.Binary, err)
 		return t
@@ -224,6 +291,9 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir string) *Tool {
 	t.SHA256 = sum
 	if m.SHA256 != "" && !strings.EqualFold(m.SHA256, sum) {
 		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, sum, m.SHA256)
+		return t
+	}
+	if r.opts.RequireApproval && !r.approved(t, d, lk) {
 		return t
 	}
 	var missing []string
@@ -240,23 +310,37 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir string) *Tool {
 	return t
 }
 
-// hashFile returns path's sha256, from the cache when size and mtime match.
-func (r *Registry) hashFile(path string, st os.FileInfo) (string, error) {
-	if h, ok := r.hashes[path]; ok && h.size == st.Size() && h.mtime.Equal(st.ModTime()) {
-		return h.sum, nil
+// approved checks t against its lock entry and its run copy, setting
+// t.Approval, and NotReady and NextStep when it is not approved.
+func (r *Registry) approved(t *Tool, d *FolderDigest, lk *lockView) bool {
+	name := t.Name()
+	t.NextStep = fmt.Sprintf("a person checks %s and approves it with `host approve %s`", t.Dir, name)
+	notApproved := func(state ApprovalState, why string) bool {
+		t.Approval = state
+		t.NotReady = fmt.Sprintf("%s — needs approval: %s", state, why)
+		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+	if lk.err != nil {
+		return notApproved(ApprovalChanged, lk.err.Error())
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
+	a := lk.lock.Tools[name]
+	switch {
+	case a == nil:
+		return notApproved(ApprovalNew, fmt.Sprintf("%s has no approval for it", lk.path))
+	case !a.valid(name, lk.key):
+		return notApproved(ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key (edited by hand, or approved by another user)", lk.path))
+	case a.Digest != d.Sum:
+		return notApproved(ApprovalChanged, strings.Join(describeChange(a, approvalOf(t, d, "", time.Time{})), "; ")+" since "+a.ApprovedBy+" approved it at "+a.ApprovedAt.Format(time.RFC3339))
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	r.hashes[path] = hashEntry{size: st.Size(), mtime: st.ModTime(), sum: sum}
-	return sum, nil
+	copyDir := runCopyDir(r.opts.RunDir, d.Sum)
+	if _, err := os.Lstat(copyDir); err == nil {
+		if err := verifyRunCopy(t, copyDir, r.opts.Hashes); err != nil {
+			return notApproved(ApprovalChanged, err.Error())
+		}
+	}
+	t.Approval = ApprovalOK
+	t.NextStep = ""
+	return true
 }
 
 // scanSkills reads SKILL.md in each dir's child folders and in the dirs
@@ -367,6 +451,9 @@ func (r *Registry) Watch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
+			if !r.relevant(ev.Name) {
+				continue
+			}
 			r.opts.Logger.Trace("fs event", "event", ev.String())
 			debounce = time.After(r.opts.Debounce)
 		case err, ok := <-w.Errors:
@@ -385,10 +472,38 @@ func (r *Registry) Watch(ctx context.Context) error {
 	}
 }
 
+// relevant reports whether a change at path can change the snapshot: a
+// plugin or skill folder, something inside one, or a lock file.
+func (r *Registry) relevant(path string) bool {
+	path = filepath.Clean(path)
+	for _, root := range r.opts.PluginDirs {
+		root = filepath.Clean(root)
+		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) || path == LockPath(root) {
+			return true
+		}
+	}
+	for _, root := range r.opts.SkillDirs {
+		root = filepath.Clean(root)
+		if path == root || strings.HasPrefix(path, root+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
 // rewatch makes the watcher cover every root and child folder (new plugin
 // folders appear as children of a root).
 func (r *Registry) rewatch(w *fsnotify.Watcher) {
 	want := map[string]bool{}
+	if r.opts.RequireApproval {
+		// A lock file lives beside its plugins folder: watch the folder
+		// holding it (relevant drops its other events).
+		for _, root := range r.opts.PluginDirs {
+			if p := filepath.Dir(filepath.Clean(root)); isDir(p) {
+				want[p] = true
+			}
+		}
+	}
 	for _, root := range append(append([]string{}, r.opts.PluginDirs...), r.opts.SkillDirs...) {
 		if !isDir(root) {
 			// Watch the nearest existing parent so the root's creation is seen.

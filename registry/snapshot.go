@@ -37,9 +37,17 @@ type Tool struct {
 	Binary string
 	// SHA256 is the binary's hex sha256, empty when it is missing.
 	SHA256 string
-	// Ready says whether the tool can run; NotReady says why not.
+	// Digest is the FolderDigest's Sum of Dir; Files its files. Both are
+	// empty when the folder could not be read.
+	Digest string
+	Files  map[string]string
+	// Approval is the tool's standing against its lock file.
+	Approval ApprovalState
+	// Ready says whether the tool can run; NotReady says why not, and
+	// NextStep, when set, what a person does about it.
 	Ready    bool
 	NotReady string
+	NextStep string
 }
 
 // Name returns the tool's name.

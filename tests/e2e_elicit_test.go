@@ -11,8 +11,12 @@ import (
 // TestElicitationAsksThePerson: with a real TypeScript client that declares
 // elicitation on stdio, an irreversible run_tool call and an irreversible
 // call nested in an agent (run_agent testagent relay) each ask the person
-// through elicitation/create; they run only on accept, decline and cancel
-// answer denied, and HOST_DENY_IRREVERSIBLE=1 refuses without asking.
+// through elicitation/create (legacy era); they run only on accept, decline
+// and cancel answer denied, and HOST_DENY_IRREVERSIBLE=1 refuses without
+// asking. In the 2026-07-28 era the top-level call asks through an
+// input_required result whose signed requestState the client's retry
+// carries back; the nested call, which cannot ask that way, keeps
+// approval_required.
 func TestElicitationAsksThePerson(t *testing.T) {
 	node, _ := npmClients(t)
 	calls, _ := json.Marshal([]map[string]any{
@@ -31,6 +35,8 @@ func TestElicitationAsksThePerson(t *testing.T) {
 		{"v2-legacy", "accept", false, true, 2},
 		{"v2-legacy", "cancel", false, false, 2},
 		{"sdk-legacy", "accept", true, false, 0},
+		{"v2-pin", "accept", false, true, 1},
+		{"v2-pin", "decline", false, false, 1},
 	}
 	for _, tt := range tests {
 		name := tt.mode + "-" + tt.answer
@@ -61,8 +67,9 @@ func TestElicitationAsksThePerson(t *testing.T) {
 			if len(got.Asked) != tt.wantAsked {
 				t.Fatalf("asked %d times, want %d: %+v", len(got.Asked), tt.wantAsked, got.Asked)
 			}
+			modern := tt.mode == "v2-pin"
 			if tt.wantAsked > 0 {
-				for i, want := range []string{"Run testtool delete-thing?", "The agent testagent wants to run testtool delete-thing"} {
+				for i, want := range []string{"Run testtool delete-thing?", "The agent testagent wants to run testtool delete-thing"}[:tt.wantAsked] {
 					m := got.Asked[i].Message
 					arg := []string{`"text": "top"`, `"text": "nested"`}[i]
 					if !strings.Contains(m, want) || !strings.Contains(m, arg) || !strings.Contains(m, "cannot be undone") {
@@ -71,6 +78,16 @@ func TestElicitationAsksThePerson(t *testing.T) {
 				}
 			}
 			top, nested := got.Results[0], got.Results[1]
+			if modern {
+				// A nested call cannot ask through input_required.
+				if !nested.IsError || errorCode(nested.StructuredContent) != "approval_required" {
+					t.Fatalf("nested call in the modern era: got %+v, want approval_required", nested)
+				}
+				if ran := !top.IsError && top.StructuredContent["text"] == "top"; ran != tt.wantRan || (!ran && errorCode(top.StructuredContent) != "denied") {
+					t.Fatalf("top-level call: got %+v, want ran=%v (else denied)", top, tt.wantRan)
+				}
+				return
+			}
 			if tt.wantRan {
 				relayed, _ := nested.StructuredContent["relayed"].(map[string]any)
 				if top.IsError || top.StructuredContent["text"] != "top" || nested.IsError || relayed["text"] != "nested" {

@@ -35,6 +35,10 @@ var (
 	realPlugins string
 	// realPluginNames are the plugins in realPlugins.
 	realPluginNames []string
+	// stateHome is the XDG_STATE_HOME of every host the tests start (set
+	// in this process's environment too): the approval key is there, so
+	// the plugins testplugin.Approve approves run with the lock on.
+	stateHome string
 )
 
 func TestMain(m *testing.M) {
@@ -53,8 +57,19 @@ func TestMain(m *testing.M) {
 			fmt.Fprintf(os.Stderr, "build host: %v\n%s", err, out)
 			return 1
 		}
+		stateHome = filepath.Join(tmp, "state")
+		if err := os.Setenv("XDG_STATE_HOME", stateHome); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		realPlugins = filepath.Join(tmp, "plugins")
 		buildRealPlugins(realPlugins)
+		if len(realPluginNames) > 0 {
+			if err := testplugin.ApproveErr(realPlugins, stateHome); err != nil {
+				fmt.Fprintf(os.Stderr, "approve the real plugins: %v\n", err)
+				return 1
+			}
+		}
 		return m.Run()
 	}()
 	os.Exit(code)
@@ -175,6 +190,7 @@ func newEnv(t *testing.T, extra ...string) *env {
 		must(t, os.WriteFile(filepath.Join(d, "tool.yaml"), []byte(manifest), 0o644))
 		testplugin.CopyBinary(t, bin, filepath.Join(d, name))
 	}
+	testplugin.Approve(t, e.plugins, stateHome)
 	must(t, os.MkdirAll(filepath.Join(e.skills, "weekly-review"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.skills, "weekly-review", "SKILL.md"), []byte(skillMD), 0o644))
 	home := t.TempDir()
@@ -183,6 +199,7 @@ func newEnv(t *testing.T, extra ...string) *env {
 		"HOST_SKILL_PATH="+e.skills,
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, "data"),
+		"XDG_STATE_HOME="+stateHome,
 		"HOST_LOG_LEVEL=debug",
 	)
 	e.vars = append(e.vars, extra...)

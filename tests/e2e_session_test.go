@@ -210,6 +210,7 @@ func TestHotLoadedPluginAppears(t *testing.T) {
 	must(t, os.MkdirAll(dir, 0o755))
 	testplugin.CopyBinary(t, testplugin.Build(t, "hot"), filepath.Join(dir, "testtool"))
 	must(t, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: hotload", 1)), 0o644))
+	testplugin.Approve(t, e.plugins, stateHome)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		sc, _ := callTool(t, cs, "capabilities", map[string]any{"name": "hotload"})

@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -140,24 +141,72 @@ func TestNotesThroughMCPRecordsTheClient(t *testing.T) {
 	}
 }
 
-func TestSpendReviewAgentComposesUsageAndNotes(t *testing.T) {
-	e, _, brain := realEnv(t)
+// TestSpendReviewRecordsThePlantedFindings: spend-review, run through MCP
+// run_agent on generated logs, reports and records exactly what the
+// generator planted: the period's cost, the edits redone, the long-context
+// premium and the 1-hour cache premium (priced by the generator's own table),
+// and no routing waste (none planted).
+func TestSpendReviewRecordsThePlantedFindings(t *testing.T) {
+	e, exp, brain := realEnv(t)
 	cs := goClient(t, e, "2025-11-25", nil)
 	sc, isErr := callTool(t, cs, "run_agent", map[string]any{"agent": "spend-review", "action": "weekly-review",
 		"args": map[string]any{"period": "last_7_days"}})
 	if isErr {
 		t.Fatalf("weekly-review: %v", sc)
 	}
-	if sc["recorded"] == nil {
+	var got struct {
+		Savings struct {
+			CostUSD  float64 `json:"cost_usd"`
+			RetryTax struct {
+				TotalUSD float64 `json:"total_usd"`
+				Retries  int     `json:"retries"`
+			} `json:"retry_tax"`
+		} `json:"savings"`
+		Findings []struct {
+			Title     string  `json:"title"`
+			ImpactUSD float64 `json:"impact_usd"`
+		} `json:"findings"`
+		Recorded map[string]any `json:"recorded"`
+	}
+	must(t, json.Unmarshal([]byte(mustString(t, sc)), &got))
+	planted := exp.All.Planted
+	if math.Abs(got.Savings.CostUSD-exp.All.Total.CostUSD) > 1e-6 || got.Savings.RetryTax.Retries != planted.Retries {
+		t.Errorf("savings: got cost %v and %d retries, want %v and %d", got.Savings.CostUSD, got.Savings.RetryTax.Retries, exp.All.Total.CostUSD, planted.Retries)
+	}
+	want := map[string]float64{
+		"Retry tax":            got.Savings.RetryTax.TotalUSD,
+		"Long-context premium": planted.LongContextPremiumUSD,
+		"1-hour cache writes":  planted.OneHourCacheUSD,
+	}
+	if len(got.Findings) != len(want) {
+		t.Fatalf("findings: got %+v, want exactly %v", got.Findings, want)
+	}
+	for _, f := range got.Findings {
+		w, ok := want[f.Title]
+		if !ok || math.Abs(f.ImpactUSD-w) > 1e-6 || f.ImpactUSD <= 0 {
+			t.Errorf("finding %q: got $%v, want $%v", f.Title, f.ImpactUSD, w)
+		}
+	}
+	if got.Recorded == nil {
 		t.Fatalf("nothing recorded: %v", sc)
 	}
 	files, _ := filepath.Glob(filepath.Join(brain, "memory", "episodes", "*.md"))
 	if len(files) != 1 {
 		t.Fatalf("want one episode note, got %v", files)
 	}
-	note, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(note), "Spend review") {
-		t.Fatalf("note: %s", note)
+	note, err := os.ReadFile(files[0])
+	must(t, err)
+	lines := []string{
+		fmt.Sprintf("Spent $%.2f over ", exp.All.Total.CostUSD),
+		fmt.Sprintf("; %d edits redone after a failed build or test.", planted.Retries),
+		fmt.Sprintf("- Retry tax: $%.2f (", got.Savings.RetryTax.TotalUSD),
+		fmt.Sprintf("- Long-context premium: $%.2f (", planted.LongContextPremiumUSD),
+		fmt.Sprintf("- 1-hour cache writes: $%.2f (", planted.OneHourCacheUSD),
+	}
+	for _, l := range lines {
+		if !strings.Contains(string(note), l) {
+			t.Errorf("the note lacks %q:\n%s", l, note)
+		}
 	}
 }
 

@@ -19,8 +19,10 @@ var (
 // HostAndPlugin builds the host and the plugin whose source is the test's
 // working folder (a plugins/NAME package, its tool.yaml beside it) once per
 // test binary, laid out as an installation: DIR/host and
-// DIR/plugins/NAME/NAME with its tool.yaml. It returns DIR; RemoveBuilt
-// deletes it.
+// DIR/plugins/NAME/NAME with its tool.yaml, approved in DIR/plugins.lock.
+// It points the test process's XDG_STATE_HOME at DIR/state, where the
+// approval key is, so a host started with os.Environ() runs the plugin. It
+// returns DIR; RemoveBuilt deletes it.
 func HostAndPlugin(t testing.TB, name string) string {
 	t.Helper()
 	installOnce.Do(func() {
@@ -42,9 +44,17 @@ func HostAndPlugin(t testing.TB, name string) string {
 			}
 		}
 		var manifest []byte
-		if manifest, installErr = os.ReadFile("tool.yaml"); installErr == nil {
-			installErr = os.WriteFile(filepath.Join(plugin, "tool.yaml"), manifest, 0o644)
+		if manifest, installErr = os.ReadFile("tool.yaml"); installErr != nil {
+			return
 		}
+		if installErr = os.WriteFile(filepath.Join(plugin, "tool.yaml"), manifest, 0o644); installErr != nil {
+			return
+		}
+		state := filepath.Join(installDir, "state")
+		if installErr = os.Setenv("XDG_STATE_HOME", state); installErr != nil {
+			return
+		}
+		installErr = approve(filepath.Join(installDir, "plugins"), state)
 	})
 	if installErr != nil {
 		t.Fatal(installErr)

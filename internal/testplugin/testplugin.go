@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolhost/toolhost/registry"
 )
 
 // Manifest is the tool.yaml of the test plugin, named testtool.
@@ -176,4 +178,30 @@ func InstallAgent(t testing.TB, pluginsDir string) string {
 	}
 	CopyBinary(t, Build(t, "1"), filepath.Join(dir, "testtool"))
 	return dir
+}
+
+// Approve approves every plugin in pluginsDir, as `host approve --all`
+// does, with the approval key under stateHome: the XDG_STATE_HOME of the
+// host under test ("" means this process's). A host started with that
+// XDG_STATE_HOME runs them. Call it after installing or replacing a plugin;
+// the end-to-end tests run with the approval lock on.
+func Approve(t testing.TB, pluginsDir, stateHome string) {
+	t.Helper()
+	if err := approve(pluginsDir, stateHome); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ApproveErr is Approve for TestMain, where there is no testing.TB.
+func ApproveErr(pluginsDir, stateHome string) error { return approve(pluginsDir, stateHome) }
+
+func approve(pluginsDir, stateHome string) error {
+	stateDir := registry.DefaultStateDir()
+	if stateHome != "" {
+		stateDir = filepath.Join(stateHome, "toolhost")
+	}
+	r := registry.New(registry.Options{PluginDirs: []string{pluginsDir}, RequireApproval: true, StateDir: stateDir,
+		RunDir: filepath.Join(stateDir, "no-run-copies")})
+	_, err := r.Approve(nil, "test via testplugin.Approve")
+	return err
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -41,25 +42,30 @@ func weeklyReview(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			NextStep: "run it with `host call spend-review weekly-review` or the run_agent MCP tool"}
 	}
 	req.Progress(0, 2, "reading usage savings")
-	savings, err := host.Call(ctx, "usage", "get-savings", map[string]any{"period": args.Period}, false)
+	res, err := host.Call(ctx, "usage", "get-savings", map[string]any{"period": args.Period}, false)
 	if err != nil {
 		return nil, fmt.Errorf("usage get-savings: %w", err)
 	}
-	report := savings.Markdown
+	sv, err := decodeSavings(res)
+	if err != nil {
+		return nil, err
+	}
+	report := res.Markdown
 	if report == "" {
 		report = "(the usage tool gave no report)"
 	}
-	out := map[string]any{"period": args.Period, "savings": savings.Data}
-	if empty, _ := savings.Data.(map[string]any)["empty"].(bool); empty {
+	out := map[string]any{"period": args.Period, "savings": res.Data, "findings": sv.Findings}
+	if sv.Empty || (sv.Turns == 0 && sv.CostUSD == 0) {
 		out["recorded"] = nil // nothing worth remembering
 		return &sdk.Result{Data: out, Markdown: report}, nil
 	}
 	if !record {
+		out["recorded"] = nil
 		return &sdk.Result{Data: out, Markdown: report}, nil
 	}
 	req.Progress(1, 2, "recording the findings in notes")
 	day := time.Now().UTC().Format("2006-01-02")
-	content := fmt.Sprintf("Spend review for %s (%s).\n\n%s", strings.ReplaceAll(args.Period, "_", " "), day, truncate(report, maxNoteBytes))
+	content := fmt.Sprintf("Spend review for %s (%s).\n\n%s\n\n%s", strings.ReplaceAll(args.Period, "_", " "), day, summary(sv), truncate(report, maxNoteBytes))
 	remembered, err := host.Call(ctx, "notes", "remember", map[string]any{
 		"type":    "episode",
 		"title":   fmt.Sprintf("Spend review %s %s", args.Period, day),
@@ -73,6 +79,57 @@ func weeklyReview(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	out["recorded"] = remembered.Data
 	req.Progress(2, 2, "done")
 	return &sdk.Result{Data: out, Markdown: report + "\n\n_Recorded in notes (undo with notes undo)._"}, nil
+}
+
+// savings is the part of usage get-savings the review records.
+type savings struct {
+	Empty     bool      `json:"empty"`
+	CostUSD   float64   `json:"cost_usd"`
+	Turns     int       `json:"turns"`
+	EditTurns int       `json:"edit_turns"`
+	Findings  []finding `json:"findings"`
+	RetryTax  struct {
+		TotalUSD float64 `json:"total_usd"`
+		Retries  int     `json:"retries"`
+	} `json:"retry_tax"`
+}
+
+// finding is one way to spend less, with its dollar impact.
+type finding struct {
+	Title     string  `json:"title"`
+	ImpactUSD float64 `json:"impact_usd"`
+	Detail    string  `json:"detail"`
+}
+
+// decodeSavings reads get-savings' data; a shape the review does not know
+// is an error naming what came back, never a panic.
+func decodeSavings(res *sdk.Result) (*savings, error) {
+	b, err := json.Marshal(res.Data)
+	if err == nil {
+		var sv savings
+		if err = json.Unmarshal(b, &sv); err == nil {
+			return &sv, nil
+		}
+	}
+	return nil, &sdk.Error{Code: "unexpected_result",
+		Message:  fmt.Sprintf("usage get-savings answered a shape spend-review does not understand: %v", err),
+		NextStep: "check that the usage and spend-review plugins are of the same release (`host list`)"}
+}
+
+// summary is the note's opening: the period's spend and each finding with
+// its dollar impact, one per line.
+func summary(sv *savings) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Spent $%.2f over %d turns (%d with edits); %d edits redone after a failed build or test.\n", sv.CostUSD, sv.Turns, sv.EditTurns, sv.RetryTax.Retries)
+	if len(sv.Findings) == 0 {
+		b.WriteString("\nNo findings: nothing to spend less on.")
+		return b.String()
+	}
+	b.WriteString("\nFindings:\n")
+	for _, f := range sv.Findings {
+		fmt.Fprintf(&b, "- %s: $%.2f (%s)\n", f.Title, f.ImpactUSD, f.Detail)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // truncate cuts s to at most n bytes on a line boundary.

@@ -401,3 +401,63 @@ func TestOpenCodeJSONStorage(t *testing.T) {
 		t.Errorf("got %+v (degraded %v), want 2 calls, 3000 input", out.Rows, out.Degraded)
 	}
 }
+
+// TestTasksOfOtherAgents: Codex's and Gemini CLI's tool calls classify
+// their turns as Claude Code's do (not all "conversation"). Codex: a
+// user_message event opens a turn; response_item function_call
+// (exec_command with its cmd, shell with its argv) and custom_tool_call
+// apply_patch with the patch as input (openai/codex codex-rs/protocol
+// models.rs) come before the response's token_count. Gemini: a "user"
+// message opens a turn, a "gemini" message carries toolCalls with name and
+// args (gemini-cli chatRecordingService.ts; tool names from
+// packages/core/src/tools).
+func TestTasksOfOtherAgents(t *testing.T) {
+	home := t.TempDir()
+	user := func(ts, text string) string {
+		return fmt.Sprintf(`{"timestamp":%q,"type":"event_msg","payload":{"type":"user_message","message":%q,"images":[]}}`+"\n", ts, text)
+	}
+	fn := func(ts, name, args string) string {
+		return fmt.Sprintf(`{"timestamp":%q,"type":"response_item","payload":{"type":"function_call","name":%q,"arguments":%q,"call_id":"call_%s"}}`+"\n", ts, name, args, ts[17:19])
+	}
+	patch := func(ts, file string) string {
+		return fmt.Sprintf(`{"timestamp":%q,"type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"call_p%s","name":"apply_patch","input":%q}}`+"\n",
+			ts, ts[17:19], "*** Begin Patch\n*** Update File: "+file+"\n@@\n-a\n+b\n*** End Patch")
+	}
+	c1, c2, c3, c4, c5 := cx{1000, 0, 100, 0}, cx{2000, 0, 200, 0}, cx{3000, 0, 300, 0}, cx{4000, 0, 400, 0}, cx{5000, 0, 500, 0}
+	log := codexMeta("2026-06-11T09:00:00.000Z", "0199a1b2-0000-7000-8000-0000000000c1", "", "/home/dev/api") +
+		codexTurn("2026-06-11T09:00:01.000Z", "/home/dev/api", "gpt-5.3-codex") +
+		// Turn 1: patch, test run, patch the same file again: debugging.
+		user("2026-06-11T09:00:02.000Z", "fix the failing test") +
+		patch("2026-06-11T09:00:03.000Z", "cart.go") + codexTokens("2026-06-11T09:00:04.000Z", c1, c1, "") +
+		fn("2026-06-11T09:00:05.000Z", "exec_command", `{"cmd":"go test ./...","workdir":"/home/dev/api"}`) + codexTokens("2026-06-11T09:00:06.000Z", c2, cx{1000, 0, 100, 0}, "") +
+		patch("2026-06-11T09:00:07.000Z", "cart.go") + codexTokens("2026-06-11T09:00:08.000Z", c3, cx{1000, 0, 100, 0}, "") +
+		// Turn 2: a read-only shell command (the older shell tool's argv): exploration.
+		user("2026-06-11T09:01:00.000Z", "what is in here?") +
+		fn("2026-06-11T09:01:01.000Z", "shell", `{"command":["bash","-lc","ls -la"]}`) + codexTokens("2026-06-11T09:01:02.000Z", c4, cx{1000, 0, 100, 0}, "") +
+		// Turn 3: no tools.
+		user("2026-06-11T09:02:00.000Z", "thanks") + codexTokens("2026-06-11T09:02:01.000Z", c5, cx{1000, 0, 100, 0}, "")
+	write(t, filepath.Join(home, "codex", "sessions", "2026", "06", "11", "rollout-2026-06-11T09-00-00-0199a1b2-0000-7000-8000-0000000000c1.jsonl"), log)
+	gem := `{"sessionId":"a1b2c3d4-0000-4000-8000-0000000000c2","projectHash":"9f2c1e0d4b","startTime":"2026-06-11T10:00:00.000Z","lastUpdated":"2026-06-11T10:00:00.000Z","kind":"main"}` + "\n" +
+		`{"id":"u1","timestamp":"2026-06-11T10:00:01.000Z","type":"user","content":"rename the field"}` + "\n" +
+		`{"id":"g1","timestamp":"2026-06-11T10:00:05.000Z","type":"gemini","content":"done","toolCalls":[{"id":"replace-1","name":"replace","args":{"file_path":"/home/dev/web/a.ts","old_string":"x","new_string":"y"},"status":"success"}],"tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-2.5-pro"}` + "\n" +
+		`{"id":"u2","timestamp":"2026-06-11T10:01:01.000Z","type":"user","content":"run the tests"}` + "\n" +
+		`{"id":"g2","timestamp":"2026-06-11T10:01:05.000Z","type":"gemini","content":"ok","toolCalls":[{"id":"sh-1","name":"run_shell_command","args":{"command":"npm test"},"status":"success"}],"tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-2.5-pro"}` + "\n"
+	write(t, filepath.Join(home, "gemini", "tmp", "9f2c1e0d4b", "chats", "session-2026-06-11T10-00-c2c2.jsonl"), gem)
+	s := newTestService(t, map[string]string{"CODEX_HOME": filepath.Join(home, "codex"), "USAGE_GEMINI_DIR": filepath.Join(home, "gemini")})
+	for _, tc := range []struct {
+		provider string
+		want     map[string]int // task: calls
+	}{
+		{"codex", map[string]int{"debugging": 3, "exploration": 1, "conversation": 1}},
+		{"gemini", map[string]int{"coding": 1, "testing": 1}},
+	} {
+		_, u := usageOf(t, s, map[string]any{"from": "2026-06-11", "to": "2026-06-11", "by": "task", "timezone": "UTC", "provider": tc.provider})
+		got := map[string]int{}
+		for _, r := range u.Rows {
+			got[r.Key] = r.Calls
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s tasks: got %v, want %v", tc.provider, got, tc.want)
+		}
+	}
+}

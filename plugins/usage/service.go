@@ -294,6 +294,18 @@ func (s *service) scanned(ctx context.Context, key string, progress source.Progr
 	return res, err
 }
 
+// report runs build on a fresh snapshot, shared by identical concurrent
+// calls and memoised for key; degraded holds the price table's warnings
+// and the snapshot's.
+func (s *service) report(ctx context.Context, key string, req *sdk.Request,
+	build func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result) (*sdk.Result, error) {
+	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
+		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
+			return build(snap, prices, append(append([]source.Degraded{}, warn...), snap.Degraded...)), nil
+		})
+	})
+}
+
 func argsKey(action string, v any) string {
 	b, _ := json.Marshal(v)
 	return action + " " + string(b)
@@ -336,13 +348,11 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 		A usageArgs
 		W *window
 	}{a, w})
-	res, err := s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
-		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
-			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
-				Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
-			u := report.BuildUsage(snap.Calls, q)
-			return renderUsage(w, &a, u, prices, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
-		})
+	res, err := s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
+		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
+			Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
+		u := report.BuildUsage(snap.Calls, q)
+		return renderUsage(w, &a, u, prices, degraded, snap.SkippedLines)
 	})
 	if err != nil {
 		return nil, err
@@ -383,13 +393,11 @@ func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result
 		A savingsArgs
 		W *window
 	}{a, w})
-	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
-		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
-			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Mode: pricing.Mode(a.Pricing),
-				IncludeNames: a.IncludeNames, Prices: prices}
-			sv := report.BuildSavings(snap.Calls, q)
-			return renderSavings(w, sv, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
-		})
+	return s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
+		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Mode: pricing.Mode(a.Pricing),
+			IncludeNames: a.IncludeNames, Prices: prices}
+		sv := report.BuildSavings(snap.Calls, q)
+		return renderSavings(w, sv, degraded, snap.SkippedLines)
 	})
 }
 
@@ -470,21 +478,19 @@ func (s *service) blocks(ctx context.Context, req *sdk.Request) (*sdk.Result, er
 		W   *window
 		Now int64
 	}{a, w, now.Unix() / 60})
-	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
-		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
-			q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Limit: a.Limit, Mode: pricing.Mode(a.Pricing),
-				Provider: a.Provider, Prices: prices}
-			bl := report.BuildBlocks(snap.Calls, q, now)
-			if a.Active {
-				kept := []report.Block{}
-				for _, b := range bl.Blocks {
-					if b.Active {
-						kept = append(kept, b)
-					}
+	return s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
+		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Limit: a.Limit, Mode: pricing.Mode(a.Pricing),
+			Provider: a.Provider, Prices: prices}
+		bl := report.BuildBlocks(snap.Calls, q, now)
+		if a.Active {
+			kept := []report.Block{}
+			for _, b := range bl.Blocks {
+				if b.Active {
+					kept = append(kept, b)
 				}
-				bl.Blocks = kept
 			}
-			return renderBlocks(w, &a, bl, append(append([]source.Degraded{}, warn...), snap.Degraded...), snap.SkippedLines), nil
-		})
+			bl.Blocks = kept
+		}
+		return renderBlocks(w, &a, bl, degraded, snap.SkippedLines)
 	})
 }

@@ -142,3 +142,18 @@ func TestWhatAPersonSees(t *testing.T) {
 		t.Errorf("get-savings from/to: got %+v, want the day 2026-06-18 at $0.0045", sv)
 	}
 }
+
+// TestProjectWithoutCwd: a session whose log names no working directory
+// (a Codex rollout without cwd in its session meta) is shown as "unknown",
+// not as the pseudonym of the empty string.
+func TestProjectWithoutCwd(t *testing.T) {
+	home := t.TempDir()
+	c := cx{1000, 0, 100, 0}
+	write(t, filepath.Join(home, "sessions", "2026", "06", "12", "rollout-2026-06-12T09-00-00-0199a1b2-0000-7000-8000-0000000000d1.jsonl"),
+		codexMeta("2026-06-12T09:00:00.000Z", "0199a1b2-0000-7000-8000-0000000000d1", "", "")+codexTokens("2026-06-12T09:00:10.000Z", c, c, "gpt-5"))
+	s := newTestService(t, map[string]string{"CODEX_HOME": home})
+	_, u := usageOf(t, s, map[string]any{"from": "2026-06-12", "to": "2026-06-12", "by": "project", "timezone": "UTC"})
+	if len(u.Rows) != 1 || u.Rows[0].Key != "unknown" {
+		t.Errorf("got projects %+v, want one named unknown (not %s)", u.Rows, report.Pseudonym(""))
+	}
+}

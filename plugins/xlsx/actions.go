@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,23 +219,42 @@ func appendRow(dst []byte, r workbook.Row) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		var c workbook.Value
-		if i < len(r.Cells) {
-			c = r.Cells[i]
-		}
-		if i < len(r.Formulas) && r.Formulas[i] != "" {
-			dst = append(dst, `{"formula":`...)
-			dst = workbook.AppendJSONString(dst, r.Formulas[i])
-			dst = append(dst, `,"value":`...)
-			dst = c.AppendJSON(dst, "null")
-			dst = append(dst, `,"cached":`...)
-			dst = strconv.AppendBool(dst, !c.IsEmpty())
-			dst = append(dst, '}')
-			continue
-		}
-		dst = c.AppendJSON(dst, `""`)
+		dst = appendCell(dst, r, i, `""`)
 	}
 	return append(dst, ']')
+}
+
+// appendCell appends cell i of a row as JSON: its value, empty when it
+// has none, or its formula object when it has a formula.
+func appendCell(dst []byte, r workbook.Row, i int, empty string) []byte {
+	var c workbook.Value
+	if i < len(r.Cells) {
+		c = r.Cells[i]
+	}
+	if i < len(r.Formulas) && r.Formulas[i] != "" {
+		dst = append(dst, `{"formula":`...)
+		dst = workbook.AppendJSONString(dst, r.Formulas[i])
+		dst = append(dst, `,"value":`...)
+		dst = c.AppendJSON(dst, "null")
+		dst = append(dst, `,"cached":`...)
+		dst = strconv.AppendBool(dst, !c.IsEmpty())
+		return append(dst, '}')
+	}
+	return c.AppendJSON(dst, empty)
+}
+
+// rowBuffer hands out the bytes of encoded rows: rows share one growing
+// chunk, and a full chunk starts a new one so earlier rows stay valid.
+type rowBuffer struct{ buf []byte }
+
+// encode appends one row with fn and returns its bytes.
+func (b *rowBuffer) encode(fn func([]byte) []byte) json.RawMessage {
+	if cap(b.buf)-len(b.buf) < 64<<10 {
+		b.buf = make([]byte, 0, 1<<20)
+	}
+	start := len(b.buf)
+	b.buf = fn(b.buf)
+	return b.buf[start:len(b.buf):len(b.buf)]
 }
 
 // formulaCell is a formula cell as the reading actions return it when
@@ -382,7 +405,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil
 	}
 	emptyRow := json.RawMessage("[]")
-	var buf []byte
+	var buf rowBuffer
 	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
 		if !skipEmpty {
 			for n := lastNum + 1; n < r.Num; n++ {
@@ -396,14 +419,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			seen++
 			return nil
 		}
-		// Rows share one growing buffer; a full buffer starts a new one so
-		// earlier rows stay valid.
-		if cap(buf)-len(buf) < 64<<10 {
-			buf = make([]byte, 0, 1<<20)
-		}
-		start := len(buf)
-		buf = appendRow(buf, r)
-		return emit(buf[start:len(buf):len(buf)])
+		return emit(buf.encode(func(dst []byte) []byte { return appendRow(dst, r) }))
 	})
 	if err != nil {
 		return nil, workbookError(a.Path, err)
@@ -442,73 +458,17 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, err
 	}
 	defer w.Close()
-	var names []string
-	for _, s := range w.Sheets {
-		if s.Type == "worksheet" {
-			names = append(names, s.Name)
-		}
+	if a.Save != "" {
+		return dumpSaved(ctx, w, a)
 	}
-	var sb strings.Builder
-	sb.WriteString("### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n")
 	// Inline, the text need not grow past the byte budget: stop reading
 	// once it does.
-	limit := 0
-	if a.Save == "" {
-		limit = req.Caller.MaxResultBytes
-	}
-	over := false
-	for i := range w.Sheets {
-		sh := &w.Sheets[i]
-		if sh.Type != "worksheet" || over {
-			continue
-		}
-		var lines strings.Builder
-		shown := 0
-		st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
-			parts := make([]string, len(r.Cells))
-			for j, c := range r.Cells {
-				parts[j] = c.Text()
-			}
-			fmt.Fprintf(&lines, "r%d: %s\n", r.Num, strings.Join(parts, " | "))
-			shown++
-			if limit > 0 && sb.Len()+lines.Len() > limit {
-				over = true
-				return workbook.ErrStop
-			}
-			if a.MaxResults > 0 && shown >= a.MaxResults {
-				fmt.Fprintf(&lines, "... [truncated at %d non-empty rows]\n", a.MaxResults)
-				return workbook.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, workbookError(a.Path, err)
-		}
-		dims := st.UsedRange
-		if dims == "" {
-			dims = "A1:A1"
-		}
-		fmt.Fprintf(&sb, "\n===== SHEET: %s  (dims %s) =====\n", sh.Name, dims)
-		if shown == 0 {
-			lines.WriteString("(empty)\n")
-		}
-		sb.WriteString(lines.String())
+	var sb bytes.Buffer
+	var lines bytes.Buffer
+	if _, err := dumpText(ctx, w, a, &sb, func() (io.ReadWriter, error) { lines.Reset(); return &lines, nil }, req.Caller.MaxResultBytes); err != nil {
+		return nil, err
 	}
 	text := strings.TrimSuffix(sb.String(), "\n")
-	if a.Save != "" {
-		f, target, err := createOutput(a.Save)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := f.WriteString(text); err != nil {
-			f.Close()
-			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
-		}
-		if err := f.Close(); err != nil {
-			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
-		}
-		return &sdk.Result{Data: map[string]any{"saved_to": target, "characters": utf8.RuneCountInString(text)}}, nil
-	}
 	out := map[string]any{"characters": utf8.RuneCountInString(text)}
 	if lim := req.Caller.MaxResultBytes; lim > 0 && jsonLen(text) > lim-200 {
 		cut := text
@@ -523,4 +483,190 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	out["text"] = text
 	return &sdk.Result{Data: out}, nil
+}
+
+// dumpSaved streams the dump into a.Save: each sheet's lines go to a
+// scratch file (its header, which names the sheet's used range, is only
+// known at its end), the whole text to a second one, and the target is
+// created (never overwritten) and filled only once the workbook has been
+// read, so memory stays flat however large the workbook and a failed read
+// leaves no half-written file.
+func dumpSaved(ctx context.Context, w *workbook.Workbook, a dumpArgs) (*sdk.Result, error) {
+	scratch := func() (*os.File, error) {
+		f, err := os.CreateTemp("", "xlsx-dump-*")
+		if err != nil {
+			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: scratch file: %v", a.Save, err)
+		}
+		os.Remove(f.Name()) // unlinked: it goes with its descriptor
+		return f, nil
+	}
+	text, err := scratch()
+	if err != nil {
+		return nil, err
+	}
+	defer text.Close()
+	lines, err := scratch()
+	if err != nil {
+		return nil, err
+	}
+	defer lines.Close()
+	bw := bufio.NewWriterSize(text, 1<<20)
+	runes, err := dumpText(ctx, w, a, bw, func() (io.ReadWriter, error) {
+		if _, err := lines.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		if err := lines.Truncate(0); err != nil {
+			return nil, err
+		}
+		return lines, nil
+	}, 0)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return nil, err
+	}
+	size, err := text.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = text.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", a.Save, err)
+	}
+	if size > 0 {
+		size-- // the last line's newline is left out
+		runes--
+	}
+	f, target, err := createOutput(a.Save)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.CopyN(f, text, size); err != nil {
+		f.Close()
+		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
+	}
+	return &sdk.Result{Data: map[string]any{"saved_to": target, "characters": runes}}, nil
+}
+
+// dumpText writes the dump's text to out — the file and sheet list, then
+// each worksheet's header and its rows — and returns how many characters
+// it wrote. Each sheet's lines go first to the writer newLines gives (its
+// header names the used range, known at its end). With limit > 0 it stops
+// at the first sheet whose text passes limit bytes.
+func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writer, newLines func() (io.ReadWriter, error), limit int) (int, error) {
+	var names []string
+	for _, s := range w.Sheets {
+		if s.Type == "worksheet" {
+			names = append(names, s.Name)
+		}
+	}
+	written, runes := 0, 0
+	// put writes b; the characters of lines are counted as they are made
+	// (a chunk copied from the scratch file may split one).
+	put := func(b []byte, count bool) error {
+		written += len(b)
+		if count {
+			runes += utf8.RuneCount(b)
+		}
+		_, err := out.Write(b)
+		return err
+	}
+	ioErr := func(err error) error {
+		return sdk.Errorf(sdk.CodeInternalError, "dump %s: %v", a.Path, err)
+	}
+	if err := put([]byte("### FILE: "+a.Path+"\n### SHEETS: "+pyList(names)+"\n\n"), true); err != nil {
+		return 0, ioErr(err)
+	}
+	var line []byte
+	for i := range w.Sheets {
+		sh := &w.Sheets[i]
+		if sh.Type != "worksheet" {
+			continue
+		}
+		lines, err := newLines()
+		if err != nil {
+			return 0, ioErr(err)
+		}
+		lw := bufio.NewWriterSize(lines, 256<<10)
+		shown, size := 0, 0
+		over := false
+		st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+			line = append(line[:0], 'r')
+			line = strconv.AppendInt(line, int64(r.Num), 10)
+			line = append(line, ": "...)
+			for j, c := range r.Cells {
+				if j > 0 {
+					line = append(line, " | "...)
+				}
+				line = c.AppendText(line)
+			}
+			line = append(line, '\n')
+			shown++
+			if a.MaxResults > 0 && shown >= a.MaxResults {
+				line = fmt.Appendf(line, "... [truncated at %d non-empty rows]\n", a.MaxResults)
+			}
+			size += len(line)
+			runes += utf8.RuneCount(line)
+			if _, err := lw.Write(line); err != nil {
+				return err
+			}
+			if limit > 0 && written+size > limit {
+				over = true
+				return workbook.ErrStop
+			}
+			if a.MaxResults > 0 && shown >= a.MaxResults {
+				return workbook.ErrStop
+			}
+			return nil
+		})
+		if err != nil {
+			if _, ok := err.(*sdk.Error); ok {
+				return 0, err
+			}
+			return 0, workbookError(a.Path, err)
+		}
+		dims := st.UsedRange
+		if dims == "" {
+			dims = "A1:A1"
+		}
+		if err := put(fmt.Appendf(nil, "\n===== SHEET: %s  (dims %s) =====\n", sh.Name, dims), true); err != nil {
+			return 0, ioErr(err)
+		}
+		if shown == 0 {
+			runes += len("(empty)\n")
+			if _, err := lw.Write([]byte("(empty)\n")); err != nil {
+				return 0, ioErr(err)
+			}
+		}
+		if err := lw.Flush(); err != nil {
+			return 0, ioErr(err)
+		}
+		if s, ok := lines.(io.Seeker); ok {
+			if _, err := s.Seek(0, io.SeekStart); err != nil {
+				return 0, ioErr(err)
+			}
+		}
+		buf := make([]byte, 256<<10)
+		for {
+			n, err := lines.Read(buf)
+			if n > 0 {
+				if err := put(buf[:n], false); err != nil {
+					return 0, ioErr(err)
+				}
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return 0, ioErr(err)
+			}
+		}
+		if over {
+			break
+		}
+	}
+	return runes, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -227,8 +228,10 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var keys []string
 	var renamed []renamedHeader
 	headerRow := 0
-	recs := []map[string]any{}
+	recs := []json.RawMessage{}
 	rowNums := []int{}
+	var keyJSON [][]byte
+	var buf rowBuffer
 	seen := 0
 	truncated := false
 	b := newBudget(req, 200+len(sh.Name))
@@ -255,11 +258,22 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			seen++
 			return nil
 		}
-		rec := make(map[string]any, len(keys))
-		for i, k := range keys {
-			rec[k], _ = cellJSON(r.Cells, r.Formulas, i)
+		for len(keyJSON) < len(keys) {
+			keyJSON = append(keyJSON, workbook.AppendJSONString(nil, keys[len(keyJSON)]))
 		}
-		if len(recs) >= a.MaxResults || (len(recs) > 0 && !b.fits(jsonLen(rec)+8)) {
+		// Each record is encoded as it streams, its keys in column order.
+		rec := buf.encode(func(dst []byte) []byte {
+			dst = append(dst, '{')
+			for i, k := range keyJSON {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(append(dst, k...), ':')
+				dst = appendCell(dst, r, i, "null")
+			}
+			return append(dst, '}')
+		})
+		if len(recs) >= a.MaxResults || (len(recs) > 0 && !b.fits(len(rec)+9)) {
 			truncated = true
 			return workbook.ErrStop
 		}

@@ -3,7 +3,11 @@
 // with one action, then prints one JSON object on stdout: each call's
 // structuredContent and isError, and the elicitation messages it was shown.
 //
-//   node ts-elicit.mjs <sdk-legacy|v2-legacy> <accept|decline|cancel> <host binary>
+//   node ts-elicit.mjs <sdk-legacy|v2-legacy|v2-pin> <accept|decline|cancel> <host binary>
+//
+// v2-pin speaks 2026-07-28, where the question comes back as an
+// input_required result that the client's multi-round-trip driver answers
+// with the same handler before retrying the call.
 //
 // TS_ELICIT_CALLS is a JSON array of tools/call params ({name, arguments})
 // to make in order.
@@ -26,10 +30,11 @@ if (mode === "sdk-legacy") {
   const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
   options = { capabilities };
   onElicit = (client) => client.setRequestHandler(ElicitRequestSchema, handler);
-} else if (mode === "v2-legacy") {
+} else if (mode === "v2-legacy" || mode === "v2-pin") {
   ({ Client } = await import("@modelcontextprotocol/client"));
   ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
-  options = { capabilities, versionNegotiation: { mode: "legacy" } };
+  const negotiation = mode === "v2-pin" ? { pin: "2026-07-28" } : "legacy";
+  options = { capabilities, versionNegotiation: { mode: negotiation } };
   onElicit = (client) => client.setRequestHandler("elicitation/create", handler);
 } else {
   console.error(`unknown mode ${mode}`);

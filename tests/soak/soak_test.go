@@ -86,9 +86,12 @@ func TestSoak(t *testing.T) {
 	m, _ := os.ReadFile(filepath.Join(plugins, "testtool", "tool.yaml"))
 	os.WriteFile(filepath.Join(plugins, "testtool", "tool.yaml"), []byte(strings.Replace(string(m), "concurrency: 2", "concurrency: 8", 1)), 0o644)
 
+	state := t.TempDir()
+	testplugin.Approve(t, plugins, state)
+
 	cmd := exec.Command(host, "serve")
 	cmd.Env = append(os.Environ(), "HOST_PLUGIN_PATH="+plugins, "HOST_SKILL_PATH="+t.TempDir(),
-		"XDG_CACHE_HOME="+t.TempDir(), "HOST_LOG_LEVEL=warn")
+		"XDG_CACHE_HOME="+t.TempDir(), "XDG_STATE_HOME="+state, "HOST_LOG_LEVEL=warn")
 	ctx, cancel := context.WithTimeout(context.Background(), duration+2*time.Minute)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "1"}, nil)

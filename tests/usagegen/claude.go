@@ -242,6 +242,8 @@ func (s *ccSession) turn() {
 		s.response(s.bashBlock("go test ./..."))
 		s.response(s.textBlock())
 	case 2: // edit, failing test, edit again
+		g.claude.Planted.Retries++
+		g.all.Planted.Retries++
 		s.response(maybeThink(s.editBlock(file))...)
 		s.response(s.bashBlock("go test ./pkg/..."))
 		s.response(s.textBlock(), s.editBlock(file))

@@ -45,6 +45,12 @@ func costReal(model string, u usage) float64 {
 		return (float64(u.in)*r.lcIn + float64(u.out)*r.lcOut + float64(u.cw5m)*r.lcCW5m +
 			float64(u.cw1h)*r.lcCW1h + float64(u.cr)*r.lcCR) / 1e6
 	}
+	return costBase(model, u)
+}
+
+// costBase is the request at the base rates, whatever its size.
+func costBase(model string, u usage) float64 {
+	r := rates[model]
 	return (float64(u.in)*r.in + float64(u.out)*r.out + float64(u.cw5m)*r.cw5m +
 		float64(u.cw1h)*r.cw1h + float64(u.cr)*r.cr) / 1e6
 }

@@ -72,6 +72,19 @@ type Totals struct {
 	Days   map[string]map[string]*Bucket `json:"days"`
 	Models map[string]*Bucket            `json:"models"`
 	Total  Bucket                        `json:"total"`
+	// Planted is what the generator planted that a savings review must
+	// find, in USD.
+	Planted Planted `json:"planted"`
+}
+
+// Planted are the savings findings the generator planted, priced by its own
+// table: what long-context requests cost above the base rates, and what
+// 1-hour cache writes cost above 5-minute ones; and the edits redone.
+type Planted struct {
+	LongContextPremiumUSD float64 `json:"long_context_premium_usd"`
+	OneHourCacheUSD       float64 `json:"one_hour_cache_usd"`
+	// Retries counts the turns that redo an edit after a failed test run.
+	Retries int `json:"retries"`
 }
 
 func newTotals() *Totals {
@@ -96,6 +109,9 @@ func (t *Totals) add(ts time.Time, model string, u usage) {
 	}
 	m.add(model, u)
 	t.Total.add(model, u)
+	t.Planted.LongContextPremiumUSD += costReal(model, u) - costBase(model, u)
+	r := rates[model]
+	t.Planted.OneHourCacheUSD += float64(u.cw1h) * (r.cw1h - r.cw5m) / 1e6
 }
 
 // Expected is what a correct reader must report for the generated logs.

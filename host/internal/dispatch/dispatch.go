@@ -6,13 +6,18 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/host/internal/gate"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
@@ -21,6 +26,11 @@ import (
 
 // DefaultMaxResultBytes is HOST_MAX_RESULT_BYTES' default.
 const DefaultMaxResultBytes = 40000
+
+// MaxArgsBytes bounds a call's args JSON: the call travels to the plugin in
+// one gRPC message, and a plugin's gRPC server receives at most 4 MiB (the
+// rest is left for the action name and the caller).
+const MaxArgsBytes = 4<<20 - 64<<10
 
 // Runner runs one call on a plugin; *supervisor.Supervisor is the
 // production implementation.
@@ -42,6 +52,10 @@ type Dispatcher struct {
 	MaxResultBytes int
 	// DenyIrreversible refuses irreversible actions even when confirmed.
 	DenyIrreversible bool
+	// Audit, when set, receives every call that came through a *_confirmed
+	// tool, every irreversible call refused, and every call refused because
+	// its tool needs approval.
+	Audit func(audit.Entry)
 }
 
 // Call is one request to run an action.
@@ -211,6 +225,41 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	if failure != nil {
 		return *failure
 	}
+	out := d.run(ctx, call, tool, action, args, onProgress)
+	irreversible, _ := gate.Irreversible(tool.Manifest, action)
+	needsApproval := tool.Approval == registry.ApprovalNew || tool.Approval == registry.ApprovalChanged
+	if d.Audit != nil && (call.Confirmed || irreversible || needsApproval) {
+		d.Audit(auditEntry(call, tool, action, irreversible, out))
+	}
+	return out
+}
+
+// auditEntry describes a finished call for the audit log: the names of the
+// args the caller gave, never their values.
+func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreversible bool, out Outcome) audit.Entry {
+	var given map[string]json.RawMessage
+	_ = json.Unmarshal(call.Args, &given)
+	names := make([]string, 0, len(given))
+	for k := range given {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	e := audit.Entry{Time: time.Now().UTC(), Client: "unknown", Tool: tool.Name(), Action: action.Name, Args: names,
+		Confirmed: call.Confirmed, Irreversible: irreversible, Outcome: "ok"}
+	if c := call.Caller; c != nil {
+		if c.GetClientName() != "" {
+			e.Client = c.GetClientName()
+		}
+		e.ClientVersion, e.Agent = c.GetClientVersion(), c.GetAgent()
+	}
+	if out.IsError {
+		e.Outcome = out.Code()
+	}
+	return e
+}
+
+// run gates and runs a resolved call.
+func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, action *manifests.Action, args map[string]any, onProgress func(*wire.Progress)) Outcome {
 	approval := twin(tool.Manifest.Kind)
 	if call.Surface != "" {
 		approval = ""
@@ -226,11 +275,19 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 		}
 	}
 	if !tool.Ready {
-		return failf(wire.CodeNotReady, "run `host check`, fix what it says, then call again", "%s is not ready: %s", tool.Name(), tool.NotReady)
+		next := tool.NextStep
+		if next == "" {
+			next = "run `host check`, fix what it says, then call again"
+		}
+		return failf(wire.CodeNotReady, next, "%s is not ready: %s", tool.Name(), tool.NotReady)
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return failf(wire.CodeInternalError, "", "encode args: %v", err)
+	}
+	if len(raw) > MaxArgsBytes {
+		return failf(wire.CodeInvalidArgs, "pass large data as a file the tool reads (a path), not inline",
+			"the args of %s %s are %d bytes, over the host's limit of %d", tool.Name(), action.Name, len(raw), MaxArgsBytes)
 	}
 	max := d.maxBytes()
 	caller := &wire.Caller{ClientName: "unknown"}
@@ -243,7 +300,36 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 	if res.GetError() != nil {
 		return Fail(res.GetError())
 	}
+	if bad := checkResult(tool, action, res); bad != nil {
+		return *bad
+	}
 	return capResult(tool, action, res, max)
+}
+
+// checkResult holds a plugin's result to what the host promises its
+// clients: one JSON object, valid UTF-8 (its Markdown too). Anything else
+// is the plugin's bug, answered as internal_error naming it — never passed
+// on, never dropped.
+func checkResult(tool *registry.Tool, action *manifests.Action, res *wire.Result) *Outcome {
+	body := bytes.TrimSpace(res.GetJson())
+	var what string
+	switch {
+	case len(body) == 0:
+		return nil // no data: an empty object
+	case !utf8.Valid(body):
+		what = "is not valid UTF-8"
+	case !json.Valid(body):
+		what = "is not valid JSON"
+	case body[0] != '{':
+		what = "is JSON but not an object"
+	case !utf8.ValidString(res.GetMarkdown()):
+		what = "has Markdown that is not valid UTF-8"
+	default:
+		return nil
+	}
+	out := failf(wire.CodeInternalError, fmt.Sprintf("this is a bug in the plugin %s: report it to its author; other tools are not affected", tool.Name()),
+		"the plugin %s returned a malformed result for %s (%d bytes): it %s", tool.Name(), action.Name, len(res.GetJson()), what)
+	return &out
 }
 
 func (d *Dispatcher) maxBytes() int {

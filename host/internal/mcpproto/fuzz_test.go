@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // FuzzStdioLine feeds arbitrary lines to the stdio transport's reader:
@@ -25,7 +26,7 @@ func FuzzStdioLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var out bytes.Buffer
-		c := &stdioConn{out: &lineWriter{w: &out}, versions: []string{"2026-07-28", "2025-11-25"}, logger: hclog.NewNullLogger()}
+		c := newStdioConn(&out, []string{"2026-07-28", "2025-11-25"}, hclog.NewNullLogger(), nil)
 		msg := c.check(line, false)
 		if out.Len() == 0 {
 			if msg == nil {
@@ -48,6 +49,9 @@ func FuzzStdioLine(f *testing.F) {
 		}
 		if err := json.Unmarshal(lines[0], &resp); err != nil || resp.JSONRPC != "2.0" || resp.Error == nil {
 			t.Fatalf("answered %q with %q", line, lines[0])
+		}
+		if resp.Error.Code == jsonrpc.CodeInternalError {
+			t.Fatalf("checking %q panicked: %q", line, lines[0])
 		}
 	})
 }

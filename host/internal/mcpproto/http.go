@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,14 +31,18 @@ type HTTPOptions struct {
 	Logger hclog.Logger
 	// Ready, when set, receives the address actually listened on.
 	Ready func(addr string)
+	// Stop, when closed, stops accepting requests; ServeHTTP returns once
+	// every request in flight is answered, or ctx ends (then the requests
+	// left are cut off). Nil: ctx's end stops it.
+	Stop <-chan struct{}
 }
 
 // maxBodyBytes bounds one HTTP request body.
 const maxBodyBytes = 16 << 20
 
-// ServeHTTP serves MCP over Streamable HTTP at /mcp (and /) until ctx ends:
-// loopback by default, the Origin header checked, and a bearer token
-// required off loopback.
+// ServeHTTP serves MCP over Streamable HTTP at /mcp (and /) until Stop
+// closes (or ctx ends): loopback by default, the Origin header checked, and
+// a bearer token required off loopback.
 func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
@@ -57,19 +62,26 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	opts.Logger.Info("serving MCP over Streamable HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "tools_digest", s.digest)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	stop := opts.Stop
+	if stop == nil {
+		stop = ctx.Done()
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("mcp: http: %w", err)
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-		s.wg.Wait()
-		if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("mcp: http: %w", err)
-		}
-		return nil
+	case <-stop:
 	}
+	// Stop listening, let the requests in flight finish; when ctx ends
+	// first, cut them off.
+	if err := srv.Shutdown(ctx); err != nil {
+		_ = srv.Close()
+	}
+	s.wg.Wait()
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mcp: http: %w", err)
+	}
+	return nil
 }
 
 // listenAddr resolves --http's value: "PORT", ":PORT" and "HOST:PORT"; an
@@ -95,7 +107,10 @@ func listenAddr(addr, token string) (string, error) {
 // request id carried to tools/call handlers, then the SDK's handler.
 func (s *Server) HTTPHandler(token string) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: true, Logger: newSlogLogger(s.opts.Logger.Named("http"))})
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: newSlogLogger(s.opts.Logger.Named("http")),
+			// The body is bounded here (maxBodyBytes) so that a large
+			// argument reaches the dispatcher, which names the args limit.
+			MaxRequestBodyBytes: maxBodyBytes})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -112,33 +127,149 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 		if r.Method == http.MethodPost && r.Body != nil {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 			if err != nil {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+				writeJSONError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("Invalid Request: the body is over the host's limit of %d bytes: send less (a large argument belongs in a file the tool reads)", maxBodyBytes))
 				return
 			}
-			if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-				if req, ok := msg.(*jsonrpc.Request); ok {
-					if data := unsupportedVersion(req, s.versions); data != nil {
-						b, _ := json.Marshal(wireResponse{JSONRPC: "2.0", ID: req.ID.Raw(),
-							Error: wireError{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}})
-						w.Header().Set("Content-Type", "application/json")
-						w.WriteHeader(http.StatusBadRequest)
-						_, _ = w.Write(b)
-						return
-					}
-				}
-				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" {
-					req.Params = withMeta(req.Params, requestIDMetaKey, fmt.Sprint(req.ID.Raw()))
-					if b, err := jsonrpc.EncodeMessage(req); err == nil {
-						body = b
-					}
-				}
+			body, w = s.prepareBody(w, body)
+			if body == nil {
+				return // answered
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 		}
+		defer func() {
+			// The SDK's handler must never drop the connection without an
+			// answer; a panic in it is a host bug, logged and answered.
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.opts.Logger.Error("HTTP handler panicked", "panic", v)
+				writeJSONError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "Internal error: the host could not handle this request")
+			}
+		}()
 		sdk.ServeHTTP(w, r)
+		if iw, ok := w.(*idWriter); ok {
+			iw.finish()
+		}
 	})
 }
+
+// prepareBody applies the host's rules to a POST body before the SDK sees
+// it: a batch is refused as on stdio, a modern request naming an unlisted
+// version gets -32022, a tools/call carries its id to the handler, and an
+// id the SDK would not round-trip exactly (1.5, 1e30, 2^53+1) is swapped
+// for a marker the returned writer swaps back. It returns nil when it
+// answered the request itself.
+func (s *Server) prepareBody(w http.ResponseWriter, body []byte) ([]byte, http.ResponseWriter) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		writeJSONError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, batchRefused)
+		return nil, w
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return body, w // the SDK answers what it cannot decode
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return body, w
+	}
+	wireID := rawID(body)
+	if data := unsupportedVersion(req, s.versions); data != nil {
+		writeJSONError(w, http.StatusBadRequest, wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
+		return nil, w
+	}
+	changed := false
+	if req.Method == "tools/call" {
+		req.Params = withMeta(req.Params, requestIDMetaKey, idText(wireID))
+		changed = true
+	}
+	if !exactID(wireID) {
+		marker := fmt.Sprintf("toolhost-id-%d", s.idSeq.Add(1))
+		req.ID, _ = jsonrpc.MakeID(marker)
+		w = newIDWriter(w, `"id":"`+marker+`"`, `"id":`+string(wireID))
+		changed = true
+	}
+	if changed {
+		if b, err := jsonrpc.EncodeMessage(req); err == nil {
+			body = b
+		}
+	}
+	return body, w
+}
+
+// exactID reports whether the SDK gives a raw id back unchanged: a string,
+// or an integer written plainly that a float64 holds exactly (the SDK
+// decodes ids as float64, then converts them to int64).
+func exactID(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] == '"' {
+		return true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil && strconv.FormatInt(n, 10) == string(raw) && n <= 1<<53 && n >= -(1<<53)
+}
+
+// writeJSONError answers an HTTP request with a JSON-RPC error.
+func writeJSONError(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string, data ...json.RawMessage) {
+	var d json.RawMessage
+	if len(data) > 0 {
+		d = data[0]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(errorLine(id, code, message, d))
+}
+
+// idWriter replaces one marker with the client's raw id in everything the
+// SDK writes, holding back only a tail that may be the start of the marker
+// (an SSE event ends in "\n\n", so nothing is held across a flush).
+type idWriter struct {
+	http.ResponseWriter
+	old, new []byte
+	held     []byte
+}
+
+func newIDWriter(w http.ResponseWriter, old, new string) *idWriter {
+	return &idWriter{ResponseWriter: w, old: []byte(old), new: []byte(new)}
+}
+
+func (w *idWriter) Write(p []byte) (int, error) {
+	buf := append(w.held, p...)
+	buf = bytes.ReplaceAll(buf, w.old, w.new)
+	keep := 0
+	for n := min(len(w.old)-1, len(buf)); n > 0; n-- {
+		if bytes.HasSuffix(buf, w.old[:n]) {
+			keep = n
+			break
+		}
+	}
+	w.held = append([]byte(nil), buf[len(buf)-keep:]...)
+	if _, err := w.ResponseWriter.Write(buf[:len(buf)-keep]); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// finish writes what is held.
+func (w *idWriter) finish() {
+	if len(w.held) > 0 {
+		_, _ = w.ResponseWriter.Write(w.held)
+		w.held = nil
+	}
+}
+
+// Flush writes what is held and flushes.
+func (w *idWriter) Flush() {
+	w.finish()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // originAllowed accepts a loopback origin or the server's own.
 func originAllowed(origin, host string) bool {

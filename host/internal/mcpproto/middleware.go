@@ -2,8 +2,11 @@ package mcpproto
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,9 +50,36 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				dr.Meta[DigestMetaKey] = s.digest
 			}
 			return res, err
+		case "tools/call":
+			res, err := next(ctx, method, req)
+			if tr, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				if bad := unencodable(tr); bad != "" {
+					// go-sdk v1.8.0 drops an answer it cannot encode, and
+					// the client waits for ever: answer with an error.
+					s.opts.Logger.Error("a tools/call result cannot be encoded", "problem", bad)
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the host could not encode this result (" + bad + ")"}
+				}
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// unencodable says why a tool result's raw structured content would make
+// the SDK drop the answer (or put invalid UTF-8 on the wire), else "".
+func unencodable(r *mcp.CallToolResult) string {
+	raw, ok := r.StructuredContent.(json.RawMessage)
+	if !ok || raw == nil {
+		return ""
+	}
+	switch {
+	case !json.Valid(raw):
+		return "structured content is not valid JSON"
+	case !utf8.Valid(raw):
+		return "structured content is not valid UTF-8"
+	}
+	return ""
 }
 
 func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {

@@ -25,6 +25,9 @@ func TestWithMeta(t *testing.T) {
 		{`{"name":"x"}`, `{"_meta":{"k":"v"},"name":"x"}`},
 		{`{"_meta":{"a":1},"name":"x"}`, `{"_meta":{"a":1,"k":"v"},"name":"x"}`},
 		{`[1]`, `[1]`},
+		{`null`, `{"_meta":{"k":"v"}}`},
+		{`{"_meta":null,"name":"x"}`, `{"_meta":{"k":"v"},"name":"x"}`},
+		{`{"_meta":5}`, `{"_meta":5}`},
 	}
 	for _, tt := range tests {
 		if got := string(withMeta(json.RawMessage(tt.in), "k", "v")); got != tt.want {

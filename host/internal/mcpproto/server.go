@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,6 +78,9 @@ type Server struct {
 	// goroutines that forget ended sessions.
 	sessions sync.Map
 	wg       sync.WaitGroup
+	// idSeq numbers the markers that stand in for HTTP request ids the SDK
+	// would not round-trip exactly.
+	idSeq atomic.Int64
 }
 
 // New builds the server and registers its tools. It panics when two tools

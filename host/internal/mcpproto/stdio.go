@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -46,6 +48,10 @@ type StdioTransport struct {
 	MaxLineBytes int
 	// Logger receives transport diagnostics (default: none).
 	Logger hclog.Logger
+	// Stop, when closed, ends reading as the end of In does: the calls
+	// already read are answered, then the session ends (the host's SIGTERM
+	// drain). Nil never stops.
+	Stop <-chan struct{}
 }
 
 var _ mcp.Transport = (*StdioTransport)(nil)
@@ -55,13 +61,27 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if t.In == nil || t.Out == nil {
 		return nil, errors.New("mcp: stdio transport needs In and Out")
 	}
+	c := newStdioConn(t.Out, t.Versions, t.Logger, t.Stop)
+	max := t.MaxLineBytes
+	if max <= 0 {
+		max = DefaultMaxLineBytes
+	}
+	go c.readLoop(t.In, max)
+	return c, nil
+}
+
+// newStdioConn is a connection writing to out; its reader is started by
+// Connect.
+func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-chan struct{}) *stdioConn {
 	c := &stdioConn{
-		out:      &lineWriter{w: t.Out},
-		versions: t.Versions,
-		logger:   t.Logger,
+		out:      &lineWriter{w: out},
+		versions: versions,
+		logger:   logger,
 		msgs:     make(chan jsonrpc.Message),
+		stop:     stop,
 		closed:   make(chan struct{}),
-		pending:  map[any]string{},
+		pending:  map[int64]*call{},
+		byWire:   map[string][]int64{},
 		changed:  make(chan struct{}),
 	}
 	if len(c.versions) == 0 {
@@ -70,12 +90,7 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()
 	}
-	max := t.MaxLineBytes
-	if max <= 0 {
-		max = DefaultMaxLineBytes
-	}
-	go c.readLoop(t.In, max)
-	return c, nil
+	return c
 }
 
 // lineWriter writes whole lines under a lock, so responses from the SDK and
@@ -102,12 +117,27 @@ type stdioConn struct {
 	logger   hclog.Logger
 
 	msgs      chan jsonrpc.Message // closed when input ends
+	stop      <-chan struct{}      // StdioTransport.Stop
 	closed    chan struct{}
 	closeOnce sync.Once
 
 	mu      sync.Mutex
-	pending map[any]string // request id → method, for calls read and not yet answered
-	changed chan struct{}  // closed and replaced whenever pending shrinks
+	pending map[int64]*call // transport id → call, for calls read and not yet answered
+	byWire  map[string][]int64
+	nextID  int64
+	changed chan struct{} // closed and replaced whenever pending shrinks
+}
+
+// call is one request handed to the SDK under a transport-assigned id: the
+// client's id is kept as raw JSON and put back on the answer, so 1.5, 1e30
+// and 2^53+1 round-trip exactly (the SDK turns every number into an int64),
+// and two calls in flight with the same id are both answered.
+type call struct {
+	method string
+	wireID json.RawMessage
+	// delivered is set once Read has handed the call to the SDK: only
+	// those are waited for at the end (a line read after Stop is not).
+	delivered bool
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -157,8 +187,16 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 }
 
 // check turns one line into a message for the SDK, or answers it here and
-// returns nil.
-func (c *stdioConn) check(line []byte, tooLong bool) jsonrpc.Message {
+// returns nil. A panic while checking (a host bug) is answered as an
+// internal error instead of ending the host.
+func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("checking an inbound line panicked", "panic", r)
+			c.writeError(rawID(line), jsonrpc.CodeInternalError, "Internal error: the host could not read this message", nil)
+			msg = nil
+		}
+	}()
 	if tooLong {
 		c.writeError(nil, jsonrpc.CodeParseError, "Parse error: message longer than the line limit", nil)
 		return nil
@@ -169,7 +207,7 @@ func (c *stdioConn) check(line []byte, tooLong bool) jsonrpc.Message {
 		return nil
 	}
 	if line[0] == '[' {
-		c.writeError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18)", nil)
+		c.writeError(nil, jsonrpc.CodeInvalidRequest, batchRefused, nil)
 		return nil
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
@@ -178,18 +216,29 @@ func (c *stdioConn) check(line []byte, tooLong bool) jsonrpc.Message {
 		return nil
 	}
 	req, ok := msg.(*jsonrpc.Request)
-	if !ok || !req.IsCall() {
+	if !ok {
 		return msg
 	}
+	if !req.IsCall() {
+		if req.Method == "notifications/cancelled" {
+			c.retargetCancel(req)
+		}
+		return req
+	}
+	wireID := rawID(line)
 	if data := unsupportedVersion(req, c.versions); data != nil {
-		c.writeError(req.ID.Raw(), CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
+		c.writeError(wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil
 	}
 	if req.Method == "tools/call" {
-		req.Params = withMeta(req.Params, requestIDMetaKey, fmt.Sprint(req.ID.Raw()))
+		req.Params = withMeta(req.Params, requestIDMetaKey, idText(wireID))
 	}
+	req.ID = c.track(req.Method, wireID)
 	return req
 }
+
+// batchRefused is the answer to a JSON-RPC batch, on stdio and HTTP alike.
+const batchRefused = "Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18): send one message per line or per POST"
 
 // unsupportedVersion returns the -32022 error data {supported, requested}
 // when a call's _meta names a protocol version that is not in versions (the
@@ -215,32 +264,48 @@ func unsupportedVersion(req *jsonrpc.Request, versions []string) json.RawMessage
 	return data
 }
 
-// rawID is the "id" of a line that failed to decode as a message, when it
-// has a usable one.
-func rawID(line []byte) any {
+// rawID is the "id" of a line as raw JSON, when it is a string or a
+// number (else nil, which answers with "id": null).
+func rawID(line []byte) json.RawMessage {
 	var v struct {
-		ID any `json:"id"`
+		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(line, &v) != nil {
+	if json.Unmarshal(line, &v) != nil || len(v.ID) == 0 {
 		return nil
 	}
-	switch v.ID.(type) {
-	case string, float64:
+	switch v.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return v.ID
 	}
 	return nil
 }
 
+// idText is a request id as the handler's caller sees it: a string id's
+// value, a number's JSON text exactly as the client wrote it.
+func idText(id json.RawMessage) string {
+	var s string
+	if len(id) > 0 && id[0] == '"' && json.Unmarshal(id, &s) == nil {
+		return s
+	}
+	return string(id)
+}
+
 // withMeta sets _meta[key] = value in a params object (creating both when
-// absent). Params that are not an object are returned unchanged.
+// absent or null). Params that are not an object are returned unchanged.
 func withMeta(params json.RawMessage, key string, value any) json.RawMessage {
-	obj := map[string]json.RawMessage{}
+	var obj map[string]json.RawMessage
 	if len(bytes.TrimSpace(params)) > 0 && json.Unmarshal(params, &obj) != nil {
 		return params
 	}
-	meta := map[string]json.RawMessage{}
+	if obj == nil { // absent, or "params": null
+		obj = map[string]json.RawMessage{}
+	}
+	var meta map[string]json.RawMessage
 	if raw, ok := obj["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
 		return params
+	}
+	if meta == nil { // absent, or "_meta": null
+		meta = map[string]json.RawMessage{}
 	}
 	v, err := json.Marshal(value)
 	if err != nil {
@@ -260,9 +325,9 @@ func withMeta(params json.RawMessage, key string, value any) json.RawMessage {
 // wireResponse is a JSON-RPC error response written by the transport itself
 // ("id" is null when the request's id is unknown, as JSON-RPC asks).
 type wireResponse struct {
-	JSONRPC string    `json:"jsonrpc"`
-	ID      any       `json:"id"`
-	Error   wireError `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   wireError       `json:"error"`
 }
 
 type wireError struct {
@@ -271,36 +336,45 @@ type wireError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-func (c *stdioConn) writeError(id any, code int64, message string, data json.RawMessage) {
-	b, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: message, Data: data}})
-	if err == nil {
-		err = c.out.writeLine(b)
+// errorLine is the JSON of a JSON-RPC error response.
+func errorLine(id json.RawMessage, code int64, message string, data json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
 	}
-	if err != nil {
+	b, err := json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: message, Data: data}})
+	if err != nil { // data is the only part that can fail, and it is ours
+		b, _ = json.Marshal(wireResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: message}})
+	}
+	return b
+}
+
+func (c *stdioConn) writeError(id json.RawMessage, code int64, message string, data json.RawMessage) {
+	if err := c.out.writeLine(errorLine(id, code, message, data)); err != nil {
 		c.logger.Warn("writing an error response", "error", err)
 	}
 }
 
-// Read implements mcp.Connection. At the end of input it waits until every
-// call it handed out has been answered (a parked subscriptions/listen does
-// not count), then reports io.EOF.
+// Read implements mcp.Connection. At the end of input (or when Stop
+// closes) it waits until every call it handed out has been answered (a
+// parked subscriptions/listen does not count), then reports io.EOF.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-c.closed:
 		return nil, io.EOF
+	case <-c.stop:
 	case msg, ok := <-c.msgs:
 		if ok {
-			c.track(msg)
+			c.deliver(msg)
 			return msg, nil
 		}
 	}
 	for {
 		c.mu.Lock()
 		busy := 0
-		for _, method := range c.pending {
-			if method != "subscriptions/listen" {
+		for _, cl := range c.pending {
+			if cl.delivered && cl.method != "subscriptions/listen" {
 				busy++
 			}
 		}
@@ -319,56 +393,145 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// track records a call handed to the SDK; a notifications/cancelled drops
-// the call it names (it may never be answered).
-func (c *stdioConn) track(msg jsonrpc.Message) {
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		return
-	}
-	if req.IsCall() {
-		c.mu.Lock()
-		c.pending[req.ID.Raw()] = req.Method
-		c.mu.Unlock()
-		return
-	}
-	if req.Method == "notifications/cancelled" {
-		var p struct {
-			RequestID any `json:"requestId"`
-		}
-		if json.Unmarshal(req.Params, &p) == nil {
-			if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-				c.done(id.Raw())
-			}
-		}
-	}
-}
-
-// done forgets an answered (or cancelled) call.
-func (c *stdioConn) done(id any) {
+// track records a call about to be handed to the SDK and returns the
+// transport id it goes under.
+func (c *stdioConn) track(method string, wireID json.RawMessage) jsonrpc.ID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pending[id]; ok {
-		delete(c.pending, id)
-		close(c.changed)
-		c.changed = make(chan struct{})
-	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = &call{method: method, wireID: wireID}
+	key := string(wireID)
+	c.byWire[key] = append(c.byWire[key], id)
+	tid, _ := jsonrpc.MakeID(float64(id)) // ids stay far below 2^53
+	return tid
 }
 
-// Write implements mcp.Connection.
+// deliver marks a call as handed to the SDK.
+func (c *stdioConn) deliver(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return
+	}
+	n, _ := req.ID.Raw().(int64)
+	c.mu.Lock()
+	if cl := c.pending[n]; cl != nil {
+		cl.delivered = true
+	}
+	c.mu.Unlock()
+}
+
+// retargetCancel points a notifications/cancelled at the transport id of
+// the call it names (the newest one, when the client reused the id), and
+// forgets that call: a cancelled call may never be answered.
+func (c *stdioConn) retargetCancel(req *jsonrpc.Request) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &p) != nil || p == nil {
+		return
+	}
+	c.mu.Lock()
+	ids := c.byWire[string(bytes.TrimSpace(p["requestId"]))]
+	c.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	id := ids[len(ids)-1]
+	p["requestId"] = json.RawMessage(strconv.FormatInt(id, 10))
+	if b, err := json.Marshal(p); err == nil {
+		req.Params = b
+	}
+	c.done(id)
+}
+
+// done forgets an answered (or cancelled) call and returns it (nil when it
+// was not pending).
+func (c *stdioConn) done(id int64) *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl, ok := c.pending[id]
+	if !ok {
+		return nil
+	}
+	delete(c.pending, id)
+	key := string(cl.wireID)
+	ids := slices.DeleteFunc(c.byWire[key], func(x int64) bool { return x == id })
+	if len(ids) == 0 {
+		delete(c.byWire, key)
+	} else {
+		c.byWire[key] = ids
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return cl
+}
+
+// Write implements mcp.Connection. An answer goes out under the id the
+// client sent; an error the SDK gave no JSON-RPC code gets one.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	resp, isResp := msg.(*jsonrpc.Response)
+	var cl *call
+	if isResp {
+		if n, ok := resp.ID.Raw().(int64); ok {
+			cl = c.done(n)
+		}
+		if resp.Error != nil {
+			resp = &jsonrpc.Response{ID: resp.ID, Error: codedError(resp.Error)}
+			msg = resp
+		}
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("mcp: encode: %w", err)
 	}
-	err = c.out.writeLine(b)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.done(resp.ID.Raw())
+	if cl != nil {
+		b = withWireID(b, resp.ID, cl.wireID)
 	}
-	return err
+	return c.out.writeLine(b)
+}
+
+// codedError gives an error the SDK answered without a JSON-RPC code (it
+// would go out as code 0) its code: -32600 for a call before initialize
+// (go-sdk v1.8.0 answers it with a plain error), else -32603.
+func codedError(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if strings.Contains(err.Error(), "invalid during session initialization") {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	out := &jsonrpc.Error{Code: code, Message: err.Error()}
+	if we != nil {
+		out.Data = we.Data
+	}
+	return out
+}
+
+// withWireID puts the client's raw id back on an encoded answer the SDK
+// wrote under the transport's id.
+func withWireID(b []byte, id jsonrpc.ID, wireID json.RawMessage) []byte {
+	if len(wireID) == 0 {
+		wireID = json.RawMessage("null")
+	}
+	prefix := `{"jsonrpc":"2.0","id":` + fmt.Sprint(id.Raw())
+	if bytes.HasPrefix(b, []byte(prefix)) && len(b) > len(prefix) && (b[len(prefix)] == ',' || b[len(prefix)] == '}') {
+		out := make([]byte, 0, len(b)-len(prefix)+len(wireID)+len(`{"jsonrpc":"2.0","id":`))
+		out = append(append(out, `{"jsonrpc":"2.0","id":`...), wireID...)
+		return append(out, b[len(prefix):]...)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return b
+	}
+	m["id"] = wireID
+	if out, err := json.Marshal(m); err == nil {
+		return out
+	}
+	return b
 }
 
 // Close implements mcp.Connection. The reader goroutine may stay blocked

@@ -47,6 +47,9 @@ type Options struct {
 type Server struct {
 	*mcpproto.Server
 	opts Options
+	// stateKey signs the requestState of the gate's input-required
+	// results (see personGate).
+	stateKey []byte
 }
 
 // Instructions are the server instructions every client receives.
@@ -55,7 +58,7 @@ call capabilities with {} for the list, {"search":"words"} to find an action, {"
 
 // New builds the server and its six tools.
 func New(opts Options) *Server {
-	s := &Server{opts: opts}
+	s := &Server{opts: opts, stateKey: newStateKey()}
 	defs := s.toolDefs()
 	tools := make([]mcpproto.Tool, len(defs))
 	for i, d := range defs {

@@ -112,3 +112,19 @@ func TestSDKDefectEndOfInputDropsCallsInFlight(t *testing.T) {
 		t.Errorf("go-sdk answered the call in flight at end of input (%v): StdioTransport's drain may no longer be needed", rest)
 	}
 }
+
+func TestSDKDefectCallBeforeInitializeHasCodeZero(t *testing.T) {
+	got, _ := rawSDK(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if len(got) < 1 || !strings.Contains(got[0], `"code":0`) || !strings.Contains(got[0], "invalid during session initialization") {
+		t.Errorf("go-sdk answered a call before initialize with %v: StdioTransport's codedError may no longer be needed (it matches this message)", got)
+	}
+}
+
+func TestSDKDefectNumberIDsAreRewritten(t *testing.T) {
+	got, _ := rawSDK(t,
+		`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`)
+	if len(got) < 2 || strings.Contains(got[0], `"id":1.5`) || strings.Contains(got[1], `"id":9007199254740993`) {
+		t.Errorf("go-sdk kept number ids exactly (%v): the transports' id mapping may no longer be needed", got)
+	}
+}

@@ -218,9 +218,10 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 				NextStep: "call capabilities with {} to list them"})), nil
 		}
 		onProgress := mcpproto.ProgressSender(ctx, req)
+		person := s.askPerson(req)
 		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
-			Confirmed: confirmed, Caller: s.Caller(req), Ask: s.askPerson(req)}, onProgress)
-		return mcpproto.Result(out), nil
+			Confirmed: confirmed, Caller: s.Caller(req), Ask: person.asker()}, onProgress)
+		return person.result(out), nil
 	}
 }
 

@@ -163,7 +163,9 @@ func (s *Supervisor) crashedLocked(st *toolState, p *proc, reason string) {
 	s.retireLocked(st, p)
 	now := s.opts.Clock.Now()
 	st.crashes = append(slices.DeleteFunc(st.crashes, func(t time.Time) bool { return now.Sub(t) > s.opts.CrashWindow }), now)
-	st.notBefore = now.Add(s.opts.Backoff << min(len(st.crashes)-1, 16))
+	// Relaunch waits Backoff, doubling per crash in the window, but never
+	// longer than a disable would (MaxCrashes may be set high).
+	st.notBefore = now.Add(min(s.opts.Backoff<<min(len(st.crashes)-1, 16), s.opts.DisableFor))
 	s.opts.Logger.Warn("plugin crashed", "tool", st.name, "reason", reason, "crashes", len(st.crashes))
 	if len(st.crashes) < s.opts.MaxCrashes && !st.probing {
 		return

@@ -434,3 +434,27 @@ func TestCrashStormLeavesNoGoroutines(t *testing.T) {
 	}
 	t.Logf("goroutines %d before, %d after", base, after)
 }
+
+// TestRelaunchBackoffIsCapped: the wait before relaunching doubles with
+// each crash in the window but never passes DisableFor, however high
+// MaxCrashes is; and a death reported twice counts once.
+func TestRelaunchBackoffIsCapped(t *testing.T) {
+	clock := newFakeClock()
+	s := New(Options{Clock: clock, MaxCrashes: 1000, Backoff: time.Second, DisableFor: 5 * time.Second, CacheDir: t.TempDir()})
+	defer s.Close()
+	st := &toolState{name: "x"}
+	for _, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second} {
+		p := &proc{inflight: 1} // busy, so retiring it stops nothing
+		st.mu.Lock()
+		s.crashedLocked(st, p, "test")
+		s.crashedLocked(st, p, "the same death, seen by a second call")
+		got := st.notBefore.Sub(clock.Now())
+		st.mu.Unlock()
+		if got != want {
+			t.Fatalf("after %d crashes the relaunch waits %s, want %s", len(st.crashes), got, want)
+		}
+	}
+	if len(st.crashes) != 5 {
+		t.Fatalf("5 deaths each reported twice counted %d crashes", len(st.crashes))
+	}
+}

@@ -7,15 +7,11 @@ package supervisor
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -45,9 +41,12 @@ var BaseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR",
 type Options struct {
 	// Logger receives the supervisor's and the plugins' logs.
 	Logger hclog.Logger
-	// CacheDir holds the host-owned copies of plugin binaries (default: the
-	// user cache dir's toolhost/bin).
+	// CacheDir holds the run copies of plugin folders the host launches
+	// (default registry.DefaultRunDir()).
 	CacheDir string
+	// Hashes caches file hashes for checking run copies (default: in
+	// memory).
+	Hashes *registry.HashCache
 	// Idle stops a plugin after this long without calls (default 10m); a
 	// manifest's idle overrides it.
 	Idle time.Duration
@@ -63,7 +62,8 @@ type Options struct {
 	MaxCrashes  int
 	CrashWindow time.Duration
 	// Backoff is the first wait before relaunching a crashed plugin; it
-	// doubles with each crash in the window (default 100ms).
+	// doubles with each crash in the window (default 100ms), up to
+	// DisableFor.
 	Backoff time.Duration
 	// DisableFor is how long the first disable lasts (default 30s); each
 	// further disable of the same binary doubles it, up to DisableMax
@@ -157,11 +157,10 @@ func New(opts Options) *Supervisor {
 		opts.Idle = 10 * time.Minute
 	}
 	if opts.CacheDir == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			opts.CacheDir = filepath.Join(d, "toolhost", "bin")
-		} else {
-			opts.CacheDir = filepath.Join(os.TempDir(), "toolhost-bin")
-		}
+		opts.CacheDir = registry.DefaultRunDir()
+	}
+	if opts.Hashes == nil {
+		opts.Hashes = registry.NewHashCache("", nil)
 	}
 	if opts.WorkDir == "" {
 		opts.WorkDir, _ = os.Getwd()
@@ -247,7 +246,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 
 	p, failure := s.acquire(ctx, st, tool)
 	if failure != nil {
-		cancelled = failure.GetError().GetCode() != wire.CodeNotReady
+		cancelled = true // a plugin that did not start proved nothing: a probe stays due
 		return failure
 	}
 	defer s.release(p)
@@ -631,48 +630,19 @@ func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
 	return env
 }
 
-// ownedCopy copies the binary into the cache folder keyed by its sha256, so
-// the checked bytes are the executed bytes and the author may overwrite the
+// ownedCopy returns the entrypoint in the run copy of tool's whole folder
+// (read-only, made once per digest and checked before every launch), so
+// the checked bytes are the executed bytes and the author may change the
 // original while it runs.
 func (s *Supervisor) ownedCopy(tool *registry.Tool) (string, error) {
 	if tool.SHA256 == "" {
 		return "", fmt.Errorf("%s has no binary: %s", tool.Name(), tool.NotReady)
 	}
-	dst := filepath.Join(s.opts.CacheDir, tool.SHA256, filepath.Base(tool.Binary))
-	if st, err := os.Stat(dst); err == nil && st.Mode()&0o111 != 0 {
-		return dst, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", fmt.Errorf("supervisor: cache folder: %w", err)
-	}
-	src, err := os.Open(tool.Binary)
+	bin, err := registry.RunCopy(tool, s.opts.CacheDir, s.opts.Hashes)
 	if err != nil {
-		return "", fmt.Errorf("supervisor: open binary: %w", err)
+		return "", fmt.Errorf("supervisor: %w", err)
 	}
-	defer src.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".copy-*")
-	if err != nil {
-		return "", fmt.Errorf("supervisor: copy binary: %w", err)
-	}
-	h := newHasher()
-	_, err = io.Copy(io.MultiWriter(tmp, h), src)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && h.hex() != tool.SHA256 {
-		err = fmt.Errorf("%s changed while being copied (sha256 %s, expected %s); the next scan picks up the new one", tool.Binary, h.hex(), tool.SHA256)
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o755)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("supervisor: copy binary: %w", err)
-	}
-	return dst, nil
+	return bin, nil
 }
 
 // reapLoop stops idle plugins whose calls have drained.
@@ -801,12 +771,6 @@ func serveHost(broker *plugin.GRPCBroker, srv wire.HostServer, req *wire.CallReq
 		}
 	}
 }
-
-// hasher is a sha256 that reports hex.
-type hasher struct{ hash.Hash }
-
-func newHasher() *hasher      { return &hasher{sha256.New()} }
-func (h *hasher) hex() string { return hex.EncodeToString(h.Sum(nil)) }
 
 // logWriter forwards a plugin's stray stdout/stderr lines to the log.
 type logWriter struct {

@@ -72,6 +72,7 @@ const (
 	BumpMajor             // removals and narrowing: a client's valid call may now fail
 )
 
+// String names the bump: none, patch, minor or major.
 func (b Bump) String() string {
 	return [...]string{"none", "patch", "minor", "major"}[b]
 }

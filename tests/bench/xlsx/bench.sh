@@ -45,24 +45,55 @@ measure() {
 	RSS[$label]=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time")
 }
 
-measure openpyxl /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$work/bench.xlsx"
-measure describe "$work/xlsx" describe --path "$work/bench.xlsx"
-measure search "$work/xlsx" search --path "$work/bench.xlsx" --query "no such text"
-measure read-sheet "$work/xlsx" read-sheet --path "$work/bench.xlsx" --max-results "$((ROWS + 1))"
+# row LABEL BASELINE NAME : one line of the table, ratios against BASELINE.
+row() {
+	local k=$1 base=$2 name=$3
+	cr=$(awk -v a="${CPU[$base]}" -v b="${CPU[$k]}" 'BEGIN {printf "%.1fx", (b > 0 ? a / b : 0)}')
+	rr=$(awk -v a="${RSS[$base]}" -v b="${RSS[$k]}" 'BEGIN {printf "%.2fx", (b > 0 ? b / a : 0)}')
+	printf '%-44s %8s %8s %8s %10s %10s\n' "$name" "${CPU[$k]}" "${WALL[$k]}" "${RSS[$k]}" "$cr" "$rr"
+}
 
-printf '%-34s %8s %8s %9s %11s %11s\n' "reader (every cell of $ROWS rows)" "CPU s" "wall s" "RSS MB" "CPU ratio" "RSS ratio"
-for k in openpyxl describe search read-sheet; do
-	case $k in
-	openpyxl) name="openpyxl read_only iter_rows" ;;
-	describe) name="xlsx describe" ;;
-	search) name="xlsx search (no match)" ;;
-	read-sheet) name="xlsx read-sheet, all rows as JSON" ;;
-	esac
-	cr=$(awk -v a="${CPU[openpyxl]}" -v b="${CPU[$k]}" 'BEGIN {printf "%.1fx", (b > 0 ? a / b : 0)}')
-	rr=$(awk -v a="${RSS[openpyxl]}" -v b="${RSS[$k]}" 'BEGIN {printf "%.2fx", (b > 0 ? b / a : 0)}')
-	printf '%-34s %8s %8s %9s %11s %11s\n' "$name" "${CPU[$k]}" "${WALL[$k]}" "${RSS[$k]}" "$cr" "$rr"
-done
-echo "CPU ratio: openpyxl CPU / ours (higher is faster). RSS ratio: ours / openpyxl (lower is leaner)."
+# bench BOOK TITLE [SHEET] : every action a person uses on BOOK (its SHEET,
+# default the first) against openpyxl read_only reading that sheet (dump:
+# every sheet), whole processes.
+bench() {
+	local book=$1 title=$2 sheet=${3:-}
+	local py=() ours=()
+	if [ -n "$sheet" ]; then
+		py=(--sheet "$sheet")
+		ours=(--sheet "$sheet")
+	fi
+	measure openpyxl /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" "${py[@]}"
+	measure openpyxl-all /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" --all
+	measure read-sheet "$work/xlsx" read-sheet --path "$book" "${ours[@]}" --max-results 10000000
+	measure dump "$work/xlsx" dump --path "$book" --save "$work/dump.txt"
+	rm -f "$work/dump.txt"
+	measure records "$work/xlsx" records --path "$book" "${ours[@]}" --max-results 10000000
+	measure describe "$work/xlsx" describe --path "$book" "${ours[@]}"
+	measure search "$work/xlsx" search --path "$book" "${ours[@]}" --query "no such text"
+	echo
+	echo "== $title"
+	printf '%-44s %8s %8s %8s %10s %10s\n' "reader" "CPU s" "wall s" "RSS MB" "CPU ratio" "RSS ratio"
+	row openpyxl openpyxl "openpyxl read_only iter_rows (that sheet)"
+	row openpyxl-all openpyxl-all "openpyxl read_only iter_rows (every sheet)"
+	row read-sheet openpyxl "xlsx read-sheet, every row as JSON"
+	row dump openpyxl-all "xlsx dump --save (every sheet as text)"
+	row records openpyxl "xlsx records, every row"
+	row describe openpyxl "xlsx describe"
+	row search openpyxl "xlsx search (no match: every cell)"
+}
+
+bench "$work/bench.xlsx" "generated: $ROWS rows x 10 columns"
+# Mid-size real workbooks from other readers' test suites (see
+# plugins/xlsx/testdata/corpus/SOURCES.tsv for origin and licence).
+f=sheetjs__large_strings.xlsx
+cp "plugins/xlsx/testdata/corpus/files/$f" "$work/"
+bench "$work/$f" "real: $f, sheet 'Large Strings' (9,999 rows x 17, long formula strings; $(du -h "$work/$f" | cut -f1))"
+bench "$work/$f" "real: $f, sheet 'longwordslist' (17,619 rows x 2)" longwordslist
+echo
+echo "CPU ratio: openpyxl CPU / ours (higher is faster); dump is compared with openpyxl reading every sheet."
+echo "RSS ratio: ours / openpyxl peak RSS (lower is leaner). Whole processes: Python's and Go's start-up count."
+echo "CPU seconds, not wall: the machine may be shared."
 
 # And the values agree: random workbooks written and read by openpyxl, read by the plugin.
 /usr/bin/python3 tests/bench/xlsx/differential.py "$work/xlsx" 3 2>/dev/null

@@ -195,6 +195,9 @@ func (n *Namer) Name(c *source.Call) string {
 		}
 		return "unknown"
 	}
+	if c.Origin.Project == "" {
+		return "unknown" // no working directory logged: not a hash of ""
+	}
 	if v, ok := n.cache[c.Origin.Project]; ok {
 		return v
 	}

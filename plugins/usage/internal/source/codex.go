@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,9 @@ type codexCarry struct {
 	turn                      uint32
 	max                       codexUsage
 	metaSeen                  bool
+	// pending are the tool calls of the response whose token_count
+	// event comes next.
+	pending []Step
 }
 
 var (
@@ -108,7 +112,19 @@ var (
 	needleTurnContext = []byte(`"turn_context"`)
 	needleSessionMeta = []byte(`"session_meta"`)
 	needleUserMessage = []byte(`"user_message"`)
+	needleToolCalls   = [][]byte{[]byte(`"function_call"`), []byte(`"custom_tool_call"`), []byte(`"local_shell_call"`)}
 )
+
+// codexToolLine says whether a line's head is a response item calling a
+// tool.
+func codexToolLine(head []byte) bool {
+	for _, n := range needleToolCalls {
+		if bytes.Contains(head, n) {
+			return true
+		}
+	}
+	return false
+}
 
 // Parse reads appended lines of one Codex rollout. Token counts come from
 // token_count events: last_token_usage, else the difference of cumulative
@@ -130,6 +146,7 @@ func (c Codex) Parse(ctx context.Context, st *FileState) error {
 		case bytes.Contains(line, needleTokenCount):
 		case bytes.Contains(head, needleTurnContext), bytes.Contains(head, needleSessionMeta):
 		case bytes.Contains(line, needleUserMessage):
+		case codexToolLine(head):
 		default:
 			return
 		}
@@ -154,6 +171,8 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 		return
 	}
 	switch string(typ) {
+	case `"response_item"`:
+		carry.pending = codexSteps(payload, carry.pending)
 	case `"session_meta"`, `"turn_context"`:
 		// Only a rollout's first session_meta is its own: a fork replays
 		// its parent's lines after it.
@@ -248,9 +267,117 @@ func (Codex) line(st *FileState, carry *codexCarry, line []byte) {
 			call.CR = tok(last.cached)
 			call.In = tok(last.input - last.cached)
 			call.Out = tok(last.output)
-			st.add(call, nil)
+			st.add(call, carry.pending)
+			carry.pending = carry.pending[:0]
 		}
 	}
+}
+
+// codexSteps classifies a response item's tool call (openai/codex
+// codex-rs/protocol models.rs ResponseItem: function_call with JSON
+// arguments — shell's command array, exec_command's cmd string,
+// shell_command's command string —, custom_tool_call apply_patch with the
+// patch as input, local_shell_call with action.command) and appends its
+// steps: a patch edits each file it names.
+func codexSteps(payload []byte, out []Step) []Step {
+	var typ, name, args, input, action string
+	_ = jsonscan.Fields(payload, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			typ, _ = jsonscan.String(v)
+		case "name":
+			name, _ = jsonscan.String(v)
+		case "arguments":
+			args, _ = jsonscan.String(v)
+		case "input":
+			input, _ = jsonscan.String(v)
+		case "action":
+			action = string(v)
+		}
+		return true
+	})
+	switch typ {
+	case "custom_tool_call":
+		if name == "apply_patch" {
+			return patchSteps(input, out)
+		}
+		return append(out, Step{Kind: StepOther})
+	case "local_shell_call":
+		return append(out, commandStep(codexCommand([]byte(action))))
+	case "function_call":
+	default:
+		return out
+	}
+	switch name {
+	case "shell", "exec_command", "shell_command", "container.exec", "local_shell":
+		return append(out, commandStep(codexCommand([]byte(args))))
+	case "apply_patch":
+		_ = jsonscan.Fields([]byte(args), func(k, v []byte) bool {
+			if string(k) == "input" || string(k) == "patch" {
+				input, _ = jsonscan.String(v)
+			}
+			return true
+		})
+		return patchSteps(input, out)
+	case "read_file", "list_dir", "grep_files", "view_image", "web_search":
+		return append(out, Step{Kind: StepRead})
+	case "spawn_agent":
+		return append(out, Step{Kind: StepDelegate})
+	}
+	return append(out, Step{Kind: StepOther})
+}
+
+// codexCommand is a shell call's command line: "cmd" or "command" (a
+// string, or an argv whose "bash -lc SCRIPT" form gives SCRIPT).
+func codexCommand(args []byte) string {
+	var cmd string
+	_ = jsonscan.Fields(args, func(k, v []byte) bool {
+		if string(k) != "cmd" && string(k) != "command" {
+			return true
+		}
+		if len(v) > 0 && v[0] == '[' {
+			var argv []string
+			_ = json.Unmarshal(v, &argv)
+			if n := len(argv); n >= 3 && (argv[n-2] == "-lc" || argv[n-2] == "-c") {
+				cmd = argv[n-1]
+			} else {
+				cmd = strings.Join(argv, " ")
+			}
+		} else {
+			cmd, _ = jsonscan.String(v)
+		}
+		return false
+	})
+	return cmd
+}
+
+// commandStep classifies a command line; "apply_patch <<EOF …" edits.
+func commandStep(cmd string) Step {
+	if strings.HasPrefix(strings.TrimSpace(cmd), "apply_patch") {
+		s := patchSteps(cmd, nil)
+		if len(s) > 0 {
+			return s[0]
+		}
+		return Step{Kind: StepEdit}
+	}
+	return Step{Kind: ShellKind(cmd)}
+}
+
+// patchSteps appends an edit per file an apply_patch patch names
+// ("*** Update File: p", "*** Add File: p", "*** Delete File: p").
+func patchSteps(patch string, out []Step) []Step {
+	n := len(out)
+	for line := range strings.SplitSeq(patch, "\n") {
+		for _, p := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if f, ok := strings.CutPrefix(line, p); ok {
+				out = append(out, Step{Kind: StepEdit, File: fnv64([]byte(strings.TrimSpace(f)))})
+			}
+		}
+	}
+	if len(out) == n {
+		out = append(out, Step{Kind: StepEdit})
+	}
+	return out
 }
 
 func readCodexUsage(v []byte) codexUsage {

@@ -130,6 +130,40 @@ type geminiMessage struct {
 		Thoughts int64 `json:"thoughts"`
 		Tool     int64 `json:"tool"`
 	} `json:"tokens"`
+	ToolCalls []struct {
+		Name string `json:"name"`
+		Args struct {
+			FilePath string `json:"file_path"`
+			Command  string `json:"command"`
+		} `json:"args"`
+	} `json:"toolCalls"`
+}
+
+// geminiCarry is a JSONL chat's state between appended reads.
+type geminiCarry struct {
+	session string
+	turn    uint32
+}
+
+// steps classifies the message's tool calls (gemini-cli's tool names:
+// packages/core/src/tools/*.ts).
+func (m *geminiMessage) steps() []Step {
+	var out []Step
+	for _, tc := range m.ToolCalls {
+		s := Step{Kind: StepOther}
+		switch tc.Name {
+		case "replace", "write_file", "edit", "smart_edit":
+			s = Step{Kind: StepEdit, File: fnv64([]byte(tc.Args.FilePath))}
+		case "read_file", "read_many_files", "list_directory", "glob", "search_file_content", "grep", "web_fetch", "google_web_search":
+			s.Kind = StepRead
+		case "run_shell_command":
+			s.Kind = ShellKind(tc.Args.Command)
+		case "delegate_to_agent", "codebase_investigator":
+			s.Kind = StepDelegate
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 type geminiChat struct {
@@ -162,14 +196,19 @@ func (g Gemini) Parse(ctx context.Context, st *FileState) error {
 		if st.Session != "" {
 			session = st.Session // a sub-agent's chat: its parent's session
 		}
+		var turn uint32
 		for _, m := range chat.Messages {
-			g.add(st, session, m)
+			g.add(st, session, &turn, m)
 		}
 		return nil
 	}
-	session, _ := st.Carry.(string)
+	carry, _ := st.Carry.(*geminiCarry)
+	if carry == nil {
+		carry = &geminiCarry{}
+		st.Carry = carry
+	}
 	if st.Session != "" {
-		session = st.Session
+		carry.session = st.Session
 	}
 	return readLines(ctx, st, func(line []byte) {
 		var m struct {
@@ -180,15 +219,19 @@ func (g Gemini) Parse(ctx context.Context, st *FileState) error {
 			st.Skipped++
 			return
 		}
-		if m.SessionID != "" && session == "" {
-			session = m.SessionID
-			st.Carry = session
+		if m.SessionID != "" && carry.session == "" {
+			carry.session = m.SessionID
 		}
-		g.add(st, session, m.geminiMessage)
+		g.add(st, carry.session, &carry.turn, m.geminiMessage)
 	})
 }
 
-func (Gemini) add(st *FileState, session string, m geminiMessage) {
+// add records a model response; a user message opens a turn.
+func (Gemini) add(st *FileState, session string, turn *uint32, m geminiMessage) {
+	if m.Type == "user" {
+		*turn++
+		return
+	}
 	if m.Type != "gemini" || m.Tokens == nil {
 		return
 	}
@@ -200,12 +243,12 @@ func (Gemini) add(st *FileState, session string, m geminiMessage) {
 	if session == "" {
 		session = st.Path
 	}
-	c := Call{Time: t.UnixMilli(), Origin: st.origin("gemini", st.Project, st.Project, session, m.Model)}
+	c := Call{Time: t.UnixMilli(), Origin: st.origin("gemini", st.Project, st.Project, session, m.Model), Turn: *turn}
 	if m.ID != "" {
 		c.Key = keyOf([]byte("gemini"), []byte(session), []byte(m.ID))
 	}
 	c.CR = tok(m.Tokens.Cached)
 	c.In = tok(max(m.Tokens.Input-m.Tokens.Cached, 0) + m.Tokens.Tool)
 	c.Out = tok(m.Tokens.Output + m.Tokens.Thoughts)
-	st.add(c, nil)
+	st.add(c, m.steps())
 }

@@ -1,0 +1,287 @@
+package registry
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// cacheNames are folders and files a plugin folder's digest leaves out:
+// caches an interpreter writes beside its sources while the plugin runs.
+var cacheNames = map[string]bool{
+	"__pycache__": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true, ".DS_Store": true,
+}
+
+// skipped reports whether a folder entry is a cache the digest leaves out.
+func skipped(name string) bool {
+	return cacheNames[name] || strings.HasSuffix(name, ".pyc")
+}
+
+// FolderDigest is what a plugin folder holds: every file's sha256 and mode,
+// and one digest over all of it.
+type FolderDigest struct {
+	// Sum is "sha256:" and the hex sha256 over every entry's path, kind,
+	// executable bit and content hash, in path order.
+	Sum string
+	// Files maps each file's slash-separated path inside the folder to its
+	// hex sha256, with " (executable)" appended for executable files.
+	Files map[string]string
+}
+
+// DigestFolder hashes every file of dir (caches left out), through hc when
+// it is not nil. A symlink or any other special file is an error: the host
+// runs a copy of the folder and never follows a link out of it.
+func DigestFolder(dir string, hc *HashCache) (*FolderDigest, error) {
+	d := &FolderDigest{Files: map[string]string{}}
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == dir {
+			return nil
+		}
+		if skipped(e.Name()) {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case e.IsDir():
+			fmt.Fprintf(h, "dir %s\n", rel)
+			return nil
+		case e.Type()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symlink: the host runs a copy of the plugin folder and follows no links, so put the file itself there", path)
+		case !e.Type().IsRegular():
+			return fmt.Errorf("%s is not a regular file (%s): a plugin folder holds only files and folders", path, e.Type())
+		}
+		sum, mode, err := hc.Sum(path)
+		if err != nil {
+			return err
+		}
+		entry := sum
+		if mode&0o111 != 0 {
+			entry += " (executable)"
+		}
+		d.Files[rel] = entry
+		fmt.Fprintf(h, "file %s %s\n", rel, entry)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("registry: digest %s: %w", dir, err)
+	}
+	d.Sum = "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return d, nil
+}
+
+// ChangedFiles lists, sorted, the files added, removed or changed from old
+// to cur, each marked "+", "-" or "~".
+func ChangedFiles(old, cur map[string]string) []string {
+	var out []string
+	for p, s := range cur {
+		switch o, ok := old[p]; {
+		case !ok:
+			out = append(out, "+"+p)
+		case o != s:
+			out = append(out, "~"+p)
+		}
+	}
+	for p := range old {
+		if _, ok := cur[p]; !ok {
+			out = append(out, "-"+p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][1:] < out[j][1:] })
+	return out
+}
+
+// HashCache remembers files' sha256 by what stat says of them. An entry is
+// used only when the device, inode, size, modification time and change
+// time all match: a user can set a file's mtime back but not its ctime, so
+// a rewritten file is always hashed again. On systems where the change time
+// is not known, nothing is cached. A nil *HashCache hashes every time.
+//
+// A cache file, when set, persists the entries between runs; it carries an
+// HMAC under the user's approval key, and a file that does not verify is
+// ignored, so writing it cannot vouch for a changed file.
+type HashCache struct {
+	path string
+	key  []byte
+
+	mu      sync.Mutex
+	entries map[string]hashEntry
+	dirty   bool
+	// hashed counts files actually read (for tests).
+	hashed int
+}
+
+// hashEntry is one cached sum and the stat it was taken under.
+type hashEntry struct {
+	Key statKey `json:"stat"`
+	Sum string  `json:"sha256"`
+}
+
+// hashFile is the persisted form of a HashCache.
+type hashFile struct {
+	Entries map[string]hashEntry `json:"entries"`
+	MAC     string               `json:"mac"`
+}
+
+// NewHashCache returns a cache persisted at path (empty: in memory only),
+// its entries signed with key (empty: the file is neither read nor
+// written). A missing or unverifiable file starts an empty cache.
+func NewHashCache(path string, key []byte) *HashCache {
+	hc := &HashCache{path: path, key: key, entries: map[string]hashEntry{}}
+	if path == "" || len(key) == 0 {
+		return hc
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return hc
+	}
+	var f hashFile
+	if json.Unmarshal(raw, &f) != nil || f.Entries == nil {
+		return hc
+	}
+	if body, err := json.Marshal(f.Entries); err == nil && hmac.Equal([]byte(f.MAC), []byte(macHex(key, body))) {
+		hc.entries = f.Entries
+	}
+	return hc
+}
+
+// Sum returns path's hex sha256 and mode, from the cache when its stat
+// matches. A file that changes while it is read is not cached.
+func (hc *HashCache) Sum(path string) (string, fs.FileMode, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return "", 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	key, keyed := statKeyOf(st)
+	if hc != nil && keyed {
+		hc.mu.Lock()
+		e, ok := hc.entries[path]
+		hc.mu.Unlock()
+		if ok && e.Key == key {
+			return e.Sum, st.Mode(), nil
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if hc == nil {
+		return sum, st.Mode(), nil
+	}
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	hc.hashed++
+	if after, err := f.Stat(); err == nil && keyed {
+		if k2, ok := statKeyOf(after); ok && k2 == key {
+			hc.entries[path] = hashEntry{Key: key, Sum: sum}
+			hc.dirty = true
+		}
+	}
+	return sum, st.Mode(), nil
+}
+
+// Forget drops the entries of every file under dir.
+func (hc *HashCache) Forget(dir string) {
+	if hc == nil {
+		return
+	}
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	prefix := dir + string(filepath.Separator)
+	for p := range hc.entries {
+		if strings.HasPrefix(p, prefix) {
+			delete(hc.entries, p)
+			hc.dirty = true
+		}
+	}
+}
+
+// Save writes the cache file when entries changed since the last save.
+// Entries of files that no longer exist are dropped.
+func (hc *HashCache) Save() error {
+	if hc == nil || hc.path == "" || len(hc.key) == 0 {
+		return nil
+	}
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if !hc.dirty {
+		return nil
+	}
+	for p := range hc.entries {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			delete(hc.entries, p)
+		}
+	}
+	body, err := json.Marshal(hc.entries)
+	if err != nil {
+		return fmt.Errorf("registry: save hash cache: %w", err)
+	}
+	raw, err := json.Marshal(hashFile{Entries: hc.entries, MAC: macHex(hc.key, body)})
+	if err != nil {
+		return fmt.Errorf("registry: save hash cache: %w", err)
+	}
+	if err := writeAtomic(hc.path, raw, 0o600); err != nil {
+		return fmt.Errorf("registry: save hash cache: %w", err)
+	}
+	hc.dirty = false
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file and a rename,
+// creating the folder (0700) when needed.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// macHex is the hex HMAC-SHA256 of body under key.
+func macHex(key, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}

@@ -1,0 +1,335 @@
+package registry
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolhost/toolhost/manifests"
+)
+
+// KeyFile is the name of the approval key in the host's state folder.
+const KeyFile = "approval.key"
+
+// lockComment heads every lock file, for the person who opens it.
+const lockComment = "toolhost approvals for the plugin folders beside this file: written by `host approve`, checked before every launch; entries are signed with this user's approval key, so an edit here approves nothing"
+
+// LockPath returns the lock file of a plugins folder: beside it, named after
+// it (plugins/ → plugins.lock).
+func LockPath(root string) string {
+	root = filepath.Clean(root)
+	return filepath.Join(filepath.Dir(root), filepath.Base(root)+".lock")
+}
+
+// Lock is a plugins folder's lock file: the approved state of each tool.
+type Lock struct {
+	// Comment says what the file is.
+	Comment string `json:"comment"`
+	// Tools maps a tool's name to its approval.
+	Tools map[string]*Approval `json:"tools"`
+}
+
+// Approval is what a person approved of one tool: its whole folder's
+// digest, its files, what its manifest declares, who approved it and when.
+type Approval struct {
+	// Folder is the plugin folder's name inside the plugins folder.
+	Folder string `json:"folder"`
+	// Digest is the FolderDigest's Sum.
+	Digest string `json:"digest"`
+	// Files are the FolderDigest's Files, so a change can name them.
+	Files map[string]string `json:"files"`
+	// Actions are the manifest's actions and their flags.
+	Actions []ApprovedAction `json:"actions"`
+	// Secrets are the names of the secrets the manifest declares.
+	Secrets []string `json:"secrets,omitempty"`
+	// ApprovedBy is the user and the command that approved it.
+	ApprovedBy string `json:"approved_by"`
+	// ApprovedAt is when.
+	ApprovedAt time.Time `json:"approved_at"`
+	// MAC is the hex HMAC-SHA256, under the user's approval key, of the
+	// tool's name and every field above.
+	MAC string `json:"mac"`
+}
+
+// ApprovedAction is one action as approved.
+type ApprovedAction struct {
+	Name         string `json:"name"`
+	ReadOnly     bool   `json:"read_only"`
+	Irreversible bool   `json:"irreversible"`
+}
+
+// mac signs name and a's fields (all but MAC) with key.
+func (a *Approval) mac(name string, key []byte) string {
+	c := *a
+	c.MAC = ""
+	body, _ := json.Marshal(struct {
+		Name string    `json:"name"`
+		A    *Approval `json:"approval"`
+	}{name, &c})
+	return macHex(key, body)
+}
+
+// valid reports whether a was signed for name with key.
+func (a *Approval) valid(name string, key []byte) bool {
+	return len(key) > 0 && a.MAC != "" && hmac.Equal([]byte(a.MAC), []byte(a.mac(name, key)))
+}
+
+// ReadLock reads root's lock file; a missing one is an empty lock.
+func ReadLock(root string) (*Lock, error) {
+	l := &Lock{Comment: lockComment, Tools: map[string]*Approval{}}
+	raw, err := os.ReadFile(LockPath(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: read lock: %w", err)
+	}
+	if err := json.Unmarshal(raw, l); err != nil {
+		return nil, fmt.Errorf("registry: read lock: %s is not a toolhost lock file (%v): delete it and approve the plugins again with `host approve --all`", LockPath(root), err)
+	}
+	if l.Tools == nil {
+		l.Tools = map[string]*Approval{}
+	}
+	return l, nil
+}
+
+// write saves the lock beside root, readable by its owner and group.
+func (l *Lock) write(root string) error {
+	l.Comment = lockComment
+	raw, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("registry: write lock: %w", err)
+	}
+	if err := writeAtomic(LockPath(root), append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("registry: write lock: %w", err)
+	}
+	return nil
+}
+
+// ReadKey returns the approval key in stateDir, or nil when there is none.
+func ReadKey(stateDir string) ([]byte, error) {
+	raw, err := os.ReadFile(filepath.Join(stateDir, KeyFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: read approval key: %w", err)
+	}
+	key, err := hex.DecodeString(strings.TrimSpace(string(raw)))
+	if err != nil || len(key) < 16 {
+		return nil, fmt.Errorf("registry: read approval key: %s is damaged: delete it and approve the plugins again", filepath.Join(stateDir, KeyFile))
+	}
+	return key, nil
+}
+
+// ensureKey returns the approval key in stateDir, making one (0600) when
+// there is none.
+func ensureKey(stateDir string) ([]byte, error) {
+	key, err := ReadKey(stateDir)
+	if err != nil || key != nil {
+		return key, err
+	}
+	key = make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("registry: make approval key: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(stateDir, KeyFile), []byte(hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+		return nil, fmt.Errorf("registry: make approval key: %w", err)
+	}
+	return key, nil
+}
+
+// approvalOf describes tool as it is now, to be approved.
+func approvalOf(t *Tool, d *FolderDigest, by string, at time.Time) *Approval {
+	a := &Approval{Folder: filepath.Base(t.Dir), Digest: d.Sum, Files: d.Files, ApprovedBy: by, ApprovedAt: at.UTC().Truncate(time.Second)}
+	for i := range t.Manifest.Actions {
+		act := &t.Manifest.Actions[i]
+		_, verbTool := manifests.IrreversibleWord(t.Manifest.Name)
+		_, verbAction := manifests.IrreversibleWord(act.Name)
+		irr := !act.Reversible || verbTool || verbAction
+		a.Actions = append(a.Actions, ApprovedAction{Name: act.Name, ReadOnly: act.ReadOnly, Irreversible: irr})
+	}
+	for _, s := range t.Manifest.Secrets {
+		a.Secrets = append(a.Secrets, s.Name)
+	}
+	return a
+}
+
+// describeChange says, one line each, what differs between an approval and
+// the tool as it is now; old nil means the tool is new.
+func describeChange(old, cur *Approval) []string {
+	var out []string
+	flags := func(a ApprovedAction) string {
+		switch {
+		case a.ReadOnly:
+			return "read-only"
+		case a.Irreversible:
+			return "irreversible"
+		}
+		return "reversible"
+	}
+	if old == nil {
+		var acts []string
+		for _, a := range cur.Actions {
+			acts = append(acts, fmt.Sprintf("%s (%s)", a.Name, flags(a)))
+		}
+		out = append(out, fmt.Sprintf("actions: %s", strings.Join(acts, ", ")))
+		if len(cur.Secrets) > 0 {
+			out = append(out, "secrets: "+strings.Join(cur.Secrets, ", "))
+		}
+		out = append(out, fmt.Sprintf("files: %d", len(cur.Files)))
+		return out
+	}
+	oldActs := map[string]ApprovedAction{}
+	for _, a := range old.Actions {
+		oldActs[a.Name] = a
+	}
+	for _, a := range cur.Actions {
+		o, ok := oldActs[a.Name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("new action: %s (%s)", a.Name, flags(a)))
+		case flags(o) != flags(a):
+			out = append(out, fmt.Sprintf("action %s was %s, is now %s", a.Name, flags(o), flags(a)))
+		}
+		delete(oldActs, a.Name)
+	}
+	var gone []string
+	for name := range oldActs {
+		gone = append(gone, name)
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		out = append(out, "removed action: "+name)
+	}
+	for _, s := range cur.Secrets {
+		if !slices.Contains(old.Secrets, s) {
+			out = append(out, "new secret: "+s)
+		}
+	}
+	if files := ChangedFiles(old.Files, cur.Files); len(files) > 0 {
+		out = append(out, "changed files: "+strings.Join(files, " "))
+	}
+	return out
+}
+
+// Change is what `host approve` did for one tool.
+type Change struct {
+	// Tool is the tool's name; Lock the lock file written.
+	Tool string
+	Lock string
+	// Was is the tool's approval state before: new, changed or approved.
+	Was ApprovalState
+	// What lists what changed (or, for a new tool, what it declares).
+	What []string
+	// Skipped, when set, says why the tool was not approved (with --all:
+	// its folder could not be read, e.g. its binary is not built).
+	Skipped string
+}
+
+// ApprovalState is a tool's standing against its lock file.
+type ApprovalState string
+
+// The approval states a tool can be in.
+const (
+	// ApprovalOK: the folder and its run copy match the lock.
+	ApprovalOK ApprovalState = "approved"
+	// ApprovalNew: the lock has no entry for the tool.
+	ApprovalNew ApprovalState = "new"
+	// ApprovalChanged: the folder, manifest or run copy no longer match
+	// the lock, or the entry is not signed with the user's key.
+	ApprovalChanged ApprovalState = "changed"
+	// ApprovalOff: the lock is off (HOST_DEV=1).
+	ApprovalOff ApprovalState = "unchecked"
+)
+
+// Approve records the named tools (every tool when names is empty) in the
+// lock files of their plugins folders as they are now, signed with the
+// user's approval key (made on first use), removes run copies that no
+// longer match (they are made again at the next launch), and rescans. by
+// says who approved and how. A tool already approved and unchanged is
+// reported with Was ApprovalOK and left as it is.
+func (r *Registry) Approve(names []string, by string) ([]Change, error) {
+	key, err := ensureKey(r.opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	snap := r.Scan()
+	todo := snap.Tools
+	if len(names) > 0 {
+		todo = nil
+		for _, n := range names {
+			t, near := snap.Tool(n)
+			if t == nil {
+				msg := fmt.Sprintf("registry: approve: no tool or agent named %q", n)
+				if len(near) > 0 {
+					msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, ", "))
+				}
+				return nil, errors.New(msg)
+			}
+			todo = append(todo, t)
+		}
+	}
+	now := time.Now()
+	locks := map[string]*Lock{}
+	var changes []Change
+	for _, t := range todo {
+		if t.Digest == "" {
+			if len(names) > 0 {
+				return nil, fmt.Errorf("registry: approve %s: %s", t.Name(), t.NotReady)
+			}
+			changes = append(changes, Change{Tool: t.Name(), Was: t.Approval, Skipped: t.NotReady})
+			continue
+		}
+		root := filepath.Dir(t.Dir)
+		l := locks[root]
+		if l == nil {
+			if l, err = ReadLock(root); err != nil {
+				return nil, err
+			}
+			locks[root] = l
+		}
+		ch := Change{Tool: t.Name(), Lock: LockPath(root), Was: t.Approval}
+		if t.Approval == ApprovalOK {
+			changes = append(changes, ch)
+			continue
+		}
+		old := l.Tools[t.Name()]
+		if old != nil && !old.valid(t.Name(), key) {
+			ch.What = append(ch.What, "its old entry was not signed with this user's approval key: ignored")
+			old = nil
+		}
+		cur := approvalOf(t, &FolderDigest{Sum: t.Digest, Files: t.Files}, by, now)
+		cur.MAC = cur.mac(t.Name(), key)
+		l.Tools[t.Name()] = cur
+		ch.What = append(ch.What, describeChange(old, cur)...)
+		copyDir := runCopyDir(r.opts.RunDir, t.Digest)
+		if _, err := os.Lstat(copyDir); err == nil {
+			if verifyRunCopy(t, copyDir, r.opts.Hashes) != nil {
+				if err := removeRunCopy(copyDir); err != nil {
+					return nil, fmt.Errorf("registry: approve %s: remove the modified run copy: %w", t.Name(), err)
+				}
+				r.opts.Hashes.Forget(copyDir)
+				ch.What = append(ch.What, "its run copy "+copyDir+" had been modified: removed, it is made again at the next launch")
+			}
+		}
+		changes = append(changes, ch)
+	}
+	for root, l := range locks {
+		if err := l.write(root); err != nil {
+			return nil, err
+		}
+	}
+	r.Scan()
+	return changes, nil
+}

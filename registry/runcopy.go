@@ -1,0 +1,168 @@
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrRunCopyChanged is wrapped by RunCopy's error when a run copy no longer
+// matches the digest it was made for.
+var ErrRunCopyChanged = errors.New("run copy changed")
+
+// runCopyDir is where the run copy of a folder with digest lives in runDir.
+func runCopyDir(runDir, digest string) string {
+	return filepath.Join(runDir, strings.TrimPrefix(digest, "sha256:"))
+}
+
+// RunCopy returns the entrypoint inside the run copy of t's folder in
+// runDir: the whole folder (caches left out), read-only (folders and
+// executables 0500, other files 0400), whose digest is t.Digest. It makes
+// the copy when there is none, and checks an existing one every time (hc
+// skips re-reading files whose stat is unchanged, ctime included). A copy
+// that no longer matches is refused with ErrRunCopyChanged, never quietly
+// replaced: `host approve` removes it.
+func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
+	if t.Digest == "" {
+		return "", fmt.Errorf("registry: run copy of %s: the folder was not read: %s", t.Name(), t.NotReady)
+	}
+	rel, err := filepath.Rel(t.Dir, t.Binary)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("registry: run copy of %s: entrypoint %s is outside the plugin folder %s", t.Name(), t.Binary, t.Dir)
+	}
+	dst := runCopyDir(runDir, t.Digest)
+	if _, err := os.Lstat(dst); err == nil {
+		if err := verifyRunCopy(t, dst, hc); err != nil {
+			return "", err
+		}
+		return filepath.Join(dst, rel), nil
+	}
+	if err := os.MkdirAll(runDir, 0o700); err != nil {
+		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+	}
+	tmp, err := os.MkdirTemp(runDir, ".copy-")
+	if err != nil {
+		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+	}
+	if err := copyFolder(t.Dir, tmp); err != nil {
+		removeRunCopy(tmp)
+		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+	}
+	d, err := DigestFolder(tmp, nil)
+	if err == nil && d.Sum != t.Digest {
+		err = fmt.Errorf("%s changed while it was copied (%s); the next scan sees the new contents, which need approval", t.Dir, strings.Join(ChangedFiles(t.Files, d.Files), " "))
+	}
+	if err != nil {
+		removeRunCopy(tmp)
+		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		// Another host process made the same copy first: use theirs, checked.
+		removeRunCopy(tmp)
+		if _, serr := os.Lstat(dst); serr != nil {
+			return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+		}
+	}
+	if err := verifyRunCopy(t, dst, hc); err != nil {
+		return "", err
+	}
+	return filepath.Join(dst, rel), nil
+}
+
+// verifyRunCopy checks that the run copy dst still has t's digest.
+func verifyRunCopy(t *Tool, dst string, hc *HashCache) error {
+	d, err := DigestFolder(dst, hc)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrRunCopyChanged, dst, err)
+	}
+	if d.Sum != t.Digest {
+		return fmt.Errorf("%w: the run copy %s of %s no longer matches the approved folder (%s): something replaced it; `host approve %s` removes it and makes it again",
+			ErrRunCopyChanged, dst, t.Name(), strings.Join(ChangedFiles(t.Files, d.Files), " "), t.Name())
+	}
+	return nil
+}
+
+// copyFolder copies src's files and folders (caches left out) into dst,
+// then makes the copy read-only. Links and special files are refused.
+func copyFolder(src, dst string) error {
+	var dirs []string
+	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == src {
+			return nil
+		}
+		if skipped(e.Name()) {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		switch {
+		case e.IsDir():
+			dirs = append(dirs, target)
+			return os.Mkdir(target, 0o700)
+		case !e.Type().IsRegular():
+			return fmt.Errorf("%s is not a regular file: a plugin folder holds only files and folders", path)
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o400)
+		if info.Mode()&0o111 != 0 {
+			mode = 0o500
+		}
+		return copyFile(path, target, mode)
+	})
+	if err != nil {
+		return err
+	}
+	// Deepest first, so each folder is still writable while its children
+	// are made read-only.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i], 0o500); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(dst, 0o500)
+}
+
+// copyFile copies one file and gives it mode.
+func copyFile(src, dst string, mode fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(dst, mode)
+	}
+	return err
+}
+
+// removeRunCopy deletes a run copy, making its folders writable first.
+func removeRunCopy(dir string) error {
+	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && e.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
