@@ -148,7 +148,7 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		}
 		created = true
 	}
-	b = &Brain{Root: root, Now: func() time.Time { return time.Now().UTC() }, LockTimeout: 10 * time.Second}
+	b = &Brain{Root: root, Now: func() time.Time { return time.Now().UTC() }, LockTimeout: 30 * time.Second}
 	if v := os.Getenv("NOTES_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

@@ -64,7 +64,10 @@ func newEnv(t *testing.T) *env {
 	e := &env{t: t, root: filepath.Join(t.TempDir(), "brain"), clock: &clock{now: time.Date(2026, 11, 13, 12, 0, 0, 0, time.UTC)}}
 	e.s = &Service{Root: e.root, Configure: func(b *Brain) {
 		b.Now = e.clock.Now
-		b.LockTimeout = 5 * time.Second
+		// Writers hold the lock from their decision to their index
+		// update; under -race on a loaded machine a queue of them
+		// waits minutes, never the test's fault.
+		b.LockTimeout = 5 * time.Minute
 	}}
 	t.Cleanup(func() { e.s.Close() })
 	return e

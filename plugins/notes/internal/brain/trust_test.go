@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -165,9 +164,6 @@ func TestParallelRememberInOneProcess(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("status", nil)
-	// The writers queue for the lock; on a loaded machine under -race
-	// the last one waits far longer than the tests' usual timeout.
-	e.brain().LockTimeout = 10 * time.Minute
 	contents := []string{
 		"The staging database refuses connections from the office VPN after midnight",
 		"Deploys of the billing service need the payments flag switched off first",
@@ -282,9 +278,6 @@ func TestParallelHandoffsGetTheirOwnPaths(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("status", nil)
-	// The writers queue for the lock; on a loaded machine under -race
-	// the last one waits far longer than the tests' usual timeout.
-	e.brain().LockTimeout = 10 * time.Minute
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	got := map[string]bool{}
