@@ -220,8 +220,11 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 		return msg
 	}
 	if !req.IsCall() {
-		if req.Method == "notifications/cancelled" {
-			c.retargetCancel(req)
+		if req.Method == "notifications/cancelled" && !c.retargetCancel(req) {
+			// It names no call in flight (already answered, or never
+			// sent): passed on as it is, its id would be read as one of
+			// the transport's own ids and could cancel an unrelated call.
+			return nil
 		}
 		return req
 	}
@@ -423,17 +426,18 @@ func (c *stdioConn) deliver(msg jsonrpc.Message) {
 
 // retargetCancel points a notifications/cancelled at the transport id of
 // the call it names (the newest one, when the client reused the id), and
-// forgets that call: a cancelled call may never be answered.
-func (c *stdioConn) retargetCancel(req *jsonrpc.Request) {
+// forgets that call: a cancelled call may never be answered. It reports
+// false when the notification names no call in flight.
+func (c *stdioConn) retargetCancel(req *jsonrpc.Request) bool {
 	var p map[string]json.RawMessage
 	if json.Unmarshal(req.Params, &p) != nil || p == nil {
-		return
+		return false
 	}
 	c.mu.Lock()
 	ids := c.byWire[string(bytes.TrimSpace(p["requestId"]))]
 	c.mu.Unlock()
 	if len(ids) == 0 {
-		return
+		return false
 	}
 	id := ids[len(ids)-1]
 	p["requestId"] = json.RawMessage(strconv.FormatInt(id, 10))
@@ -441,6 +445,7 @@ func (c *stdioConn) retargetCancel(req *jsonrpc.Request) {
 		req.Params = b
 	}
 	c.done(id)
+	return true
 }
 
 // done forgets an answered (or cancelled) call and returns it (nil when it
