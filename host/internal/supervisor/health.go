@@ -45,7 +45,7 @@ func (d *Disabled) failure() *wire.Result {
 	r := wire.Failure(wire.CodeDisabled,
 		fmt.Sprintf("%s is disabled until %s: %s", d.Tool, d.Until.UTC().Format("15:04:05 UTC"), d.Reason),
 		"call again after that time (the next call tries the plugin again), or fix the plugin and rebuild it: a new binary is tried at once")
-	r.Error.DetailsJson, _ = json.Marshal(map[string]any{"until": d.Until.UTC().Format(time.RFC3339), "reason": d.Reason, "crashes": d.Crashes})
+	r.Error.DetailsJson, _ = json.Marshal(map[string]any{"until": d.Until.UTC().Format(time.RFC3339Nano), "reason": d.Reason, "crashes": d.Crashes})
 	return r
 }
 
