@@ -44,20 +44,7 @@ type FolderDigest struct {
 func DigestFolder(dir string, hc *HashCache) (*FolderDigest, error) {
 	d := &FolderDigest{Files: map[string]string{}}
 	h := sha256.New()
-	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if path == dir {
-			return nil
-		}
-		if skipped(e.Name()) {
-			if e.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, path)
+	err := walkFolder(dir, func(path, rel string, e fs.DirEntry) error {
 		rel = filepath.ToSlash(rel)
 		switch {
 		case e.IsDir():
@@ -85,6 +72,31 @@ func DigestFolder(dir string, hc *HashCache) (*FolderDigest, error) {
 	}
 	d.Sum = "sha256:" + hex.EncodeToString(h.Sum(nil))
 	return d, nil
+}
+
+// walkFolder calls fn for every file and folder under dir (dir itself and
+// interpreter caches left out), with its path relative to dir: the one walk
+// the digest and the run copy share, so both see the same files.
+func walkFolder(dir string, fn func(path, rel string, e fs.DirEntry) error) error {
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == dir {
+			return nil
+		}
+		if skipped(e.Name()) {
+			if e.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		return fn(path, rel, e)
+	})
 }
 
 // ChangedFiles lists, sorted, the files added, removed or changed from old

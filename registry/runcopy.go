@@ -90,20 +90,7 @@ func verifyRunCopy(t *Tool, dst string, hc *HashCache) error {
 // then makes the copy read-only. Links and special files are refused.
 func copyFolder(src, dst string) error {
 	var dirs []string
-	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if path == src {
-			return nil
-		}
-		if skipped(e.Name()) {
-			if e.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		rel, _ := filepath.Rel(src, path)
+	err := walkFolder(src, func(path, rel string, e fs.DirEntry) error {
 		target := filepath.Join(dst, rel)
 		switch {
 		case e.IsDir():
