@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: all deps build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
@@ -27,6 +27,11 @@ plugins:
 		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
 	done
 
+# The Debian packages listed in scripts/debian-packages.txt (apt-get as root
+# or through passwordless sudo; otherwise it names the command to run).
+deps:
+	@sh scripts/debian-deps.sh
+
 # The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
 npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)
 
@@ -36,7 +41,7 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: build npm
+test: deps build npm
 	./bin/host surface check chat
 	$(GO) test -race -timeout 30m ./...
 
@@ -48,6 +53,7 @@ check: build
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
+	-@sh scripts/debian-deps.sh
 	@$(MAKE) --no-print-directory build >&2
 	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
 	@./bin/host serve
