@@ -85,7 +85,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
 	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
-		StateDir: state, Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		StateDir: state, Reaper: supervisor.ReaperExe(), MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
 		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes})
 	a.dispatcher.Runner = a.supervisor
 	return a
