@@ -99,6 +99,7 @@ bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).
