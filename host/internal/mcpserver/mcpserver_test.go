@@ -72,7 +72,7 @@ func (f *fakeRunner) Run(ctx context.Context, call dispatch.Call, onProgress fun
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeCancelled, Message: "cancelled"})
+			return dispatch.Fail(&wire.Error{Code: wire.CodeCancelled, Message: "cancelled"})
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"ran": call.Name + " " + call.Action})

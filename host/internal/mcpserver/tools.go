@@ -123,7 +123,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
 		return &out
 	}
@@ -135,7 +135,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		env := &wire.Error{Code: wire.CodeInvalidArgs,
 			Message:    fmt.Sprintf("%s has no argument %q; its arguments are %s", tool, unknown[0], strings.Join(fields, ", ")),
 			DidYouMean: manifests.Suggest(unknown[0], fields)}
 		if contains(fields, "args") {
@@ -145,7 +145,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 		return &out
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s: %v", tool, jsonTypeError(err)), NextStep: "give " + strings.Join(fields, ", ")})
 		return &out
 	}
@@ -180,7 +180,7 @@ func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp
 	}
 	b, err := json.Marshal(ans)
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
 	}
 	return mcpproto.Result(dispatch.Outcome{JSON: b}), nil
 }
@@ -213,7 +213,7 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 			target = in.Agent
 		}
 		if target == "" {
-			return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 				Message:  fmt.Sprintf("%s needs %q: which %s to run", name, key, key),
 				NextStep: "call capabilities with {} to list them"})), nil
 		}
@@ -235,13 +235,13 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownSkill,
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeUnknownSkill,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}
 	body, err := sk.Body()
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeNotReady,
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeNotReady,
 			Message: fmt.Sprintf("skill %s cannot be read: %v", sk.Name, err)})), nil
 	}
 	b, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "markdown": body})
