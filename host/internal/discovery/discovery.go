@@ -203,22 +203,8 @@ func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error
 	args := make([]map[string]any, 0, len(a.Args))
 	example := map[string]any{}
 	for _, arg := range a.Args {
-		e := map[string]any{"name": arg.Name, "type": string(arg.Type), "required": arg.Required}
-		if arg.Description != "" {
-			e["description"] = arg.Description
-		}
-		if len(arg.Enum) > 0 {
-			e["enum"] = arg.Enum
-		}
-		if arg.Default != nil {
-			e["default"] = arg.Default
-		}
-		if arg.Minimum != nil {
-			e["minimum"] = *arg.Minimum
-		}
-		if arg.Maximum != nil {
-			e["maximum"] = *arg.Maximum
-		}
+		e := arg.Schema()
+		e["name"], e["required"] = arg.Name, arg.Required
 		args = append(args, e)
 		if arg.Required {
 			example[arg.Name] = placeholder(arg)
@@ -245,14 +231,10 @@ func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error
 
 // runWith names the MCP tool that runs a without approval_required.
 func runWith(m *manifests.Manifest, a *manifests.Action) string {
-	base := "run_tool"
-	if m.Kind == manifests.KindAgent {
-		base = "run_agent"
-	}
 	if irr, _ := m.Irreversible(a); irr {
-		return base + "_confirmed (after the user approves)"
+		return m.Kind.ConfirmedTool() + " (after the user approves)"
 	}
-	return base
+	return m.Kind.RunTool()
 }
 
 // placeholder is the value shown for a required arg in the call shape.

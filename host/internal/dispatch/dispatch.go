@@ -134,28 +134,12 @@ func failf(code wire.Code, nextStep, format string, a ...any) Outcome {
 	return Fail(&wire.Error{Code: code, Message: fmt.Sprintf(format, a...), NextStep: nextStep})
 }
 
-// twin names the *_confirmed tool for a kind.
-func twin(k manifests.Kind) string {
-	if k == manifests.KindAgent {
-		return "run_agent_confirmed"
-	}
-	return "run_tool_confirmed"
-}
-
 // withArticle is "a tool" or "an agent".
 func withArticle(k manifests.Kind) string {
 	if k == manifests.KindAgent {
 		return "an agent"
 	}
 	return "a tool"
-}
-
-// runName names the plain tool for a kind.
-func runName(k manifests.Kind) string {
-	if k == manifests.KindAgent {
-		return "run_agent"
-	}
-	return "run_tool"
 }
 
 // Resolve finds the tool and action of a call and checks its args, without
@@ -176,7 +160,7 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 		return nil, nil, nil, &out
 	}
 	if tool.Manifest.Kind != kind {
-		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", runName(tool.Manifest.Kind), call.Name),
+		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", tool.Manifest.Kind.RunTool(), call.Name),
 			"%q is %s, not %s", call.Name, withArticle(tool.Manifest.Kind), withArticle(kind))
 		return nil, nil, nil, &out
 	}
@@ -258,7 +242,7 @@ func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreve
 
 // run gates and runs a resolved call.
 func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, action *manifests.Action, args map[string]any, onProgress func(*wire.Progress)) Outcome {
-	approval := twin(tool.Manifest.Kind)
+	approval := tool.Manifest.Kind.ConfirmedTool()
 	if call.Surface != "" {
 		approval = ""
 	}
