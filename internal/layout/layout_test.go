@@ -53,7 +53,7 @@ func under(path, prefix string) bool {
 	return path == module+"/"+prefix || strings.HasPrefix(path, module+"/"+prefix+"/")
 }
 
-// TestImportDirections checks DESIGN.md §1's rules on every package.
+// TestImportDirections checks docs/design.md's layout rules on every package.
 func TestImportDirections(t *testing.T) {
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, module+"/")

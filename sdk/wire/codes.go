@@ -1,8 +1,9 @@
 package wire
 
 // The one table of error codes the host answers and the SDK shares
-// (DESIGN.md §2a). Plugins add their own codes as Code constants of their
-// package; an arg a handler refuses is CodeInvalidArgs like any other.
+// (docs/design.md, "Errors"). Plugins add their own codes as Code constants
+// of their package; an arg a handler refuses is CodeInvalidArgs like any
+// other.
 const (
 	CodeUnknownTool      Code = "unknown_tool"
 	CodeUnknownAction    Code = "unknown_action"

@@ -373,7 +373,7 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 		ask        Asker
 		deny       bool
 		wantCode   wire.Code // "" for success
-		wantText   string // in the answer
+		wantText   string    // in the answer
 		wantAsked  int
 		wantByUser bool // the question names the agent
 	}{

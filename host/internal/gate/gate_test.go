@@ -16,7 +16,7 @@ func TestCheck(t *testing.T) {
 		reversible bool
 		confirmed  bool
 		deny       bool
-		twin       string // "" is a curated surface: no approval path
+		twin       string    // "" is a curated surface: no approval path
 		want       wire.Code // "" allowed
 	}{
 		{"read is allowed", "xlsx", "read-sheet", true, false, false, "run_tool_confirmed", ""},
