@@ -116,6 +116,18 @@ fuzz:
 		done; \
 	done
 
+# Mutation testing (gremlins, pinned) over the core packages, one package at
+# a time with one worker and a raised timeout coefficient: CPU-heavy, so not
+# part of make test. `make mutate MUTATE=./host/internal/gate` runs one.
+# The survivors judged equivalent, and why, are in testdata/mutate.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+mutate:
+	@for p in $(MUTATE); do \
+		echo "== $$p"; \
+		$(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
+	done
+
 clean:
 	rm -rf bin
 	@for p in $(PLUGINS); do ls plugins/$$p/*.go >/dev/null 2>&1 && rm -f plugins/$$p/$$p; done; true
