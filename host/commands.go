@@ -32,7 +32,7 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd(), newNewPluginCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
 	return root
 }
 
