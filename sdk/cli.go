@@ -105,6 +105,14 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 		defer cancel()
 	}
 	res, err := dispatch(ctx, p, req)
+	if jw, ok := resultData(res, err).(JSONWriter); ok {
+		if markdown && res.Markdown != "" {
+			_ = writeJSONData(jw, io.Discard)
+			fmt.Fprintln(stdout, res.Markdown)
+			return exitOK
+		}
+		return streamCLI(jw, stdout)
+	}
 	wr := encodeResult(res, err)
 	if wr.GetError() != nil {
 		writeJSON(stdout, map[string]any{"error": ErrorFromWire(wr.GetError())})
@@ -123,6 +131,14 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 	}
 	fmt.Fprintln(stdout, buf.String())
 	return exitOK
+}
+
+// resultData is a successful result's Data, else nil.
+func resultData(res *Result, err error) any {
+	if err != nil || res == nil {
+		return nil
+	}
+	return res.Data
 }
 
 // errHelp asks for an action's usage.

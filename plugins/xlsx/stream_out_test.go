@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
 // TestDumpSavedEqualsInline checks that dump streamed into a file (through
@@ -66,5 +69,77 @@ func TestRecordsKeepColumnOrder(t *testing.T) {
 	}
 	if got, want := string(b), `[{"zeta":1,"alpha":null,"mid":3}]`; got != want {
 		t.Errorf("records = %s, want %s", got, want)
+	}
+}
+
+// repeatedString is a workbook of a short header row over rows whose every
+// cell is one shared string of Excel's longest length, 32,767 characters: a few kilobytes
+// on disk, megabytes per row as JSON (issue 12 item 9).
+func repeatedString(t *testing.T, dir string, rowCount, cols int) string {
+	t.Helper()
+	var sheet strings.Builder
+	sheet.WriteString(`<row r="1">`)
+	for c := 1; c <= cols; c++ {
+		fmt.Fprintf(&sheet, `<c r="%s" t="inlineStr"><is><t>h%d</t></is></c>`, workbook.CellName(1, c), c)
+	}
+	sheet.WriteString(`</row>`)
+	for r := 2; r <= rowCount; r++ {
+		fmt.Fprintf(&sheet, `<row r="%d">`, r)
+		for c := 1; c <= cols; c++ {
+			fmt.Fprintf(&sheet, `<c r="%s" t="s"><v>0</v></c>`, workbook.CellName(r, c))
+		}
+		sheet.WriteString(`</row>`)
+	}
+	b := craft{sheet: rows(sheet.String()),
+		sst: `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>` + strings.Repeat("x", 32767) + `</t></si></sst>`}.bytes(t)
+	p := filepath.Join(dir, fmt.Sprintf("repeated_%dx%d.xlsx", rowCount, cols))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCLIBudget checks that a call without a byte budget (CLI mode) still
+// has one sized by max-results: a few rows of a sheet of huge strings
+// print about a megabyte, not the whole sheet, say they were truncated and
+// how to go on; a single row larger than the budget comes cut, naming the
+// range of the rest.
+func TestCLIBudget(t *testing.T) {
+	dir := allowDir(t)
+	narrow := repeatedString(t, dir, 50, 20) // 655 KB of JSON per row
+	wide := repeatedString(t, dir, 5, 40)    // 1.3 MB per row
+	tests := []struct {
+		name, action string
+		args         map[string]any
+		key, want    string
+		nextStep     string
+	}{
+		{"read-sheet stops at the budget", "read-sheet", map[string]any{"path": narrow, "max-results": 3}, "next_offset", "2", ""},
+		{"records stop at the budget", "records", map[string]any{"path": narrow, "max-results": 3}, "next_offset", "1", ""},
+		{"search stops at the budget", "search", map[string]any{"path": narrow, "query": "xx"}, "next_offset", "31", ""},
+		{"a row over the budget is cut", "read-sheet", map[string]any{"path": wide, "max-results": 3, "offset": 1}, "next_offset", "2", "only its first 31 of 40 cells are shown; read-range AF2:AN2 reads the rest"},
+		{"a large max-results lifts the budget", "read-sheet", map[string]any{"path": narrow, "max-results": 100000}, "truncated", "false", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, e := callData(t, tc.action, tc.args, 0)
+			if e != nil {
+				t.Fatal(e)
+			}
+			b, err := json.Marshal(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := decodeJSON(t, b)
+			if got := toJSON(out[tc.key]); got != tc.want {
+				t.Errorf("%s = %s, want %s", tc.key, got, tc.want)
+			}
+			if tc.key == "next_offset" && (len(b) > cliBudgetMin+4096 || out["truncated"] != true) {
+				t.Errorf("result is %d bytes, truncated %v: want at most the %d-byte budget and truncated", len(b), out["truncated"], cliBudgetMin)
+			}
+			if ns, _ := out["next_step"].(string); !strings.Contains(ns, tc.nextStep) {
+				t.Errorf("next_step = %q, want it to say %q", ns, tc.nextStep)
+			}
+		})
 	}
 }
