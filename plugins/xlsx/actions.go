@@ -429,7 +429,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 			return o.err
 		}
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
 			if !skipEmpty {
 				for n := lastNum + 1; n < r.Num; n++ {
 					if err := emit(nil); err != nil {
@@ -655,7 +655,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 		lw := bufio.NewWriterSize(lines, 256<<10)
 		shown, size := 0, 0
 		over := false
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
 			line = append(line[:0], 'r')
 			line = strconv.AppendInt(line, int64(r.Num), 10)
 			line = append(line, ": "...)

@@ -240,7 +240,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		seen := 0
 		truncated := false
 		b := newBudgetFor(req, 200+len(sh.Name), a.MaxResults)
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
 			if headerRow == 0 {
 				if a.HeaderRow > 0 && r.Num < a.HeaderRow {
 					return nil
@@ -249,7 +249,11 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 					headerRow = a.HeaderRow // blank header row: every key is column_X
 				} else {
 					headerRow = r.Num
-					keys, renamed = headerKeys(r.Cells)
+					header := make([]workbook.Value, len(r.Cells))
+					for i, c := range r.Cells {
+						header[i] = c.Owned()
+					}
+					keys, renamed = headerKeys(header)
 					b.fits(jsonLen(keys) + jsonLen(renamed))
 					return nil
 				}
@@ -382,7 +386,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return containsFold(text, q)
 	}
 	for _, sh := range sheets {
-		_, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, progress(req, sh.Name, func(r workbook.Row) error {
+		_, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
 			for i := range max(len(r.Cells), len(r.Formulas)) {
 				var c workbook.Value
 				if i < len(r.Cells) {
@@ -405,7 +409,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 					skipped++
 					continue
 				}
-				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
+				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.Owned().JSON()}
 				if formula != "" {
 					cached := !c.IsEmpty()
 					m.Formula, m.Cached = formula, &cached
@@ -547,12 +551,12 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
 				for i, c := range r.Cells {
-					col(i).Header = c.JSON()
+					col(i).Header = c.Owned().JSON()
 				}
 				return nil
 			}
@@ -583,7 +587,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 					}
 				}
 				if !dup {
-					ci.Examples = append(ci.Examples, v)
+					ci.Examples = append(ci.Examples, c.Owned().JSON())
 				}
 			}
 		}

@@ -143,3 +143,42 @@ func TestCLIBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestBorrowedTextKept checks that what the actions keep past a row —
+// describe's headers and examples, search's matches, records' keys — is
+// their own copy, not the reader's row buffer (StreamOptions.Borrow),
+// which later rows overwrite: formula strings (t="str") and error cells
+// are borrowed.
+func TestBorrowedTextKept(t *testing.T) {
+	dir := allowDir(t)
+	var sheet strings.Builder
+	sheet.WriteString(`<row r="1"><c r="A1" t="str"><f>"alpha"</f><v>alpha</v></c><c r="B1" t="str"><v>beta</v></c></row>`)
+	for r := 2; r <= 40; r++ {
+		fmt.Fprintf(&sheet, `<row r="%d"><c r="A%d" t="str"><v>v%02d-%s</v></c><c r="B%d" t="e"><v>#N/A</v></c></row>`, r, r, r, strings.Repeat("z", r), r)
+	}
+	p := filepath.Join(dir, "borrowed.xlsx")
+	if err := os.WriteFile(p, craft{sheet: rows(sheet.String())}.bytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	desc := mustCall(t, "describe", map[string]any{"path": p})
+	cols := desc["columns"].([]any)
+	a, b := cols[0].(map[string]any), cols[1].(map[string]any)
+	if a["header"] != "alpha" || b["header"] != "beta" {
+		t.Errorf("headers = %v, %v; want alpha, beta", a["header"], b["header"])
+	}
+	if got, want := toJSON(a["examples"]), `["v02-zz","v03-zzz","v04-zzzz"]`; got != want {
+		t.Errorf("examples = %s, want %s", got, want)
+	}
+	found := mustCall(t, "search", map[string]any{"path": p, "query": "v0"})
+	var values []string
+	for _, m := range found["matches"].([]any) {
+		values = append(values, m.(map[string]any)["value"].(string))
+	}
+	if got, want := strings.Join(values, ","), "v02-zz,v03-zzz,v04-zzzz,v05-zzzzz,v06-zzzzzz,v07-zzzzzzz,v08-zzzzzzzz,v09-zzzzzzzzz"; got != want {
+		t.Errorf("matches = %s, want %s", got, want)
+	}
+	recs := mustCall(t, "records", map[string]any{"path": p, "max-results": 1, "offset": 30})
+	if got, want := toJSON(recs["columns"]), `["alpha","beta"]`; got != want {
+		t.Errorf("columns = %s, want %s", got, want)
+	}
+}
