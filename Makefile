@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: all deps build host plugins python-gen test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
@@ -20,12 +20,23 @@ build: host plugins
 host:
 	$(GO) build -o bin/host ./host
 
-# Each plugin's binary goes into its own folder, next to its tool.yaml.
+# Each Go plugin's binary goes into its own folder, next to its tool.yaml.
+# A folder without Go sources (plugins/text, in Python) is ready as it is.
 plugins:
 	@for p in $(PLUGINS); do \
+		ls plugins/$$p/*.go 2>/dev/null | grep -qv '_test\.go$$' || continue; \
 		echo "$(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
 		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
 	done
+
+# The Python plugin runtime's gRPC code, from sdk/wire/plugin.proto and
+# sdk/python/health.proto, with Debian's python3-grpc-tools (make deps); the
+# result is checked in, and copied into plugins/text (sdk/python's test
+# checks both are current).
+PYTHON_RUNTIME := toolhost_plugin.py plugin_pb2.py plugin_pb2_grpc.py health_pb2.py health_pb2_grpc.py
+python-gen: deps
+	cd sdk/python && /usr/bin/python3 -m grpc_tools.protoc -I. -I../wire --python_out=. --grpc_python_out=. health.proto ../wire/plugin.proto
+	for f in $(PYTHON_RUNTIME); do cp sdk/python/$$f plugins/text/$$f; done
 
 # The Debian packages listed in scripts/debian-packages.txt (apt-get as root
 # or through passwordless sudo; otherwise it names the command to run).
@@ -107,4 +118,4 @@ fuzz:
 
 clean:
 	rm -rf bin
-	@for p in $(PLUGINS); do rm -f plugins/$$p/$$p; done
+	@for p in $(PLUGINS); do ls plugins/$$p/*.go >/dev/null 2>&1 && rm -f plugins/$$p/$$p; done; true

@@ -163,28 +163,10 @@ func firstBytes(b []byte, n int) string {
 }
 
 // ErrorToWire converts an *Error to its wire form.
-func ErrorToWire(e *Error) *wire.ErrorEnvelope {
-	w := &wire.ErrorEnvelope{Code: string(e.Code), Message: e.Message, DidYouMean: e.DidYouMean, NextStep: e.NextStep}
-	if e.Schema != nil {
-		w.SchemaJson, _ = json.Marshal(e.Schema)
-	}
-	if len(e.Details) > 0 {
-		w.DetailsJson, _ = json.Marshal(e.Details)
-	}
-	return w
-}
+func ErrorToWire(e *Error) *wire.ErrorEnvelope { return e.Envelope() }
 
 // ErrorFromWire converts a wire error envelope to an *Error.
-func ErrorFromWire(w *wire.ErrorEnvelope) *Error {
-	e := &Error{Code: Code(w.GetCode()), Message: w.GetMessage(), DidYouMean: w.GetDidYouMean(), NextStep: w.GetNextStep()}
-	if len(w.GetSchemaJson()) > 0 {
-		_ = json.Unmarshal(w.GetSchemaJson(), &e.Schema)
-	}
-	if len(w.GetDetailsJson()) > 0 {
-		_ = json.Unmarshal(w.GetDetailsJson(), &e.Details)
-	}
-	return e
-}
+func ErrorFromWire(w *wire.ErrorEnvelope) *Error { return wire.ErrorFrom(w) }
 
 func callerFromWire(c *wire.Caller) Caller {
 	if c == nil {

@@ -104,6 +104,15 @@ func buildRealPlugins(dir string) {
 			}
 		}
 		dst := filepath.Join(dir, name)
+		if !hasGoSources(src) {
+			// A plugin in another language (plugins/text) runs as it is.
+			if err := copyTree(src, dst); err != nil {
+				fmt.Fprintf(os.Stderr, "e2e: plugin %s not copied, left out: %v\n", name, err)
+				continue
+			}
+			realPluginNames = append(realPluginNames, name)
+			continue
+		}
 		if out, err := goBuild(filepath.Join(dst, entry), "./plugins/"+name); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: plugin %s does not build, left out: %v\n%s", name, err, firstLines(string(out), 5))
 			continue
@@ -113,6 +122,48 @@ func buildRealPlugins(dir string) {
 		}
 		realPluginNames = append(realPluginNames, name)
 	}
+}
+
+// hasGoSources reports whether dir holds Go sources other than tests.
+func hasGoSources(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
+}
+
+// copyTree copies the regular files under src to dst, keeping their modes
+// (an interpreted plugin's entrypoint stays executable); Go tests and
+// interpreter caches are left out.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(path, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
 }
 
 func firstLines(s string, n int) string {

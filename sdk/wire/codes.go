@@ -1,6 +1,6 @@
 package wire
 
-// Host error codes (DESIGN.md §2a). Plugins add their own codes.
+// Host error codes (docs/design.md, "Errors"). Plugins add their own codes.
 const (
 	CodeUnknownTool      = "unknown_tool"
 	CodeUnknownAction    = "unknown_action"

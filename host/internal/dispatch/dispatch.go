@@ -105,7 +105,7 @@ func (o Outcome) Code() string {
 	return e.Error.Code
 }
 
-// Envelope is the JSON form of an error envelope's body (DESIGN.md §2a).
+// Envelope is the JSON form of an error envelope's body (docs/design.md, "Errors").
 type Envelope struct {
 	Code       string          `json:"code"`
 	Message    string          `json:"message"`

@@ -131,7 +131,7 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 					fmt.Sprintf("Invalid Request: the body is over the host's limit of %d bytes: send less (a large argument belongs in a file the tool reads)", maxBodyBytes))
 				return
 			}
-			body, w = s.prepareBody(w, body)
+			body, w = s.prepareBody(w, r.Header, body)
 			if body == nil {
 				return // answered
 			}
@@ -157,12 +157,13 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 }
 
 // prepareBody applies the host's rules to a POST body before the SDK sees
-// it: a batch is refused as on stdio, a modern request naming an unlisted
-// version gets -32022, a tools/call carries its id to the handler, and an
+// it: a batch is refused as on stdio, a modern request whose
+// Mcp-Protocol-Version header differs from its _meta version gets -32020, one
+// naming an unlisted version -32022, a tools/call carries its id to the handler, and an
 // id the SDK would not round-trip exactly (1.5, 1e30, 2^53+1) is swapped
 // for a marker the returned writer swaps back. It returns nil when it
 // answered the request itself.
-func (s *Server) prepareBody(w http.ResponseWriter, body []byte) ([]byte, http.ResponseWriter) {
+func (s *Server) prepareBody(w http.ResponseWriter, header http.Header, body []byte) ([]byte, http.ResponseWriter) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		writeJSONError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, batchRefused)
@@ -177,6 +178,10 @@ func (s *Server) prepareBody(w http.ResponseWriter, body []byte) ([]byte, http.R
 		return body, w
 	}
 	wireID := rawID(body)
+	if msg := headerMismatch(req, header); msg != "" {
+		writeJSONError(w, http.StatusBadRequest, wireID, CodeHeaderMismatch, msg)
+		return nil, w
+	}
 	if data := unsupportedVersion(req, s.versions); data != nil {
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil, w

@@ -1,7 +1,7 @@
 // Package supervisor runs plugin processes for the host: lazy launch, a
 // concurrency bound with a bounded queue, per-call timeouts, cancellation,
 // idle stop after in-flight calls drain, crash recovery with backoff, and the
-// process hygiene of DESIGN.md §5 (stdin /dev/null, scrubbed environment,
+// process hygiene of docs/design.md ("Lifecycle") (stdin /dev/null, scrubbed environment,
 // Pdeathsig, AutoMTLS, binaries run from a host-owned copy).
 package supervisor
 

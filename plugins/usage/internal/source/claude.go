@@ -679,21 +679,17 @@ func (Claude) record(st *FileState, carry *claudeCarry, f claudeFields) {
 	case u.cw5 >= 0:
 		call.CW5m = tok(u.cw5)
 	}
-	if len(f.msgID) > 2 {
-		call.Msg = keyOf(f.msgID)
-		call.Sidechain = f.side
-	}
 	switch {
 	case len(f.msgID) > 2 && len(f.reqID) > 2:
-		call.Key = keyOf(f.msgID, f.reqID)
+		call.Key, call.sub = keyOf(f.msgID), subOf(f.side, f.reqID)
 	case len(f.msgID) > 2:
 		// No requestId (gateways, proxies): the message id within the
 		// session, as ccusage does.
-		call.Key = keyOf(f.msgID, []byte(st.Session))
+		call.Key, call.sub = keyOf(f.msgID), subOf(f.side, []byte("session"), []byte(st.Session))
 	}
 	if call.Key != 0 {
 		// Another content block of the response just read, no larger: done.
-		if n := len(st.Calls); n > 0 && st.Calls[n-1].Key == call.Key && call.Total() <= st.Calls[n-1].Total() {
+		if n := len(st.Calls); n > 0 && call.sameRequest(&st.Calls[n-1]) && call.Total() <= st.Calls[n-1].Total() {
 			st.extendLast(f.steps)
 			return
 		}
