@@ -91,12 +91,7 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 	}
 	res, err := dispatch(ctx, p, req)
 	if jw, ok := resultData(res, err).(JSONWriter); ok {
-		if markdown && res.Markdown != "" {
-			_ = writeJSONData(jw, io.Discard)
-			fmt.Fprintln(stdout, res.Markdown)
-			return exitOK
-		}
-		return streamCLI(jw, stdout)
+		return w.Write(cli.Result{Markdown: res.Markdown, Stream: func(out io.Writer) error { return writeJSONData(jw, out) }})
 	}
 	wr := encodeResult(res, err)
 	return w.Write(cli.Result{JSON: wr.GetJson(), Markdown: wr.GetMarkdown(), Err: wire.ErrorFrom(wr.GetError())})

@@ -1,7 +1,6 @@
 package sdk
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -45,36 +44,4 @@ func encodeStreamed(d JSONWriter) ([]byte, error) {
 		return nil, Errorf(CodeInternalError, "encode result: result is %s, not a JSON object", firstBytes(b, 20))
 	}
 	return b, nil
-}
-
-// countingWriter counts the bytes that went through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// streamCLI writes a JSONWriter result to stdout in CLI mode and returns
-// the exit code.
-func streamCLI(d JSONWriter, stdout io.Writer) int {
-	cw := &countingWriter{w: stdout}
-	bw := bufio.NewWriterSize(cw, 256<<10)
-	err := writeJSONData(d, bw)
-	if err == nil {
-		err = bw.Flush() // on an error, what is still buffered is dropped
-	}
-	if err != nil {
-		if cw.n > 0 {
-			fmt.Fprintln(stdout)
-		}
-		writeJSON(stdout, map[string]any{"error": AsError(err)})
-		return exitTool
-	}
-	fmt.Fprintln(stdout)
-	return exitOK
 }
