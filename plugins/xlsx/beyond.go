@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"strconv"
 	"strings"
@@ -436,41 +437,80 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	return &sdk.Result{Data: out}, nil
 }
 
-// containsFold reports whether s contains the lower-case q, ignoring case:
-// byte by byte for ASCII, through bytes.ToLower otherwise.
+// containsFold reports whether s contains the lower-case q, ignoring case.
+// ASCII text is searched for q's first byte in either case (bytes.IndexByte,
+// each case's next position remembered, so the scan stays linear) and each
+// candidate compared; other text goes through bytes.ToLower (non-ASCII
+// text may fold to ASCII: the Kelvin sign is 'k').
 func containsFold(s, q []byte) bool {
-	ascii := true
-	for _, c := range q {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
+	if len(q) == 0 {
+		return true
 	}
-	if !ascii || len(q) == 0 {
+	if !isASCII(q) || !isASCII(s) {
 		return bytes.Contains(bytes.ToLower(s), q)
 	}
-	for i := 0; i+len(q) <= len(s); i++ {
-		j := 0
-		for ; j < len(q); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != q[j] {
+	lo, up := q[0], q[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	n := len(s) - len(q) + 1 // candidate starts are [0, n)
+	next := [2]int{-2, -2}   // next start of lo and of up: -2 unknown, -1 none
+	for pos := 0; pos < n; {
+		best := -1
+		for k, c := range [2]byte{lo, up} {
+			if k == 1 && up == lo {
 				break
 			}
+			if next[k] != -1 && next[k] < pos {
+				if j := bytes.IndexByte(s[pos:n], c); j >= 0 {
+					next[k] = pos + j
+				} else {
+					next[k] = -1
+				}
+			}
+			if next[k] >= 0 && (best < 0 || next[k] < best) {
+				best = next[k]
+			}
 		}
-		if j == len(q) {
+		if best < 0 {
+			return false
+		}
+		if equalFoldASCII(s[best+1:best+len(q)], q[1:]) {
 			return true
 		}
-	}
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			// Non-ASCII text may fold to ASCII (the Kelvin sign is 'k').
-			return bytes.Contains(bytes.ToLower(s), q)
-		}
+		pos = best + 1
 	}
 	return false
+}
+
+// equalFoldASCII reports whether ASCII s equals the lower-case q but for
+// the case of s.
+func equalFoldASCII(s, q []byte) bool {
+	for j, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != q[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- describe --------------------------------------------------------------
