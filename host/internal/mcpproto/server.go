@@ -81,6 +81,9 @@ type Server struct {
 	// idSeq numbers the markers that stand in for HTTP request ids the SDK
 	// would not round-trip exactly.
 	idSeq atomic.Int64
+	// prompts names the published prompts (prompts.go).
+	promptsMu sync.Mutex
+	prompts   map[string]bool
 }
 
 // New builds the server and registers its tools. It panics when two tools
