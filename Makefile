@@ -70,12 +70,17 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx bench-notes
+bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+
+# Calls a second through nginx to one `host serve --http` replica and to two,
+# against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
+bench-lb: deps build npm
+	HOST_BENCH_LB=1 $(GO) test -count=1 -v -timeout 30m -run 'TestNginxThroughput' ./tests/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).

@@ -31,21 +31,23 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
 	var httpAddr, surfaceName string
 	var dev bool
+	var ops httpFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1")
+			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1", &ops)
 		},
 	}
+	ops.register(cmd)
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
 	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
 	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")

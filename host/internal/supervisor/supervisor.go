@@ -91,6 +91,11 @@ type Options struct {
 	// HostServer, when set, is served to agents over go-plugin's broker for
 	// the duration of each of their calls; ctx is the agent's call's.
 	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
+	// OnLaunch and OnCrash, when set, are told of each plugin process
+	// started and each one that died under the host (the metrics); they
+	// must not block.
+	OnLaunch func(tool string)
+	OnCrash  func(tool string)
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -579,6 +584,9 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, fmt.Errorf("the binary does not match %s: %s", tool.Manifest.Path, diff)
 	}
 	logger.Debug("plugin started", "binary", bin)
+	if s.opts.OnLaunch != nil {
+		s.opts.OnLaunch(tool.Name())
+	}
 	return &proc{tool: tool, sha: tool.SHA256, client: client, rpc: c, lastUse: time.Now(), pgid: group, reaper: viaReaper}, nil
 }
 
