@@ -54,7 +54,7 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 # manifests, its published snapshot and its server.json (surfaces/).
 test: deps build npm cross-check
 	./bin/host surface check chat
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 
 # Every platform a client runs on: the host and every plugin for linux,
 # darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
@@ -83,7 +83,7 @@ check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
@@ -93,13 +93,18 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx bench-notes
+bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
+
+# Calls a second through nginx to one `host serve --http` replica and to two,
+# against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
+bench-lb: deps build npm
+	HOST_BENCH_LB=1 $(GO) test -count=1 -v -timeout 30m -run 'TestNginxThroughput' ./tests/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).
@@ -138,6 +143,18 @@ fuzz:
 			echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
 			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
+	done
+
+# Mutation testing (gremlins, pinned) over the core packages, one package at
+# a time with one worker and a raised timeout coefficient: CPU-heavy, so not
+# part of make test. `make mutate MUTATE=./host/internal/gate` runs one.
+# The survivors judged equivalent, and why, are in testdata/mutate.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+mutate:
+	@for p in $(MUTATE); do \
+		echo "== $$p"; \
+		$(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
 	done
 
 clean:
