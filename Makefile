@@ -6,7 +6,7 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins python-gen test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
@@ -52,15 +52,38 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm
+test: deps build npm cross-check
 	./bin/host surface check chat
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
+
+# Every platform a client runs on: the host and every plugin for linux,
+# darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
+# (plugins as plugins/NAME/NAME there, beside nothing: a build check and
+# a release's binaries, not an installation).
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; out=bin/cross/$$os-$$arch; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "== $$os/$$arch -> $$out"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/host$$ext ./host || exit 1; \
+		for p in $(PLUGINS); do \
+			GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
+		done; \
+	done
+
+# What make test checks of the other platforms: everything compiles, and
+# vets with its tests, for macOS on arm64 and Windows on amd64.
+cross-check:
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
 check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
@@ -70,12 +93,17 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx bench-notes
+bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+
+# Calls a second through nginx to one `host serve --http` replica and to two,
+# against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
+bench-lb: deps build npm
+	HOST_BENCH_LB=1 $(GO) test -count=1 -v -timeout 30m -run 'TestNginxThroughput' ./tests/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).

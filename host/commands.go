@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,21 +30,23 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
 	var httpAddr, surfaceName string
 	var dev bool
+	var ops httpFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1")
+			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1", &ops)
 		},
 	}
+	ops.register(cmd)
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
 	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
 	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")
@@ -190,7 +191,7 @@ func newCallCmd() *cobra.Command {
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1"}},
 				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
-			code := w.Write(outcomeResult(out))
+			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
 			if out.Code() == wire.CodeApprovalRequired && !confirm {
 				fmt.Fprintln(w.Err, "this action is irreversible: run it again with --confirm if you mean it")
 			}
@@ -223,20 +224,6 @@ func callTarget(snap *registry.Snapshot, tool, action string) (manifests.Kind, *
 	return t.Manifest.Kind, act
 }
 
-// outcomeResult is a dispatch outcome as the terminal writer takes it.
-func outcomeResult(out dispatch.Outcome) cli.Result {
-	if !out.IsError {
-		return cli.Result{JSON: out.JSON, Markdown: out.Markdown}
-	}
-	var body struct {
-		Error *wire.Error `json:"error"`
-	}
-	if err := json.Unmarshal(out.JSON, &body); err != nil || body.Error == nil {
-		return cli.Result{Err: wire.Errorf(wire.CodeInternalError, "call: unreadable error envelope: %s", out.JSON)}
-	}
-	return cli.Result{Err: body.Error}
-}
-
 func newCapabilitiesCmd() *cobra.Command {
 	var q discovery.Query
 	cmd := &cobra.Command{
@@ -254,7 +241,7 @@ func newCapabilitiesCmd() *cobra.Command {
 			}
 			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
 			if env != nil {
-				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(wire.ErrorFrom(env)))
+				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(env))
 			}
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},
