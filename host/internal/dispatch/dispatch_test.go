@@ -115,8 +115,8 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 		tool, _ := s.Tool("testtool")
 		return tool == nil && len(s.Broken) == 2
 	})
-	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
-		t.Fatalf("broken tool still callable: %s", o.JSON)
+	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeNotReady || !strings.Contains(string(o.JSON), "its manifest is broken") {
+		t.Fatalf("broken tool: got %s, want not_ready naming the manifest's error", o.JSON)
 	}
 	os.WriteFile(manifest, b, 0o644)
 	h.waitFor(t, "testtool mended", hasTool)
