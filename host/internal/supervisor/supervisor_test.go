@@ -106,9 +106,9 @@ func decode(t *testing.T, r *wire.Result) map[string]any {
 	return m
 }
 
-func wantCode(t *testing.T, r *wire.Result, code string) {
+func wantCode(t *testing.T, r *wire.Result, code wire.Code) {
 	t.Helper()
-	if r.GetError().GetCode() != code {
+	if wire.Code(r.GetError().GetCode()) != code {
 		t.Fatalf("got %v, want error code %s", r, code)
 	}
 }
