@@ -152,11 +152,11 @@ func TestDenyIrreversible(t *testing.T) {
 func TestStdinClosedEarly(t *testing.T) {
 	w := newEnv(t).startWire(t)
 	w.initialize()
-	r := w.call(runToolLine(1, "testtool", "env", "{}"))
+	r := w.Call(runToolLine(1, "testtool", "env", "{}"))
 	sc, _ := structured(t, r)
 	pid := int(sc["pid"].(float64))
-	w.send(`{"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{}}}`)
-	w.send(runToolLine(2, "testtool", "slow", `{"ms":300}`))
+	w.Send(`{"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{}}}`)
+	w.Send(runToolLine(2, "testtool", "slow", `{"ms":300}`))
 	w.stdin.Close()
 	answered := false
 	for line := range w.lines {
@@ -232,7 +232,7 @@ func TestHotLoadedPluginAppears(t *testing.T) {
 // read-only action of each through run_tool.
 func TestRealPlugins(t *testing.T) {
 	if len(realPluginNames) == 0 {
-		t.Skip("no plugin under plugins/ builds yet")
+		t.Fatal("no plugin under plugins/ was installed: TestMain builds every plugin")
 	}
 	xlsxFile := firstFile(filepath.Join(repoRoot, "plugins", "xlsx", "testdata"), ".xlsx")
 	home := t.TempDir()

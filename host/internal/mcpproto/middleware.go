@@ -38,6 +38,9 @@ func isModern(meta map[string]any) bool {
 // tools digest in server/discover's _meta.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if err := s.undeclaredMethod(ctx, method); err != nil {
+			return nil, err
+		}
 		switch method {
 		case "initialize":
 			return s.initialize(ctx, next, method, req)
@@ -110,7 +113,7 @@ func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method 
 		s.opts.Logger.Debug("initialize after server/discover", "client", clientName(params.ClientInfo))
 		return &mcp.InitializeResult{
 			ProtocolVersion: s.legacyVersion(params.ProtocolVersion),
-			Capabilities:    &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			Capabilities:    s.capabilities(),
 			Instructions:    s.opts.Instructions,
 			ServerInfo:      &mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version},
 		}, nil

@@ -81,6 +81,9 @@ type Server struct {
 	// idSeq numbers the markers that stand in for HTTP request ids the SDK
 	// would not round-trip exactly.
 	idSeq atomic.Int64
+	// prompts names the published prompts (prompts.go).
+	promptsMu sync.Mutex
+	prompts   map[string]bool
 }
 
 // New builds the server and registers its tools. It panics when two tools
@@ -180,7 +183,7 @@ func Canonical(raw []byte) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// Caller builds the caller of DESIGN.md §2a: the client's name and version
+// Caller builds the caller of docs/design.md ("The caller"): the client's name and version
 // (modern: the request's _meta; legacy: initialize's clientInfo) and the
 // request id.
 func (s *Server) Caller(req *mcp.CallToolRequest) *wire.Caller {
@@ -222,16 +225,17 @@ func ProgressSender(ctx context.Context, req *mcp.CallToolRequest) func(*wire.Pr
 	}
 }
 
-// Result is DESIGN.md §4's result: content text is the Markdown when the
+// Result is the result of docs/design.md ("Results"): content text is the Markdown when the
 // plugin gave one, else the JSON; structuredContent is the JSON object.
 func Result(out dispatch.Outcome) *mcp.CallToolResult {
+	body := out.Body()
 	text := out.Markdown
-	if text == "" {
-		text = string(out.JSON)
+	if text == "" || out.IsError() {
+		text = string(body)
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(out.JSON),
-		IsError:           out.IsError,
+		StructuredContent: body,
+		IsError:           out.IsError(),
 	}
 }
