@@ -99,6 +99,7 @@ bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 
 # Calls a second through nginx to one `host serve --http` replica and to two,
 # against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
