@@ -4,9 +4,11 @@
 GO        ?= go
 PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+KUBECONFORM := github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
+K8S_VERSION := 1.32.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins python-gen test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: all deps build host plugins python-gen test check run bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
 
 all: build
 
@@ -52,9 +54,16 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm
+test: deps build npm deploy-check
 	./bin/host surface check chat
 	$(GO) test -race -timeout 30m ./...
+
+# The Kubernetes manifests in deploy/ against the schemas kept beside them
+# (kubeconform fetches nothing: it is given only that schema location).
+deploy-check:
+	$(GO) run $(KUBECONFORM) -strict -summary -kubernetes-version $(K8S_VERSION) \
+		-schema-location 'deploy/kubernetes/schemas/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
+		deploy/kubernetes/*.yaml
 
 check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
