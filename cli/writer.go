@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -18,6 +20,12 @@ type Result struct {
 	Markdown string
 	// Err is the error envelope of a failed call.
 	Err *wire.Error
+	// Stream, when set, writes the JSON object itself instead of JSON: to
+	// Out as it is made (buffered, not re-indented), so a large result is
+	// never held whole. It is called exactly once (into io.Discard when the
+	// Markdown is printed instead). An error it returns is printed as Fail
+	// prints one, after whatever part of the object went out already.
+	Stream func(io.Writer) error
 }
 
 // Writer prints results for a person at the terminal: the JSON on Out
@@ -42,8 +50,14 @@ func (w *Writer) Write(r Result) int {
 		return w.Fail(r.Err)
 	}
 	if w.PreferMarkdown && r.Markdown != "" {
+		if r.Stream != nil {
+			_ = r.Stream(io.Discard)
+		}
 		fmt.Fprintln(w.Out, r.Markdown)
 		return ExitOK
+	}
+	if r.Stream != nil {
+		return w.stream(r.Stream)
 	}
 	body := r.JSON
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -89,4 +103,40 @@ func (w *Writer) Progress(done, total float64, message string) {
 		return
 	}
 	fmt.Fprintf(w.Err, "[%.0f] %s\n", done, message)
+}
+
+// stream runs a Result's Stream into Out through a buffer: on an error what
+// is still buffered is dropped (a small result's error comes alone), and
+// the envelope follows on its own line when part of the object is out.
+func (w *Writer) stream(write func(io.Writer) error) int {
+	cw := &countingWriter{w: w.Out}
+	bw := bufio.NewWriterSize(cw, 256<<10)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		if cw.n > 0 {
+			fmt.Fprintln(w.Out)
+		}
+		var e *wire.Error
+		if !errors.As(err, &e) {
+			e = wire.Errorf(wire.CodeInternalError, "write the result: %v", err)
+		}
+		return w.Fail(e)
+	}
+	fmt.Fprintln(w.Out)
+	return ExitOK
+}
+
+// countingWriter counts the bytes that went through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -31,7 +31,7 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
 	return root
 }
 

@@ -90,8 +90,19 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 		defer cancel()
 	}
 	res, err := dispatch(ctx, p, req)
+	if jw, ok := resultData(res, err).(JSONWriter); ok {
+		return w.Write(cli.Result{Markdown: res.Markdown, Stream: func(out io.Writer) error { return writeJSONData(jw, out) }})
+	}
 	wr := encodeResult(res, err)
 	return w.Write(cli.Result{JSON: wr.GetJson(), Markdown: wr.GetMarkdown(), Err: wire.ErrorFrom(wr.GetError())})
+}
+
+// resultData is a successful result's Data, else nil.
+func resultData(res *Result, err error) any {
+	if err != nil || res == nil {
+		return nil
+	}
+	return res.Data
 }
 
 // errHelp asks for an action's usage.

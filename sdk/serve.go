@@ -136,6 +136,13 @@ func encodeResult(res *Result, err error) *wire.Result {
 		if data == nil {
 			data = map[string]any{}
 		}
+		if jw, ok := data.(JSONWriter); ok {
+			b, werr := encodeStreamed(jw)
+			if werr == nil {
+				return &wire.Result{Json: b, Markdown: res.Markdown}
+			}
+			return &wire.Result{Error: ErrorToWire(AsError(werr))}
+		}
 		b, merr := json.Marshal(data)
 		if merr == nil && (len(b) == 0 || b[0] != '{') {
 			merr = fmt.Errorf("result is %s, not a JSON object", firstBytes(b, 20))

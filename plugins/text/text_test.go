@@ -86,7 +86,7 @@ func TestCLIErrors(t *testing.T) {
 		{"unknown action", []string{"stat", "--text", "x"}, 2, "unknown_action"},
 		{"misspelt arg", []string{"stats", "--txt", "x"}, 2, "invalid_args"},
 		{"not an integer", []string{"top-words", "--text", "x", "--max-results", "many"}, 2, "invalid_args"},
-		{"neither text nor path", []string{"stats"}, 1, "invalid_args"},
+		{"neither text nor path (a usage error)", []string{"stats"}, 2, "invalid_args"},
 		{"missing file", []string{"stats", "--path", "/nonexistent/file.txt"}, 1, "not_found"},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,8 @@ this run, requires the host's on every connection, and prints its own in the
 handshake line. Started by hand, main() is a command-line tool typed by the
 tool.yaml beside the script: `text stats --text "…"` or `--json '{…}'`,
 the result on stdout, exit 0 on success, 1 when the tool failed, 2 on a
-usage error -- as the Go SDK's CLI mode.
+usage error (invalid_args, unknown_action) -- the exit-code table of the Go
+SDK's CLI mode and `host call`.
 
 Generated code beside it (plugin_pb2*.py, health_pb2*.py) comes from
 sdk/wire/plugin.proto and health.proto (`make python-gen`).
@@ -39,7 +40,17 @@ APP_PROTOCOL_VERSION = 1  # sdk/wire.Handshake.ProtocolVersion
 CORE_PROTOCOL_VERSION = 1  # go-plugin's own
 SDK_NAME = "toolhost-python-sdk/1"
 
+# Exit codes of CLI mode, the table of `host call` and Go plugins' CLI mode:
+# 0 ok, 1 the action failed, 2 the command line was wrong (these codes).
 EXIT_OK, EXIT_TOOL, EXIT_USAGE = 0, 1, 2
+USAGE_CODES = {"invalid_args", "unknown_tool", "unknown_action", "unknown_skill"}
+
+
+def exit_code(err):
+    """The exit code for a ToolError (EXIT_OK for None)."""
+    if err is None:
+        return EXIT_OK
+    return EXIT_USAGE if err.code in USAGE_CODES else EXIT_TOOL
 
 
 class ToolError(Exception):
@@ -391,7 +402,7 @@ def run_cli(actions, argv, here, out=sys.stdout, err=sys.stderr):
         res = run_action(actions, req)
     except ToolError as e:
         out.write(json.dumps(e.envelope(), indent=2, ensure_ascii=False) + "\n")
-        return EXIT_TOOL
+        return exit_code(e)
     if markdown and res.markdown:
         out.write(res.markdown.rstrip("\n") + "\n")
     else:

@@ -136,3 +136,73 @@ func TestScanIssueCases(t *testing.T) {
 		})
 	}
 }
+
+// TestScanFalsePositiveCauses: one case per cause of the false alarms
+// measured against gitleaks' false-positive samples (each written here,
+// none of them a sample), with a secret beside it that must still be
+// caught, so a fix that silences everything fails.
+func TestScanFalsePositiveCauses(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	b62 := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	lowerAlnum := "abcdefghijklmnopqrstuvwxyz0123456789"
+	randBytes := make([]byte, 30)
+	for i := range randBytes {
+		randBytes[i] = byte(r.IntN(256))
+	}
+	mixedHex := func(n int) string {
+		b := []byte(secretstest.Gen(r, secretstest.HexLower, n))
+		for i := range b {
+			if b[i] >= 'a' && r.IntN(2) == 0 {
+				b[i] -= 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	tests := []struct {
+		cause, clean, caught string
+	}{
+		{"a test's negative example is named so",
+			`nonMatchingToken := "` + secretstest.Gen(r, lowerAlnum, 16) + `"`,
+			`matchingToken := "` + secretstest.Gen(r, lowerAlnum, 16) + `"`},
+		{"a fixture name keeps the entropy check off its value",
+			`wrongStart := "` + secretstest.Gen(r, b62, 40) + `"`,
+			`start := "` + secretstest.Gen(r, b62, 40) + `"`},
+		{"a placeholder user:password",
+			"curl -u <user:password> https://api.example.org/v1",
+			"curl -u deploy:" + secretstest.Gen(r, b62, 14) + " https://api.example.org/v1"},
+		{"a vendor keyword inside another word",
+			"rookTable = 00" + secretstest.Gen(r, lowerAlnum, 40),
+			"okta_api: 00" + secretstest.Gen(r, lowerAlnum, 40)},
+		{"mixed-case hex parts are a digest, not base62",
+			"digest sum_" + mixedHex(40),
+			"value sum_" + secretstest.Gen(r, b62, 40)},
+		{"base64 of text is encoded words",
+			"endpoint " + base64.RawStdEncoding.EncodeToString([]byte("bedrock-runtime.us-east-1.amazonaws.com")),
+			"material " + base64.RawStdEncoding.EncodeToString(randBytes)},
+		{"a run of one character fills a format",
+			"ghp_" + "7777777" + secretstest.Gen(r, b62, 29),
+			"ghp_" + secretstest.Gen(r, b62, 36)},
+		{"a value that spells its label is a constant",
+			`HMAC_SHA256_KeyDerivation_Rev2 = "hmac-sha256-key-derivation-rev2"`,
+			`HMAC_SHA256_KeyDerivation_Rev2 = "` + secretstest.Gen(r, b62, 32) + `"`},
+		{"a name and a version",
+			`token_lib = "io.jwt:jwt-core-0.12.3"`,
+			`token_lib = "` + secretstest.Gen(r, b62, 24) + `"`},
+		{"ciphertext encrypted at rest",
+			"db_password: ENC[AES256_GCM,data:" + base64.StdEncoding.EncodeToString(randBytes[:12]) + ",iv:" + base64.StdEncoding.EncodeToString(randBytes) + ",type:str]",
+			"db_password: " + secretstest.Gen(r, b62, 20)},
+		{"a piece of a long signature",
+			"Signature: " + secretstest.Gen(r, b62, 50) + "~" + secretstest.Gen(r, b62, 50) + "~" + secretstest.Gen(r, b62, 50),
+			"Signature: " + secretstest.Gen(r, b62, 50)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cause, func(t *testing.T) {
+			if got := Scan(tc.clean); len(got) != 0 {
+				t.Errorf("Scan(%q) = %+v, want no finding", tc.clean, got)
+			}
+			if got := Scan(tc.caught); len(got) == 0 {
+				t.Errorf("Scan(%q) found nothing, want a finding", tc.caught)
+			}
+		})
+	}
+}
