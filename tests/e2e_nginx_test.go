@@ -335,7 +335,7 @@ func TestNginxThroughput(t *testing.T) {
 	if s := os.Getenv("HOST_LB_CALLS"); s != "" {
 		calls, _ = strconv.Atoi(s)
 	}
-	e := newEnv(t, "HOST_LOG_LEVEL=warn")
+	e := newEnv(t, "HOST_LOG_LEVEL=info") // info: startHost reads where it listens from the log
 	a, b := startHost(t, e), startHost(t, e)
 	one := startNginx(t, hostPort(a.url)) + "/mcp"
 	two := startNginx(t, hostPort(a.url), hostPort(b.url)) + "/mcp"
