@@ -8,7 +8,7 @@ KUBECONFORM := github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
 K8S_VERSION := 1.32.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins python-gen test check run bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
+.PHONY: all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
 
 all: build
 
@@ -54,9 +54,32 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm deploy-check
+test: deps build npm cross-check deploy-check
 	./bin/host surface check chat
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
+
+# Every platform a client runs on: the host and every plugin for linux,
+# darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
+# (plugins as plugins/NAME/NAME there, beside nothing: a build check and
+# a release's binaries, not an installation).
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; out=bin/cross/$$os-$$arch; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "== $$os/$$arch -> $$out"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/host$$ext ./host || exit 1; \
+		for p in $(PLUGINS); do \
+			GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
+		done; \
+	done
+
+# What make test checks of the other platforms: everything compiles, and
+# vets with its tests, for macOS on arm64 and Windows on amd64.
+cross-check:
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
 # The Kubernetes manifests in deploy/ against the schemas kept beside them
 # (kubeconform fetches nothing: it is given only that schema location).
@@ -69,7 +92,7 @@ check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
@@ -85,6 +108,7 @@ bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 
 # Calls a second through nginx to one `host serve --http` replica and to two,
 # against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
@@ -128,6 +152,18 @@ fuzz:
 			echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
 			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
+	done
+
+# Mutation testing (gremlins, pinned) over the core packages, one package at
+# a time with one worker and a raised timeout coefficient: CPU-heavy, so not
+# part of make test. `make mutate MUTATE=./host/internal/gate` runs one.
+# The survivors judged equivalent, and why, are in testdata/mutate.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+mutate:
+	@for p in $(MUTATE); do \
+		echo "== $$p"; \
+		$(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
 	done
 
 clean:

@@ -103,7 +103,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
 	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
-		StateDir: state, Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		StateDir: state, Reaper: supervisor.ReaperExe(), MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
 		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes,
 		OnLaunch: func(tool string) {
 			if m := a.metrics.Load(); m != nil {

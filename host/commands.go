@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -192,7 +191,7 @@ func newCallCmd() *cobra.Command {
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1"}},
 				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
-			code := w.Write(outcomeResult(out))
+			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
 			if out.Code() == wire.CodeApprovalRequired && !confirm {
 				fmt.Fprintln(w.Err, "this action is irreversible: run it again with --confirm if you mean it")
 			}
@@ -225,20 +224,6 @@ func callTarget(snap *registry.Snapshot, tool, action string) (manifests.Kind, *
 	return t.Manifest.Kind, act
 }
 
-// outcomeResult is a dispatch outcome as the terminal writer takes it.
-func outcomeResult(out dispatch.Outcome) cli.Result {
-	if !out.IsError {
-		return cli.Result{JSON: out.JSON, Markdown: out.Markdown}
-	}
-	var body struct {
-		Error *wire.Error `json:"error"`
-	}
-	if err := json.Unmarshal(out.JSON, &body); err != nil || body.Error == nil {
-		return cli.Result{Err: wire.Errorf(wire.CodeInternalError, "call: unreadable error envelope: %s", out.JSON)}
-	}
-	return cli.Result{Err: body.Error}
-}
-
 func newCapabilitiesCmd() *cobra.Command {
 	var q discovery.Query
 	cmd := &cobra.Command{
@@ -256,7 +241,7 @@ func newCapabilitiesCmd() *cobra.Command {
 			}
 			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
 			if env != nil {
-				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(wire.ErrorFrom(env)))
+				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(env))
 			}
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},

@@ -196,7 +196,7 @@ func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
 	tool, _ := reg.Scan().Tool("testtool")
 	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: stateDir(), MaxCrashes: 1, DisableFor: time.Hour})
 	defer sup.Close()
-	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); r.GetError().GetCode() != wire.CodePluginCrashed {
+	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); wire.Code(r.GetError().GetCode()) != wire.CodePluginCrashed {
 		t.Fatalf("crash answered %v", r)
 	}
 

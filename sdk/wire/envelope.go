@@ -10,7 +10,7 @@ import (
 // are the constants in codes.go; plugins add their own.
 type Code string
 
-// Error is the error envelope's body (DESIGN.md §2a), the one type the SDK,
+// Error is the error envelope's body (docs/design.md, "Errors"), the one type the SDK,
 // the host and the plugins share: code and message always, the rest when
 // they help the caller correct the call. It is JSON at the edges
 // ({"error": {...}}) and an ErrorEnvelope on the gRPC wire.

@@ -250,13 +250,14 @@ func ProgressSender(ctx context.Context, req *mcp.CallToolRequest) func(*wire.Pr
 // Result is the result of docs/design.md ("Results"): content text is the Markdown when the
 // plugin gave one, else the JSON; structuredContent is the JSON object.
 func Result(out dispatch.Outcome) *mcp.CallToolResult {
+	body := out.Body()
 	text := out.Markdown
-	if text == "" {
-		text = string(out.JSON)
+	if text == "" || out.IsError() {
+		text = string(body)
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(out.JSON),
-		IsError:           out.IsError,
+		StructuredContent: body,
+		IsError:           out.IsError(),
 	}
 }

@@ -92,12 +92,9 @@ func (r measured) Run(ctx context.Context, call dispatch.Call, onProgress func(*
 	defer r.m.inFlight.Dec()
 	start := time.Now()
 	out := r.next.Run(ctx, call, onProgress)
-	code := out.Code()
+	code := string(out.Code())
 	if code == "" {
 		code = OK
-		if out.IsError {
-			code = "error"
-		}
 	}
 	r.m.calls.WithLabelValues(call.Name, call.Action, code).Inc()
 	r.m.latency.WithLabelValues(call.Name, call.Action).Observe(time.Since(start).Seconds())

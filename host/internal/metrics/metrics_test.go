@@ -22,7 +22,7 @@ type fakeRunner struct {
 func (f *fakeRunner) Run(_ context.Context, c dispatch.Call, _ func(*wire.Progress)) dispatch.Outcome {
 	f.inFlight = append(f.inFlight, scrapeLine(f.m, "toolhost_calls_in_flight "))
 	if c.Action == "fail" {
-		return dispatch.Outcome{JSON: json.RawMessage(`{"error":{"code":"plugin_crashed","message":"x"}}`), IsError: true}
+		return dispatch.Fail(&wire.Error{Code: wire.CodePluginCrashed, Message: "x"})
 	}
 	return dispatch.Outcome{JSON: json.RawMessage(`{}`)}
 }

@@ -544,15 +544,19 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, err
 	}
 	logger := s.opts.Logger.Named(tool.Name())
+	if !limitsEnforced && (tool.Manifest.Memory > 0 || tool.Manifest.CPUTime > 0) {
+		logger.Warn("memory and cpu_time are not enforced on this platform (Linux and Windows enforce them)", "manifest", tool.Manifest.Path)
+	}
 	var group int // set by the runner as the process starts, before Client returns
 	var viaReaper bool
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool), func(pgid int, reaper bool) {
-			group, viaReaper = pgid, reaper
-		}),
+		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool),
+			limits{memory: tool.Manifest.Memory, cpuTime: int64(tool.Manifest.CPUTime)}, func(pgid int, reaper bool) {
+				group, viaReaper = pgid, reaper
+			}),
 		SkipHostEnv:  true,
 		AutoMTLS:     true,
 		Managed:      true,

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"github.com/toolhost/toolhost/plugins/notes/internal/secrets/secretstest"
 	"math/rand/v2"
 	"strings"
@@ -33,12 +34,29 @@ func TestScanFindsEveryFormat(t *testing.T) {
 	}
 }
 
+// TestScanFindingNeverCarriesValue: what a finding says (its JSON, as the
+// secret_detected error carries it) names the rule and the place, never the
+// secret or a piece of it. Each fixture must be found, or the check would
+// pass on nothing.
 func TestScanFindingNeverCarriesValue(t *testing.T) {
 	for _, secret := range secretstest.Fixtures(9) {
-		for _, f := range Scan(secret) {
-			if strings.Contains(f.Rule, secret) {
-				t.Fatalf("finding %+v carries the value", f)
+		text := "notes before\nconfig: " + secret + "\nnotes after\n"
+		found := Scan(text)
+		if len(found) == 0 {
+			t.Errorf("fixture %.6s… not found: nothing to check", secret)
+			continue
+		}
+		b, err := json.Marshal(found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+12 <= len(secret); i++ {
+			if piece := secret[i : i+12]; strings.Contains(string(b), piece) {
+				t.Fatalf("findings %s carry %q, a piece of the secret", b, piece)
 			}
+		}
+		if found[0].Line != 2 {
+			t.Errorf("finding %+v: want line 2", found[0])
 		}
 	}
 }
