@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // nginxConf is the load balancer in front of the replicas: round robin,
@@ -73,7 +75,7 @@ func startNginx(t testing.TB, upstreams ...string) string {
 			if os.Getenv("CI") != "" {
 				t.Fatal("nginx is not installed: run `make deps` (scripts/debian-packages.txt lists it)")
 			}
-			t.Skip("nginx is not installed: run `make deps` (required when CI is set)")
+			testplugin.Missing(t, "nginx", "run `make deps` (scripts/debian-packages.txt lists it)")
 		}
 	}
 	// Not t.TempDir: its parents are private to root, and nginx runs as
