@@ -19,6 +19,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
+	"github.com/toolhost/toolhost/plugins/notes/internal/wordnet"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -62,10 +63,14 @@ type Brain struct {
 	// LockTimeout bounds how long a writer waits for the lock.
 	LockTimeout time.Duration
 
-	ix       *index.Index
-	ixMu     sync.Mutex // serialises freshness checks and rebuilds
-	key      []byte     // confirmation HMAC key
-	beforeWr func()     // test hook: runs after a write is prepared, before it takes the lock
+	ix *index.Index
+	// thesaurus widens search queries with synonyms; nil when WordNet is
+	// not installed (thesaurusErr says why).
+	thesaurus    *wordnet.WordNet
+	thesaurusErr error
+	ixMu         sync.Mutex // serialises freshness checks and rebuilds
+	key          []byte     // confirmation HMAC key
+	beforeWr     func()     // test hook: runs after a write is prepared, before it takes the lock
 
 	recMu     sync.Mutex
 	recovered []Recovered // what lock recovered since status last reported it
@@ -186,11 +191,35 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		return nil, false, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "open the index: %v", err)
 	}
 	b.ix = ix
+	b.openThesaurus()
 	return b, created, nil
 }
 
+// openThesaurus widens searches with WordNet's synonyms when the database
+// is installed (NOTES_WORDNET names its folder; Debian's wordnet-base by
+// default). Without it search works on the brain's own words, and
+// b.thesaurusErr says why.
+func (b *Brain) openThesaurus() {
+	dir := os.Getenv("NOTES_WORDNET")
+	if dir == "" {
+		dir = wordnet.DefaultDir
+	}
+	wn, err := wordnet.Open(dir)
+	if err != nil {
+		b.thesaurusErr = err
+		return
+	}
+	b.thesaurus = wn
+	b.ix.SetExpander(wn)
+}
+
 // Close releases the index.
-func (b *Brain) Close() error { return b.ix.Close() }
+func (b *Brain) Close() error {
+	if b.thesaurus != nil {
+		_ = b.thesaurus.Close()
+	}
+	return b.ix.Close()
+}
 
 func (b *Brain) today() string { return b.Now().Format("2006-01-02") }
 

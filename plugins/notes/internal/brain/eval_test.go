@@ -32,10 +32,13 @@ type evalQuestion struct {
 	Expect   []string `json:"expect"`
 }
 
-// evalMinRecall is the floor of recall@5 on the held-out questions. The
-// goal is 0.90; at the baseline (keyword search as it was: FTS5 BM25, all
-// terms then any term) it stands at the baseline's 0.289.
-const evalMinRecall = 0.28
+// evalMinRecall is the floor of recall@5 on the held-out questions: what
+// lexical search reaches (0.378; the baseline, FTS5 BM25 with all terms
+// then any, had 0.289). The issue's goal is 0.90, which needs search by
+// meaning; no embedding model installs from the registries this project
+// reaches (plugins/notes/README.md), so the floor guards what lexical
+// search does and fails when it regresses.
+const evalMinRecall = 0.37
 
 func loadEvalNotes(t testing.TB) []evalNote {
 	t.Helper()
@@ -82,9 +85,16 @@ func loadEvalQuestions(t testing.TB) []evalQuestion {
 func openEvalBrain(t *testing.T) *Brain {
 	t.Helper()
 	requireGit(t)
-	root := filepath.Join(t.TempDir(), "brain")
-	if err := writeEvalBrain(context.Background(), root, loadEvalNotes(t)); err != nil {
-		t.Fatal(err)
+	// NOTES_EVAL_BRAIN keeps the imported brain in a folder across runs
+	// (while tuning); by default it is a temp folder.
+	root := os.Getenv("NOTES_EVAL_BRAIN")
+	if root == "" {
+		root = filepath.Join(t.TempDir(), "brain")
+	}
+	if _, err := os.Stat(filepath.Join(root, ConfigFile)); err != nil {
+		if err := writeEvalBrain(context.Background(), root, loadEvalNotes(t)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	b, _, err := Open(context.Background(), root)
 	if err != nil {
@@ -178,6 +188,9 @@ func runEval(t *testing.T, b *Brain, qs []evalQuestion, mode string) evalScore {
 // evaluates the tuning set only (what ranking work looks at) and lists its
 // misses; the held-out set is never printed question by question.
 func TestRetrievalEval(t *testing.T) {
+	if raceDetector {
+		t.Skip("the retrieval evaluation runs without -race (make test runs it so)")
+	}
 	isolate(t)
 	qs := loadEvalQuestions(t)
 	sets := map[string][]evalQuestion{}

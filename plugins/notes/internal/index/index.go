@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", with FTS5
 
@@ -23,7 +22,7 @@ import (
 
 // SchemaVersion changes whenever the tables change; an index of another
 // version is rebuilt.
-const SchemaVersion = "7"
+const SchemaVersion = "8"
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -48,13 +47,14 @@ CREATE INDEX IF NOT EXISTS links_key ON links(key);
 CREATE TABLE IF NOT EXISTS chunk_rows(id INTEGER PRIMARY KEY, path TEXT NOT NULL, heading TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS chunk_rows_path ON chunk_rows(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(path UNINDEXED, heading UNINDEXED,
-  title, aliases, body, cjk, tokenize='unicode61 remove_diacritics 2');
+  title, aliases, body, cjk, s_title, s_head, s_body, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks, 'row');
 `
 
 // Index is an open index file. It is safe for concurrent use.
 type Index struct {
-	db *sql.DB
+	db       *sql.DB
+	expander Expander
 }
 
 // Open opens (creating) the index at file. An index of another schema
@@ -303,9 +303,11 @@ func (b *Batch) PutPrepared(ctx context.Context, p *Prepared) error {
 		}
 	}
 	aliases := strings.Join(fm.Aliases, " ")
+	sTitle := StemText(n.Title() + " " + aliases)
 	for _, c := range p.chunks {
-		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body, cjk) VALUES(?,?,?,?,?,?)`,
-			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text, CJKSpaced(n.Title()+" "+aliases+" "+c.Text))
+		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body, cjk, s_title, s_head, s_body) VALUES(?,?,?,?,?,?,?,?,?)`,
+			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text, CJKSpaced(n.Title()+" "+aliases+" "+c.Text),
+			sTitle, StemText(strings.Join(c.HeadingPath, " ")), StemText(c.Text))
 		if err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}
@@ -494,172 +496,6 @@ func (ix *Index) List(ctx context.Context, f Filter) ([]Row, error) {
 	return out, rows.Err()
 }
 
-// Hit is one search result: a note and its best-matching section.
-type Hit struct {
-	Row
-	Score       float64
-	HeadingPath []string
-	Snippet     string
-}
-
-// Terms splits a query into search terms: runs of letters, digits and
-// marks, lowercased.
-func Terms(q string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r))
-	}) {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// isCJK reports whether r is written without spaces between words (Han,
-// kana, Hangul); the unicode61 tokenizer would keep a whole run as one
-// token, so such text is also indexed one character per token.
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// cjkBreak separates runs of CJK text in the cjk column, so a phrase never
-// matches across two runs.
-const cjkBreak = " zzcjkbreak "
-
-// CJKSpaced returns the CJK characters of s one per token, runs separated;
-// it is "" for text without any.
-func CJKSpaced(s string) string {
-	var b strings.Builder
-	in := false
-	for _, r := range s {
-		if isCJK(r) {
-			b.WriteRune(r)
-			b.WriteByte(' ')
-			in = true
-		} else if in {
-			b.WriteString(cjkBreak)
-			in = false
-		}
-	}
-	return b.String()
-}
-
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-func ftsQuery(terms []string, op string) string {
-	q := make([]string, len(terms))
-	for i, t := range terms {
-		spaced := strings.TrimSpace(strings.ReplaceAll(CJKSpaced(t), cjkBreak, " "))
-		if spaced == "" {
-			q[i] = quote(t)
-			continue
-		}
-		// A CJK term is a phrase of its characters in the cjk column; any
-		// other letters in it are a term of their own.
-		parts := []string{"cjk : " + quote(spaced)}
-		for _, other := range strings.FieldsFunc(t, isCJK) {
-			parts = append(parts, quote(other))
-		}
-		q[i] = "(" + strings.Join(parts, " AND ") + ")"
-	}
-	return strings.Join(q, " "+op+" ")
-}
-
-// Search runs the query: all terms first; when no note has them all, any
-// term. mode is "and", "or" or "none". Ranking is BM25 over title, aliases
-// and body (weighted 5, 3, 1).
-func (ix *Index) Search(ctx context.Context, query string, f Filter, limit int) (hits []Hit, mode string, terms []string, err error) {
-	terms = Terms(query)
-	if len(terms) == 0 {
-		return nil, "none", terms, nil
-	}
-	if limit <= 0 {
-		limit = 10
-	}
-	for _, op := range []string{"AND", "OR"} {
-		if op == "OR" && len(terms) == 1 {
-			break
-		}
-		hits, err = ix.search(ctx, ftsQuery(terms, op), f, limit)
-		if err != nil {
-			return nil, "", terms, err
-		}
-		if len(hits) > 0 {
-			return hits, strings.ToLower(op), terms, nil
-		}
-	}
-	return nil, "none", terms, nil
-}
-
-func (ix *Index) search(ctx context.Context, match string, f Filter, limit int) ([]Hit, error) {
-	// Stage 1 ranks chunk ids without touching the FTS content (path and
-	// heading come from chunk_rows); stage 2 makes snippets for the few
-	// chunks kept.
-	args := []any{match}
-	q := `SELECT cr.id, cr.heading, bm25(chunks, 0, 0, 5.0, 3.0, 1.0, 1.0) AS r, ` + rowCols + `
-		FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid JOIN notes n ON n.path=cr.path
-		WHERE chunks MATCH ? AND ` + f.where(&args) + ` ORDER BY r LIMIT ?`
-	args = append(args, limit*4+8)
-	// Both stages read one snapshot: a writer in another process replacing
-	// a note's sections between them must not leave a ranked chunk without
-	// its snippet.
-	tx, err := ix.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
-	}
-	var out []Hit
-	var ids []int64
-	seen := map[string]bool{}
-	for rows.Next() {
-		var h Hit
-		var id int64
-		var heading string
-		var rank float64
-		var r Row
-		var al, sup, supBy string
-		dest := []any{&id, &heading, &rank, &r.Path, &r.ID, &r.Type, &r.Title, &r.Scope, &r.Trust, &r.Origin, &r.EditedBy, &r.ValidFrom, &r.ValidUntil, &r.ExpiresAt,
-			&r.Subject, &r.Predicate, &r.Object, &r.ApprovedBy, &r.Updated, &r.Confirmed, &r.Archived, &r.HasFM, &r.FMError, &r.Lines, &al, &sup, &supBy}
-		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("index: search: %w", err)
-		}
-		if seen[r.Path] || len(out) == limit {
-			continue
-		}
-		_ = json.Unmarshal([]byte(al), &r.Aliases)
-		_ = json.Unmarshal([]byte(sup), &r.Supersedes)
-		_ = json.Unmarshal([]byte(supBy), &r.SupersededBy)
-		seen[r.Path] = true
-		h.Row = r
-		h.Score = -rank
-		h.HeadingPath = []string{}
-		if heading != "" {
-			h.HeadingPath = strings.Split(heading, "\x1f")
-		}
-		out = append(out, h)
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("index: search: %w", err)
-	}
-	for i, id := range ids {
-		err := tx.QueryRowContext(ctx, `SELECT snippet(chunks, 4, '«', '»', '…', 40) FROM chunks WHERE chunks MATCH ? AND rowid=?`, match, id).Scan(&out[i].Snippet)
-		if err != nil {
-			return nil, fmt.Errorf("index: snippet: %w", err)
-		}
-	}
-	return out, nil
-}
-
 // RareTerms returns up to n of terms, the ones in the fewest sections first;
 // terms no section has are dropped. Duplicate checks search with these, so
 // a long text does not match half the brain.
@@ -750,15 +586,6 @@ func (ix *Index) BrokenLinks(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("index: count broken links: %w", err)
 	}
 	return n, nil
-}
-
-// SearchAny ranks the sections having any of terms (no all-terms pass
-// first), for duplicate checks.
-func (ix *Index) SearchAny(ctx context.Context, terms []string, f Filter, limit int) ([]Hit, error) {
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	return ix.search(ctx, ftsQuery(terms, "OR"), f, limit)
 }
 
 // Link is one edge.
