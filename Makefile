@@ -4,9 +4,11 @@
 GO        ?= go
 PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+KUBECONFORM := github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
+K8S_VERSION := 1.32.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
 
 all: build
 
@@ -54,7 +56,7 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 # would take it past ten minutes): recall@5 on its held-out questions.
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm cross-check
+test: deps build npm cross-check deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 	$(GO) test -count=1 -run '^TestRetrievalEval$$' -v ./plugins/notes/internal/brain/
@@ -81,6 +83,13 @@ cross-check:
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) build ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
+
+# The Kubernetes manifests in deploy/ against the schemas kept beside them
+# (kubeconform fetches nothing: it is given only that schema location).
+deploy-check:
+	$(GO) run $(KUBECONFORM) -strict -summary -kubernetes-version $(K8S_VERSION) \
+		-schema-location 'deploy/kubernetes/schemas/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
+		deploy/kubernetes/*.yaml
 
 check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // nginxConf is the load balancer in front of the replicas: round robin,
@@ -75,7 +77,7 @@ func startNginx(t testing.TB, upstreams ...string) string {
 			if os.Getenv("CI") != "" {
 				t.Fatal("nginx is not installed: run `make deps` (scripts/debian-packages.txt lists it)")
 			}
-			t.Skip("nginx is not installed: run `make deps` (required when CI is set)")
+			testplugin.Missing(t, "nginx", "run `make deps` (scripts/debian-packages.txt lists it)")
 		}
 	}
 	// Not t.TempDir: its parents are private to root, and nginx runs as
@@ -337,7 +339,7 @@ func TestNginxThroughput(t *testing.T) {
 	if s := os.Getenv("HOST_LB_CALLS"); s != "" {
 		calls, _ = strconv.Atoi(s)
 	}
-	e := newEnv(t, "HOST_LOG_LEVEL=warn")
+	e := newEnv(t, "HOST_LOG_LEVEL=info") // info: startHost reads where it listens from the log
 	a, b := startHost(t, e), startHost(t, e)
 	one := startNginx(t, hostPort(a.url)) + "/mcp"
 	two := startNginx(t, hostPort(a.url), hostPort(b.url)) + "/mcp"

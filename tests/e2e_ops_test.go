@@ -459,3 +459,35 @@ func TestHTTPOAuthOffLoopback(t *testing.T) {
 		t.Fatalf("OAuth without an audience: err %v, output:\n%s", err, out)
 	}
 }
+
+// TestHTTPSizeLimits: a body over 16 MiB gets 413 naming the limit, headers
+// over 64 KiB get 431, and the host goes on serving.
+func TestHTTPSizeLimits(t *testing.T) {
+	h := startHost(t, newEnv(t))
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"testtool","action":"echo","args":{"text":"` +
+		strings.Repeat("x", 17<<20) + `"}}}}`
+	req, _ := http.NewRequest(http.MethodPost, h.url, strings.NewReader(big))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "16777216 bytes") {
+		t.Errorf("a 17 MiB body: %d %s, want 413 naming the limit", resp.StatusCode, body)
+	}
+	call := echoCall(true, 2, "small")
+	call.header = map[string]string{"X-Padding": strings.Repeat("p", 70<<10)}
+	resp, _, err = call.post(t, http.DefaultClient, h.url)
+	must(t, err)
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("70 KiB of headers: %d, want 431", resp.StatusCode)
+	}
+	_, m, err := echoCall(true, 3, "after").post(t, http.DefaultClient, h.url)
+	if err == nil {
+		err = echoed(m, "after")
+	}
+	if err != nil {
+		t.Errorf("the host after the refusals: %v", err)
+	}
+}
