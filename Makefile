@@ -6,7 +6,10 @@ PLUGINS   := $(patsubst plugins/%/tool.yaml,%,$(wildcard plugins/*/tool.yaml))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
+
+.PHONY: proto all deps build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
@@ -31,6 +34,16 @@ plugins:
 # or through passwordless sudo; otherwise it names the command to run).
 deps:
 	@sh scripts/debian-deps.sh
+
+# Regenerates sdk/wire's Go code from plugin.proto: protoc from Debian
+# (scripts/debian-packages-proto.txt), the generators at the pinned versions
+# the generated files name.
+proto:
+	@sh scripts/debian-deps.sh debian-packages-proto.txt
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO_GRPC)
+	cd sdk/wire && PATH="$(CURDIR)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin.proto
 
 # The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
 npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)

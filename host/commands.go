@@ -185,7 +185,7 @@ func newCallCmd() *cobra.Command {
 			stderr := cmd.ErrOrStderr()
 			progressed := false
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
-				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1"}},
+				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: dispatch.ChannelTerminal}},
 				func(p *wire.Progress) { progressed = true; printProgress(stderr, p) })
 			if progressed {
 				fmt.Fprintln(stderr)

@@ -91,7 +91,7 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 	if err != nil {
 		return usageError(stdout, Errorf(CodeInvalidArgs, "encode args: %v", err))
 	}
-	req := &Request{Action: name, Args: checkedJSON, Caller: Caller{ClientName: "cli"}}
+	req := &Request{Action: name, Args: checkedJSON, Caller: Caller{ClientName: "cli", Channel: ChannelTerminal}}
 	req.progress = func(pr Progress) {
 		if pr.Total > 0 {
 			fmt.Fprintf(stderr, "[%.0f/%.0f] %s\n", pr.Progress, pr.Total, pr.Message)

@@ -110,7 +110,7 @@ func (s *Server) initialize(ctx context.Context, next mcp.MethodHandler, method 
 		s.opts.Logger.Debug("initialize after server/discover", "client", clientName(params.ClientInfo))
 		return &mcp.InitializeResult{
 			ProtocolVersion: s.legacyVersion(params.ProtocolVersion),
-			Capabilities:    &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+			Capabilities:    s.capabilities(),
 			Instructions:    s.opts.Instructions,
 			ServerInfo:      &mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version},
 		}, nil
