@@ -9,7 +9,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins test check run bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
+.PHONY: proto all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes soak fuzz clean npm
 
 all: build
 
@@ -23,12 +23,23 @@ build: host plugins
 host:
 	$(GO) build -o bin/host ./host
 
-# Each plugin's binary goes into its own folder, next to its tool.yaml.
+# Each Go plugin's binary goes into its own folder, next to its tool.yaml.
+# A folder without Go sources (plugins/text, in Python) is ready as it is.
 plugins:
 	@for p in $(PLUGINS); do \
+		ls plugins/$$p/*.go 2>/dev/null | grep -qv '_test\.go$$' || continue; \
 		echo "$(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
 		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
 	done
+
+# The Python plugin runtime's gRPC code, from sdk/wire/plugin.proto and
+# sdk/python/health.proto, with Debian's python3-grpc-tools (make deps); the
+# result is checked in, and copied into plugins/text (sdk/python's test
+# checks both are current).
+PYTHON_RUNTIME := toolhost_plugin.py plugin_pb2.py plugin_pb2_grpc.py health_pb2.py health_pb2_grpc.py
+python-gen: deps
+	cd sdk/python && /usr/bin/python3 -m grpc_tools.protoc -I. -I../wire --python_out=. --grpc_python_out=. health.proto ../wire/plugin.proto
+	for f in $(PYTHON_RUNTIME); do cp sdk/python/$$f plugins/text/$$f; done
 
 # The Debian packages listed in scripts/debian-packages.txt (apt-get as root
 # or through passwordless sudo; otherwise it names the command to run).
@@ -54,15 +65,38 @@ tests/node_modules/.installed: tests/package.json tests/package-lock.json
 
 # `host surface check`: the curated chat surface still agrees with the
 # manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm
+test: deps build npm cross-check
 	./bin/host surface check chat
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
+
+# Every platform a client runs on: the host and every plugin for linux,
+# darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
+# (plugins as plugins/NAME/NAME there, beside nothing: a build check and
+# a release's binaries, not an installation).
+CROSS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@for t in $(CROSS_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; out=bin/cross/$$os-$$arch; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "== $$os/$$arch -> $$out"; \
+		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/host$$ext ./host || exit 1; \
+		for p in $(PLUGINS); do \
+			GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
+		done; \
+	done
+
+# What make test checks of the other platforms: everything compiles, and
+# vets with its tests, for macOS on arm64 and Windows on amd64.
+cross-check:
+	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) build ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
 check: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	$(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
@@ -72,12 +106,17 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx bench-notes
+bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+
+# Calls a second through nginx to one `host serve --http` replica and to two,
+# against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
+bench-lb: deps build npm
+	HOST_BENCH_LB=1 $(GO) test -count=1 -v -timeout 30m -run 'TestNginxThroughput' ./tests/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).
@@ -120,4 +159,4 @@ fuzz:
 
 clean:
 	rm -rf bin
-	@for p in $(PLUGINS); do rm -f plugins/$$p/$$p; done
+	@for p in $(PLUGINS); do ls plugins/$$p/*.go >/dev/null 2>&1 && rm -f plugins/$$p/$$p; done; true

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -15,6 +16,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/host/internal/metrics"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/registry"
 )
@@ -32,6 +34,22 @@ type app struct {
 	capsMaxBytes int
 	// auditPath is the audit log.
 	auditPath string
+	// metrics, when set (serve --metrics), counts calls, launches and
+	// crashes.
+	metrics atomic.Pointer[metrics.Metrics]
+}
+
+// observe points the metrics at m: every MCP call, plugin launch and crash
+// from now on is counted.
+func (a *app) observe(m *metrics.Metrics) { a.metrics.Store(m) }
+
+// callRunner is what the MCP surfaces run calls through: the dispatcher,
+// measured when metrics are on.
+func (a *app) callRunner() metrics.Runner {
+	if m := a.metrics.Load(); m != nil {
+		return m.Measured(a.dispatcher)
+	}
+	return a.dispatcher
 }
 
 // newApp builds the registry, supervisor and dispatcher from the
@@ -85,8 +103,18 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
 	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
 	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
-		StateDir: state, Reaper: "/proc/self/exe", MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
-		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes})
+		StateDir: state, Reaper: supervisor.ReaperExe(), MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
+		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes,
+		OnLaunch: func(tool string) {
+			if m := a.metrics.Load(); m != nil {
+				m.Launched(tool)
+			}
+		},
+		OnCrash: func(tool string) {
+			if m := a.metrics.Load(); m != nil {
+				m.Crashed(tool)
+			}
+		}})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }

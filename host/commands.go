@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/cli"
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
@@ -32,21 +30,23 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
 	return root
 }
 
 func newServeCmd() *cobra.Command {
 	var httpAddr, surfaceName string
 	var dev bool
+	var ops httpFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve MCP over stdio (or Streamable HTTP with --http)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1")
+			return runServe(cmd.Context(), httpAddr, surfaceName, dev || os.Getenv("HOST_DEV") == "1", &ops)
 		},
 	}
+	ops.register(cmd)
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on this address (loopback by default) instead of stdio")
 	cmd.Flags().StringVar(&surfaceName, "surface", "", "serve the curated surface surfaces/NAME.yaml (its named tools only) instead of the six generic tools")
 	cmd.Flags().BoolVar(&dev, "dev", false, "developer mode: run plugin folders without approval (as HOST_DEV=1); says so loudly")
@@ -169,28 +169,36 @@ func newCallCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
+			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON}
 			snap := a.registry.Scan()
 			action := ""
 			if len(args) == 2 {
 				action = args[1]
 			}
-			raw, err := buildArgs(snap, args[0], action, argPairs, argsJSON)
-			if err != nil {
-				return err
+			kind, act := callTarget(snap, args[0], action)
+			flags := make([]cli.Flag, 0, len(argPairs))
+			for _, p := range argPairs {
+				f, e := cli.ParsePair(p)
+				if e != nil {
+					return exitCode(w.Fail(e))
+				}
+				flags = append(flags, f)
 			}
-			kind := manifests.KindTool
-			if t, _ := snap.Tool(args[0]); t != nil {
-				kind = t.Manifest.Kind
+			raw, e := cli.BuildArgs(act, flags, argsJSON)
+			if e != nil {
+				return exitCode(w.Fail(e))
 			}
-			stderr := cmd.ErrOrStderr()
-			progressed := false
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: dispatch.ChannelTerminal}},
-				func(p *wire.Progress) { progressed = true; printProgress(stderr, p) })
-			if progressed {
-				fmt.Fprintln(stderr)
+				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
+			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
+			if out.Code() == wire.CodeApprovalRequired && !confirm {
+				fmt.Fprintln(w.Err, "this action is irreversible: run it again with --confirm if you mean it")
 			}
-			return printOutcome(cmd.OutOrStdout(), stderr, out, asJSON, confirm)
+			if code != cli.ExitOK {
+				return exitCode(code)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringArrayVar(&argPairs, "arg", nil, "an arg as NAME=VALUE, typed by the manifest (repeatable)")
@@ -200,72 +208,20 @@ func newCallCmd() *cobra.Command {
 	return cmd
 }
 
-// buildArgs turns --arg pairs (typed by the manifest when the arg is known;
-// unknown ones pass as strings so the checker can say did_you_mean) or
-// --args into a JSON object.
-func buildArgs(snap *registry.Snapshot, tool, action string, pairs []string, argsJSON string) (json.RawMessage, error) {
-	if argsJSON != "" && len(pairs) > 0 {
-		return nil, errors.New("give args either with --args or with --arg, not both")
+// callTarget is the kind of the named tool (a tool when it is unknown) and
+// the action whose manifest types the --arg values: the named one, or the
+// only one when none is named; nil when unknown, so every value passes as
+// a string and the checker answers it.
+func callTarget(snap *registry.Snapshot, tool, action string) (manifests.Kind, *manifests.Action) {
+	t, _ := snap.Tool(tool)
+	if t == nil {
+		return manifests.KindTool, nil
 	}
-	if argsJSON != "" {
-		return json.RawMessage(argsJSON), nil
+	act := t.Manifest.Action(action)
+	if act == nil && action == "" && len(t.Manifest.Actions) == 1 {
+		act = &t.Manifest.Actions[0]
 	}
-	var act *manifests.Action
-	if t, _ := snap.Tool(tool); t != nil {
-		act = t.Manifest.Action(action)
-		if act == nil && action == "" && len(t.Manifest.Actions) == 1 {
-			act = &t.Manifest.Actions[0]
-		}
-	}
-	obj := map[string]any{}
-	for _, p := range pairs {
-		name, value, ok := strings.Cut(p, "=")
-		if !ok {
-			return nil, fmt.Errorf("--arg %q: write it as NAME=VALUE", p)
-		}
-		var v any = value
-		if act != nil {
-			for i := range act.Args {
-				if act.Args[i].Name == name {
-					conv, err := act.Args[i].FromString(value)
-					if err != nil {
-						return nil, fmt.Errorf("--arg %s: %w", name, err)
-					}
-					v = conv
-				}
-			}
-		}
-		obj[name] = v
-	}
-	return json.Marshal(obj)
-}
-
-func printProgress(w io.Writer, p *wire.Progress) {
-	if p.GetTotal() > 0 {
-		width := 30
-		done := int(float64(width) * p.GetProgress() / p.GetTotal())
-		done = max(0, min(done, width))
-		fmt.Fprintf(w, "\r[%s%s] %s", strings.Repeat("#", done), strings.Repeat(".", width-done), p.GetMessage())
-		return
-	}
-	fmt.Fprintf(w, "\r%s", p.GetMessage())
-}
-
-// printOutcome renders a call's outcome: Markdown when the plugin gave one,
-// else indented JSON; an error prints its envelope and exits 1.
-func printOutcome(stdout, stderr io.Writer, out dispatch.Outcome, asJSON, confirmed bool) error {
-	if out.IsError {
-		_ = writeJSON(stdout, out.JSON)
-		if out.Code() == wire.CodeApprovalRequired && !confirmed {
-			fmt.Fprintln(stderr, "this action is irreversible: run it again with --confirm if you mean it")
-		}
-		return exitCode(1)
-	}
-	if out.Markdown != "" && !asJSON {
-		fmt.Fprintln(stdout, out.Markdown)
-		return nil
-	}
-	return writeJSON(stdout, out.JSON)
+	return t.Manifest.Kind, act
 }
 
 func newCapabilitiesCmd() *cobra.Command {
@@ -285,8 +241,7 @@ func newCapabilitiesCmd() *cobra.Command {
 			}
 			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
 			if env != nil {
-				_ = writeJSON(cmd.OutOrStdout(), dispatch.Fail(env).JSON)
-				return exitCode(1)
+				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(env))
 			}
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},
@@ -372,22 +327,9 @@ func runCheck(ctx context.Context, a *app, w io.Writer) int {
 	return problems
 }
 
-// writeJSON prints v indented; raw JSON keeps its own key order.
-func writeJSON(w io.Writer, v any) error {
-	if raw, ok := v.(json.RawMessage); ok {
-		var buf bytes.Buffer
-		if err := json.Indent(&buf, raw, "", "  "); err == nil {
-			_, err = fmt.Fprintln(w, buf.String())
-			return err
-		}
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode output: %w", err)
-	}
-	_, err = fmt.Fprintln(w, string(b))
-	return err
-}
+// writeJSON prints v indented, as every terminal command prints JSON
+// (cli.Writer.JSON); raw JSON keeps its own key order.
+func writeJSON(w io.Writer, v any) error { return (&cli.Writer{Out: w}).JSON(v) }
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")

@@ -1,77 +1,64 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/host/internal/clientconfig"
 	"github.com/toolhost/toolhost/manifests"
 )
 
-// clientConfig says where a client keeps its MCP servers and how an entry
-// looks.
-type clientConfig struct {
-	path  func(home string) string
-	key   string // the object holding the servers
-	entry func(exe string) map[string]any
-}
-
-var clients = map[string]clientConfig{
-	"claude-code": {
-		path: func(home string) string { return filepath.Join(home, ".claude.json") },
-		key:  "mcpServers",
-		entry: func(exe string) map[string]any {
-			return map[string]any{"type": "stdio", "command": exe, "args": []string{"serve"}}
-		},
-	},
-	"cursor": {
-		path:  func(home string) string { return filepath.Join(home, ".cursor", "mcp.json") },
-		key:   "mcpServers",
-		entry: func(exe string) map[string]any { return map[string]any{"command": exe, "args": []string{"serve"}} },
-	},
-	"claude-desktop": {
-		path: func(home string) string {
-			return filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
-		},
-		key:   "mcpServers",
-		entry: func(exe string) map[string]any { return map[string]any{"command": exe, "args": []string{"serve"}} },
-	},
-	"opencode": {
-		path: func(home string) string { return filepath.Join(home, ".config", "opencode", "opencode.json") },
-		key:  "mcp",
-		entry: func(exe string) map[string]any {
-			return map[string]any{"type": "local", "command": []string{exe, "serve"}, "enabled": true}
-		},
-	},
-}
-
-func clientNames() []string {
-	names := make([]string, 0, len(clients))
-	for n := range clients {
-		names = append(names, n)
+// clientEnv is this system's side of a client's config path.
+func clientEnv() (clientconfig.Env, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return clientconfig.Env{}, err
 	}
-	sort.Strings(names)
-	return names
+	return clientconfig.Env{GOOS: runtime.GOOS, Home: home, AppData: os.Getenv("APPDATA"),
+		XDGConfigHome: os.Getenv("XDG_CONFIG_HOME")}, nil
+}
+
+// lookupClient finds a client by name, or says which ones there are.
+func lookupClient(cmd, name string) (clientconfig.Client, error) {
+	c, ok := clientconfig.Lookup(name)
+	if !ok {
+		hint := ""
+		if s := manifests.Suggest(name, clientconfig.Names()); len(s) > 0 {
+			hint = fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+		}
+		return c, fmt.Errorf("%s: unknown client %q%s; known: %s", cmd, name, hint, strings.Join(clientconfig.Names(), ", "))
+	}
+	return c, nil
+}
+
+// configPath is the client's config file on this system.
+func configPath(c clientconfig.Client) (string, error) {
+	env, err := clientEnv()
+	if err != nil {
+		return "", err
+	}
+	return c.Path(env, func(p string) bool { _, err := os.Stat(p); return err == nil }), nil
 }
 
 func newInstallClientCmd() *cobra.Command {
-	var printOnly bool
+	var printOnly, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "install-client CLIENT",
-		Short: "Add toolhost to an MCP client's config (" + strings.Join(clientNames(), ", ") + ")",
-		Args:  cobra.ExactArgs(1),
+		Use:   "install-client CLIENT [--dry-run | --print]",
+		Short: "Add toolhost to an MCP client's config (" + strings.Join(clientconfig.Names(), ", ") + ")",
+		Long: "install-client adds the entry `toolhost` (this binary, `serve`) to the client's config file on this\n" +
+			"system, changing nothing else in it (comments in a JSONC file included). Run again, it says it is\n" +
+			"already installed. The file as it was before the first change is kept as FILE.bak.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, ok := clients[args[0]]
-			if !ok {
-				return fmt.Errorf("unknown client %q (did you mean %v?); known: %s", args[0],
-					manifests.Suggest(args[0], clientNames()), strings.Join(clientNames(), ", "))
+			c, err := lookupClient("install-client", args[0])
+			if err != nil {
+				return err
 			}
 			exe, err := os.Executable()
 			if err != nil {
@@ -80,59 +67,66 @@ func newInstallClientCmd() *cobra.Command {
 			if real, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = real
 			}
-			entry := c.entry(exe)
 			if printOnly {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{c.key: map[string]any{"toolhost": entry}})
+				return writeJSON(cmd.OutOrStdout(), map[string]any{c.Key: map[string]any{clientconfig.ServerName: c.Entry(exe)}})
 			}
-			home, err := os.UserHomeDir()
+			path, err := configPath(c)
 			if err != nil {
 				return fmt.Errorf("install-client: %w", err)
 			}
-			path := c.path(home)
-			if err := mergeServer(path, c.key, entry); err != nil {
-				return err
+			o, err := clientconfig.Install(c, path, exe, dryRun)
+			if err != nil {
+				return fmt.Errorf("install-client: %w", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "added toolhost to %s; restart %s to pick it up\n", path, args[0])
+			report(cmd.OutOrStdout(), o, dryRun, "toolhost is already installed in %s, unchanged",
+				"added toolhost to %s; restart "+c.Name+" to pick it up")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&printOnly, "print", false, "print the config entry instead of writing it")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and write nothing")
 	return cmd
 }
 
-// mergeServer adds the toolhost entry under key in the JSON file at path,
-// keeping everything else; the old file is kept as path.bak.
-func mergeServer(path, key string, entry map[string]any) error {
-	doc := map[string]any{}
-	b, err := os.ReadFile(path)
+func newUninstallClientCmd() *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "uninstall-client CLIENT [--dry-run]",
+		Short: "Take toolhost out of an MCP client's config, changing nothing else",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := lookupClient("uninstall-client", args[0])
+			if err != nil {
+				return err
+			}
+			path, err := configPath(c)
+			if err != nil {
+				return fmt.Errorf("uninstall-client: %w", err)
+			}
+			o, err := clientconfig.Uninstall(c, path, dryRun)
+			if err != nil {
+				return fmt.Errorf("uninstall-client: %w", err)
+			}
+			report(cmd.OutOrStdout(), o, dryRun, "toolhost is not installed in %s, nothing to do",
+				"took toolhost out of %s; restart "+c.Name+" to drop it")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and write nothing")
+	return cmd
+}
+
+// report says what an install or uninstall did.
+func report(w io.Writer, o clientconfig.Outcome, dryRun bool, unchanged, changed string) {
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("install-client: read %s: %w", path, err)
+	case !o.Changed:
+		fmt.Fprintf(w, unchanged+"\n", o.Path)
+	case dryRun:
+		fmt.Fprintf(w, "would change %s (dry run, nothing written):\n%s", o.Path, o.Diff)
 	default:
-		if err := json.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("install-client: %s is not valid JSON (%v); fix it or add the entry by hand (see --print)", path, err)
-		}
-		if err := os.WriteFile(path+".bak", b, 0o600); err != nil {
-			return fmt.Errorf("install-client: back up %s: %w", path, err)
+		fmt.Fprintf(w, changed+"\n", o.Path)
+		if o.Backup != "" {
+			fmt.Fprintf(w, "the file as it was before toolhost first changed it: %s\n", o.Backup)
 		}
 	}
-	servers, _ := doc[key].(map[string]any)
-	if servers == nil {
-		servers = map[string]any{}
-	}
-	servers["toolhost"] = entry
-	doc[key] = servers
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return fmt.Errorf("install-client: encode: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("install-client: %w", err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(out, '\n'), 0o600); err != nil {
-		return fmt.Errorf("install-client: write %s: %w", path, err)
-	}
-	return os.Rename(tmp, path)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/toolhost/toolhost/host/internal/supervisor"
@@ -41,11 +42,33 @@ func main() {
 		case <-finished:
 		}
 	}()
+	stopProfile := startProfile(os.Getenv("HOST_CPUPROFILE"))
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	close(finished)
 	stop()
 	cancelForce()
 	os.Exit(code)
+}
+
+// startProfile writes a CPU profile of the whole run to path (a developer
+// aid, HOST_CPUPROFILE; "" profiles nothing) and returns what stops it.
+func startProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "HOST_CPUPROFILE:", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 // forceKey is the context key of the force context.

@@ -64,12 +64,17 @@ func TestCallAnswersThemselves(t *testing.T) {
 	}{
 		{"markdown", []string{"call", "testtool", "echo", "--arg", "text=hi"}, 0, []string{"**echo:** hi"}},
 		{"json", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max-results=3", "--json"}, 0, []string{`"max_results": 3`, `"client_name": "host-cli"`}},
-		{"did you mean", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max_results=3"}, 1, []string{`"did_you_mean": [`, `"max-results"`}},
-		{"schema", []string{"call", "testtool", "echo"}, 1, []string{`"schema"`, `"text"`, `"required": true`}},
+		{"did you mean", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max_results=3"}, 2, []string{`"did_you_mean": [`, `"max-results"`}},
+		{"schema", []string{"call", "testtool", "echo"}, 2, []string{`"schema"`, `"text"`, `"required": true`}},
 		{"args json", []string{"call", "testtool", "echo", "--args", `{"text":"j"}`, "--json"}, 0, []string{`"text": "j"`}},
 		{"gate", []string{"call", "testtool", "delete-thing", "--arg", "text=x"}, 1, []string{"approval_required"}},
 		{"confirmed", []string{"call", "testtool", "delete-thing", "--arg", "text=x", "--confirm"}, 0, []string{"**echo:** x"}},
-		{"unknown action", []string{"call", "testtool", "delete_thing"}, 1, []string{`"delete-thing"`, "unknown_action"}},
+		{"unknown action", []string{"call", "testtool", "delete_thing"}, 2, []string{`"delete-thing"`, "unknown_action"}},
+		{"unknown tool", []string{"call", "testtol", "echo"}, 2, []string{`"testtool"`, "unknown_tool"}},
+		{"mistyped arg", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max-results=three"}, 2, []string{"invalid_args", "max-results"}},
+		{"arg without value", []string{"call", "testtool", "echo", "--arg", "text"}, 2, []string{"invalid_args", "NAME=VALUE"}},
+		{"both arg forms", []string{"call", "testtool", "echo", "--arg", "text=a", "--args", `{"text":"b"}`}, 2, []string{"invalid_args", "not both"}},
+		{"tool failure", []string{"call", "testtool", "panic"}, 1, []string{"internal_error"}},
 		{"list", []string{"list"}, 0, []string{"testtool", "ready"}},
 		{"check", []string{"check"}, 0, []string{"ok   testtool"}},
 		{"capabilities search", []string{"capabilities", "--search", "echo"}, 0, []string{`"action": "echo"`}},
@@ -164,8 +169,18 @@ func TestInstallClientMergesConfig(t *testing.T) {
 	if _, err := os.Stat(cfg + ".bak"); err != nil {
 		t.Fatalf("no backup of the old config: %v", err)
 	}
-	if code, _, _ := runHost(t, t.TempDir(), "install-client", "cursr"); code != 1 {
+	code, out, errOut = runHost(t, t.TempDir(), "install-client", "cursr")
+	if code != 1 {
 		t.Fatalf("unknown client: exit %d, want 1", code)
+	}
+	// The message names what was wrong and what was meant.
+	for _, want := range []string{`unknown client "cursr"`, "did you mean [cursor]", "known: "} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("unknown client: stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if out != "" {
+		t.Errorf("unknown client: stdout %q, want nothing", out)
 	}
 }
 
@@ -181,7 +196,7 @@ func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
 	tool, _ := reg.Scan().Tool("testtool")
 	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: stateDir(), MaxCrashes: 1, DisableFor: time.Hour})
 	defer sup.Close()
-	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); r.GetError().GetCode() != wire.CodePluginCrashed {
+	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); wire.Code(r.GetError().GetCode()) != wire.CodePluginCrashed {
 		t.Fatalf("crash answered %v", r)
 	}
 

@@ -19,7 +19,7 @@ import (
 // flight are answered and every plugin is stopped. When the force context
 // ends too (a second signal) it stops at once, cancelling the calls in
 // flight, and returns an error.
-func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error {
+func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *httpFlags) error {
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -44,6 +44,20 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error
 	}()
 	defer func() { stopBackground(); <-bgDone }()
 
+	var cfg *opsConfig
+	if httpAddr != "" {
+		var err error
+		if cfg, err = ops.build(a); err != nil {
+			return err
+		}
+		if cfg.metrics != nil {
+			stop, err := serveMetrics(ctx, a, ops.metricsAddr, cfg.metrics)
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
+	}
 	var srv *mcpproto.Server
 	if surfaceName != "" {
 		var err error
@@ -53,7 +67,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error
 	} else {
 		// Subscribe before the first sync, so no change falls between.
 		changes := a.registry.Changes()
-		gs := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.dispatcher,
+		gs := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.callRunner(),
 			CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger, Content: a.supervisor})
 		srv = gs.Server
 		// Prompts and resources follow plugins as they come and go.
@@ -68,7 +82,8 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool) error
 	var err error
 	if httpAddr != "" {
 		err = mcpproto.ServeHTTP(force, srv, mcpproto.HTTPOptions{Addr: httpAddr,
-			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http"), Stop: ctx.Done()})
+			Token: os.Getenv("HOST_HTTP_TOKEN"), Logger: a.logger.Named("http"), Stop: ctx.Done(),
+			Wrap: cfg.wrap, Authenticated: cfg.authenticated, TLSCert: ops.tlsCert, TLSKey: ops.tlsKey})
 	} else {
 		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
 		err = srv.Run(force, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),

@@ -44,7 +44,7 @@ func curatedServer(a *app, name string) (*mcpproto.Server, error) {
 	if len(blocking) > 0 {
 		return nil, fmt.Errorf("serve --surface %s: %s cannot be served:\n  %s", name, files.Declaration(), strings.Join(blocking, "\n  "))
 	}
-	srv, err := surface.NewServer(surface.Options{Declaration: d, Resolved: resolved, Runner: a.dispatcher, Version: version,
+	srv, err := surface.NewServer(surface.Options{Declaration: d, Resolved: resolved, Runner: a.callRunner(), Version: version,
 		Logger: a.logger.Named("surface")})
 	if err != nil {
 		return nil, err

@@ -147,29 +147,13 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 }
 
 // ArgsSummary describes every arg of the action in the compact form an
-// error's schema carries: arg name → {"type", "required", and when set
-// "description", "enum", "default", "minimum", "maximum"}.
+// error's schema carries: arg name → its Schema with "required".
 func (a *Action) ArgsSummary() map[string]any {
 	s := make(map[string]any, len(a.Args))
 	for i := range a.Args {
-		arg := &a.Args[i]
-		e := map[string]any{"type": string(arg.Type), "required": arg.Required}
-		if arg.Description != "" {
-			e["description"] = arg.Description
-		}
-		if len(arg.Enum) > 0 {
-			e["enum"] = cloneValue(arg.Enum)
-		}
-		if arg.Default != nil {
-			e["default"] = cloneValue(arg.Default)
-		}
-		if arg.Minimum != nil {
-			e["minimum"] = *arg.Minimum
-		}
-		if arg.Maximum != nil {
-			e["maximum"] = *arg.Maximum
-		}
-		s[arg.Name] = e
+		e := a.Args[i].Schema()
+		e["required"] = a.Args[i].Required
+		s[a.Args[i].Name] = e
 	}
 	return s
 }

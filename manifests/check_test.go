@@ -184,8 +184,8 @@ func TestCheckSchema(t *testing.T) {
 		"priority":    map[string]any{"type": "string", "required": false, "enum": []any{"low", "normal", "high"}, "default": "normal"},
 		"level":       map[string]any{"type": "integer", "required": false, "enum": []any{int64(1), int64(2), int64(3)}},
 		"dry-run":     map[string]any{"type": "boolean", "required": false},
-		"tags":        map[string]any{"type": "array", "required": false},
-		"ids":         map[string]any{"type": "array", "required": false},
+		"tags":        map[string]any{"type": "array", "required": false, "items": map[string]any{"type": "string"}},
+		"ids":         map[string]any{"type": "array", "required": false, "items": map[string]any{"type": "integer"}},
 		"headers":     map[string]any{"type": "object", "required": false, "default": map[string]any{"a": json.Number("1"), "b": []any{"x"}}},
 	}
 	if diff := cmp.Diff(want, ae.Schema); diff != "" {

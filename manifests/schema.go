@@ -15,35 +15,16 @@ var fileSchema []byte
 func FileSchema() []byte { return append([]byte(nil), fileSchema...) }
 
 // ArgsSchema returns the JSON Schema (draft 2020-12) of the action's args:
-// an object whose properties carry each arg's type, description, enum,
-// default, minimum, maximum and items, the required args listed under
-// "required" (left out when none is), and additionalProperties false. Each
-// call returns a fresh map the caller may change.
+// an object whose properties are each arg's Schema, the required args
+// listed under "required" (left out when none is), and
+// additionalProperties false. Each call returns a fresh map the caller may
+// change.
 func (a *Action) ArgsSchema() map[string]any {
 	props := make(map[string]any, len(a.Args))
 	var required []string
 	for i := range a.Args {
 		arg := &a.Args[i]
-		p := map[string]any{"type": string(arg.Type)}
-		if arg.Description != "" {
-			p["description"] = arg.Description
-		}
-		if len(arg.Enum) > 0 {
-			p["enum"] = cloneValue(arg.Enum)
-		}
-		if arg.Default != nil {
-			p["default"] = cloneValue(arg.Default)
-		}
-		if arg.Minimum != nil {
-			p["minimum"] = *arg.Minimum
-		}
-		if arg.Maximum != nil {
-			p["maximum"] = *arg.Maximum
-		}
-		if arg.Items != nil {
-			p["items"] = cloneValue(arg.Items)
-		}
-		props[arg.Name] = p
+		props[arg.Name] = arg.Schema()
 		if arg.Required {
 			required = append(required, arg.Name)
 		}
@@ -57,4 +38,31 @@ func (a *Action) ArgsSchema() map[string]any {
 		s["required"] = required
 	}
 	return s
+}
+
+// Schema is the one rendering of an arg every answer builds on (the args'
+// JSON Schema, an error's schema, capabilities' arg list): its type, and
+// when set its description, enum, default, minimum, maximum and items. It
+// returns a fresh map the caller may add to.
+func (a *Arg) Schema() map[string]any {
+	p := map[string]any{"type": string(a.Type)}
+	if a.Description != "" {
+		p["description"] = a.Description
+	}
+	if len(a.Enum) > 0 {
+		p["enum"] = cloneValue(a.Enum)
+	}
+	if a.Default != nil {
+		p["default"] = cloneValue(a.Default)
+	}
+	if a.Minimum != nil {
+		p["minimum"] = *a.Minimum
+	}
+	if a.Maximum != nil {
+		p["maximum"] = *a.Maximum
+	}
+	if a.Items != nil {
+		p["items"] = cloneValue(a.Items)
+	}
+	return p
 }

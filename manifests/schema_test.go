@@ -2,15 +2,13 @@ package manifests
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
 )
 
@@ -126,8 +124,8 @@ func TestFileSchema(t *testing.T) {
 				t.Fatalf("Parse: %v", err)
 			}
 			doc := loadYAML(t, f)
-			if errs := validate(schema, schema, doc, ""); len(errs) > 0 {
-				t.Errorf("not valid against tool.schema.json:\n%s", strings.Join(errs, "\n"))
+			if err := validate(t, doc); err != nil {
+				t.Errorf("not valid against tool.schema.json: %v", err)
 			}
 		})
 	}
@@ -148,7 +146,7 @@ func TestFileSchema(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if errs := validate(schema, schema, doc, ""); len(errs) == 0 {
+		if err := validate(t, doc); err == nil {
 			t.Errorf("the schema accepts an invalid manifest:\n%s", src)
 		}
 		if _, err := ParseBytes("f", []byte(src)); err == nil {
@@ -176,103 +174,28 @@ func loadYAML(t *testing.T, path string) any {
 	return doc
 }
 
-// validate checks doc against the subset of JSON Schema that
-// tool.schema.json uses: $ref to $defs, type, enum, required,
-// properties, additionalProperties false, items, pattern, not pattern,
-// minimum, maximum, minItems, minLength and uniqueItems.
-func validate(root, s map[string]any, doc any, at string) []string {
-	var errs []string
-	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
-	if ref, ok := s["$ref"].(string); ok {
-		name := strings.TrimPrefix(ref, "#/$defs/")
-		errs = append(errs, validate(root, root["$defs"].(map[string]any)[name].(map[string]any), doc, at)...)
+// validate checks doc (as YAML decodes it) against tool.schema.json with
+// jsonschema-go, a validator other than our parser.
+func validate(t *testing.T, doc any) error {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(FileSchema(), &s); err != nil {
+		t.Fatalf("read tool.schema.json: %v", err)
 	}
-	if t, ok := s["type"]; ok {
-		var allowed []any
-		if l, ok := t.([]any); ok {
-			allowed = l
-		} else {
-			allowed = []any{t}
-		}
-		okType := false
-		for _, a := range allowed {
-			if yamlIsType(a.(string), doc) {
-				okType = true
-			}
-		}
-		if !okType {
-			fail("want type %v, got %T", t, doc)
-			return errs
-		}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("resolve tool.schema.json: %v", err)
 	}
-	if enum, ok := s["enum"].([]any); ok {
-		found := false
-		for _, e := range enum {
-			if fmt.Sprint(e) == fmt.Sprint(doc) {
-				found = true
-			}
-		}
-		if !found {
-			fail("%v is not one of %v", doc, enum)
-		}
+	// Validate JSON values, as an editor's validator sees the file.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if str, ok := doc.(string); ok {
-		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
-			fail("%q does not match %s", str, p)
-		}
-		if not, ok := s["not"].(map[string]any); ok {
-			if p, ok := not["pattern"].(string); ok && regexp.MustCompile(p).MatchString(str) {
-				fail("%q matches %s", str, p)
-			}
-		}
-		if n, ok := s["minLength"].(float64); ok && float64(len(str)) < n {
-			fail("shorter than %v", n)
-		}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
 	}
-	if n, ok := toFloat(doc); ok {
-		if min, ok := s["minimum"].(float64); ok && n < min {
-			fail("%v is below %v", n, min)
-		}
-		if max, ok := s["maximum"].(float64); ok && n > max {
-			fail("%v is above %v", n, max)
-		}
-	}
-	if m, ok := doc.(map[string]any); ok {
-		props, _ := s["properties"].(map[string]any)
-		for _, r := range asList(s["required"]) {
-			if _, ok := m[r.(string)]; !ok {
-				fail("missing required %s", r)
-			}
-		}
-		for k, v := range m {
-			if p, ok := props[k]; ok {
-				errs = append(errs, validate(root, p.(map[string]any), v, at+"."+k)...)
-			} else if s["additionalProperties"] == false {
-				fail("unknown key %s", k)
-			}
-		}
-	}
-	if l, ok := doc.([]any); ok {
-		if n, ok := s["minItems"].(float64); ok && float64(len(l)) < n {
-			fail("fewer than %v items", n)
-		}
-		if s["uniqueItems"] == true {
-			seen := map[string]bool{}
-			for _, v := range l {
-				k := fmt.Sprint(v)
-				if seen[k] {
-					fail("duplicate item %v", v)
-				}
-				seen[k] = true
-			}
-		}
-		if items, ok := s["items"].(map[string]any); ok {
-			for i, v := range l {
-				errs = append(errs, validate(root, items, v, fmt.Sprintf("%s[%d]", at, i))...)
-			}
-		}
-	}
-	return errs
+	return rs.Validate(v)
 }
 
 func asList(v any) []any { l, _ := v.([]any); return l }

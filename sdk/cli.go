@@ -1,9 +1,7 @@
 package sdk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,14 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolhost/toolhost/cli"
 	"github.com/toolhost/toolhost/manifests"
-)
-
-// Exit codes of CLI mode.
-const (
-	exitOK    = 0
-	exitTool  = 1
-	exitUsage = 2
+	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // runCLI runs one action from the command line: `BIN ACTION [--arg value]…`
@@ -30,7 +23,7 @@ func runCLI(p Plugin, args []string, stdout, stderr io.Writer) int {
 	m, err := manifestBesideBinary()
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -56,153 +49,100 @@ func manifestBesideBinary() (*manifests.Manifest, error) {
 
 // runCLIWith is runCLI with the manifest and context given.
 func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []string, stdout, stderr io.Writer) int {
+	w := &cli.Writer{Out: stdout, Err: stderr}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printToolUsage(stderr, m)
 		if len(args) == 0 {
-			return exitUsage
+			return cli.ExitUsage
 		}
-		return exitOK
+		return cli.ExitOK
 	}
 	name := args[0]
 	action := m.Action(name)
 	if action == nil {
-		return usageError(stdout, &Error{Code: CodeUnknownAction,
+		return w.Fail(&Error{Code: CodeUnknownAction,
 			Message:    fmt.Sprintf("unknown action %q of %s", name, m.Name),
 			DidYouMean: manifests.Suggest(name, m.ActionNames()),
 			NextStep:   fmt.Sprintf("run `%s --help` to list the actions", m.Name)})
 	}
-	raw, markdown, err := parseActionFlags(action, args[1:])
+	flags, argsJSON, markdown, err := parseActionFlags(action, args[1:])
 	if errors.Is(err, errHelp) {
 		printActionUsage(stderr, m, action)
-		return exitOK
+		return cli.ExitOK
 	}
 	if err != nil {
-		return usageError(stdout, AsError(err))
+		return w.Fail(AsError(err))
 	}
-	checked, err := action.Check(raw)
+	w.PreferMarkdown = markdown
+	raw, e := cli.BuildArgs(action, flags, argsJSON)
+	if e != nil {
+		return w.Fail(e)
+	}
+	req, err := newCheckedRequest(action, raw)
 	if err != nil {
-		var ae *manifests.ArgError
-		if errors.As(err, &ae) {
-			return usageError(stdout, &Error{Code: CodeInvalidArgs, Message: ae.Message, DidYouMean: ae.DidYouMean, Schema: ae.Schema})
-		}
-		return usageError(stdout, Errorf(CodeInvalidArgs, "%v", err))
+		return w.Fail(AsError(err))
 	}
-	checkedJSON, err := json.Marshal(checked)
-	if err != nil {
-		return usageError(stdout, Errorf(CodeInvalidArgs, "encode args: %v", err))
-	}
-	req := &Request{Action: name, Args: checkedJSON, Caller: Caller{ClientName: "cli", Channel: ChannelTerminal}}
-	req.progress = func(pr Progress) {
-		if pr.Total > 0 {
-			fmt.Fprintf(stderr, "[%.0f/%.0f] %s\n", pr.Progress, pr.Total, pr.Message)
-		} else {
-			fmt.Fprintf(stderr, "[%.0f] %s\n", pr.Progress, pr.Message)
-		}
-	}
+	req.Caller = Caller{ClientName: "cli", Channel: ChannelTerminal}
+	req.progress = func(pr Progress) { w.Progress(pr.Progress, pr.Total, pr.Message) }
 	if ctxTimeout := m.Timeout; ctxTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, ctxTimeout)
 		defer cancel()
 	}
 	res, err := dispatch(ctx, p, req)
+	if jw, ok := resultData(res, err).(JSONWriter); ok {
+		return w.Write(cli.Result{Markdown: res.Markdown, Stream: func(out io.Writer) error { return writeJSONData(jw, out) }})
+	}
 	wr := encodeResult(res, err)
-	if wr.GetError() != nil {
-		writeJSON(stdout, map[string]any{"error": ErrorFromWire(wr.GetError())})
-		return exitTool
+	return w.Write(cli.Result{JSON: wr.GetJson(), Markdown: wr.GetMarkdown(), Err: wire.ErrorFrom(wr.GetError())})
+}
+
+// resultData is a successful result's Data, else nil.
+func resultData(res *Result, err error) any {
+	if err != nil || res == nil {
+		return nil
 	}
-	if markdown && wr.GetMarkdown() != "" {
-		fmt.Fprintln(stdout, wr.GetMarkdown())
-		return exitOK
-	}
-	// Indent the plugin's own bytes: its key order (data_notice first, say)
-	// is part of what it says.
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, wr.GetJson(), "", "  "); err != nil {
-		writeJSON(stdout, map[string]any{"error": Errorf(CodeInternalError, "result is not valid JSON: %v", err)})
-		return exitTool
-	}
-	fmt.Fprintln(stdout, buf.String())
-	return exitOK
+	return res.Data
 }
 
 // errHelp asks for an action's usage.
 var errHelp = errors.New("help requested")
 
-// parseActionFlags turns `--name value`, `--name=value`, `--json {…}` and
-// `--markdown` into the args object.
-func parseActionFlags(a *manifests.Action, flags []string) (json.RawMessage, bool, error) {
-	args := map[string]any{}
-	markdown := false
-	var fromJSON json.RawMessage
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
+// parseActionFlags reads `--name value`, `--name=value` (a boolean arg
+// alone is true), `--json {…}` and `--markdown`; cli.BuildArgs types them.
+func parseActionFlags(a *manifests.Action, argv []string) (flags []cli.Flag, argsJSON string, markdown bool, err error) {
+	for i := 0; i < len(argv); i++ {
+		f := argv[i]
 		if f == "-h" || f == "--help" {
-			return nil, false, errHelp
+			return nil, "", false, errHelp
 		}
 		if !strings.HasPrefix(f, "--") {
-			return nil, false, Errorf(CodeInvalidArgs, "unexpected %q: args are given as --NAME VALUE", f)
+			return nil, "", false, &Error{Code: CodeInvalidArgs, Message: fmt.Sprintf("unexpected %q: args are given as --NAME VALUE", f),
+				NextStep: fmt.Sprintf("run `%s --help` for the args", a.Name)}
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(f, "--"), "=")
 		if name == "markdown" {
 			markdown = true
 			continue
 		}
-		var arg *manifests.Arg
-		for j := range a.Args {
-			if a.Args[j].Name == name {
-				arg = &a.Args[j]
-			}
-		}
 		if !hasValue {
-			if arg != nil && arg.Type == manifests.TypeBoolean && (i+1 >= len(flags) || strings.HasPrefix(flags[i+1], "--")) {
+			if cli.IsBoolean(a, name) && (i+1 >= len(argv) || strings.HasPrefix(argv[i+1], "--")) {
 				value, hasValue = "true", true
-			} else if i+1 < len(flags) {
+			} else if i+1 < len(argv) {
 				i++
-				value, hasValue = flags[i], true
+				value, hasValue = argv[i], true
 			}
 		}
 		if !hasValue {
-			return nil, false, Errorf(CodeInvalidArgs, "--%s needs a value", name)
+			return nil, "", false, Errorf(CodeInvalidArgs, "--%s needs a value", name)
 		}
 		if name == "json" {
-			fromJSON = json.RawMessage(value)
+			argsJSON = value
 			continue
 		}
-		if arg == nil {
-			names := make([]string, len(a.Args))
-			for j, x := range a.Args {
-				names[j] = x.Name
-			}
-			return nil, false, &Error{Code: CodeInvalidArgs, Message: fmt.Sprintf("unknown arg %q of %s", name, a.Name),
-				DidYouMean: manifests.Suggest(name, names), Schema: a.ArgsSchema()}
-		}
-		v, err := arg.FromString(value)
-		if err != nil {
-			return nil, false, Errorf(CodeInvalidArgs, "--%s: %v", name, err)
-		}
-		args[name] = v
+		flags = append(flags, cli.Flag{Name: name, Value: value})
 	}
-	if fromJSON != nil {
-		if len(args) > 0 {
-			return nil, false, Errorf(CodeInvalidArgs, "give args either as --json or as flags, not both")
-		}
-		return fromJSON, markdown, nil
-	}
-	b, err := json.Marshal(args)
-	return b, markdown, err
-}
-
-func usageError(stdout io.Writer, e *Error) int {
-	writeJSON(stdout, map[string]any{"error": e})
-	return exitUsage
-}
-
-func writeJSON(w io.Writer, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		b = []byte(fmt.Sprintf(`{"error":{"code":"internal_error","message":%q}}`, err.Error()))
-	}
-	fmt.Fprintln(w, string(b))
+	return flags, argsJSON, markdown, nil
 }
 
 func printToolUsage(w io.Writer, m *manifests.Manifest) {

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // Handler runs one action. A returned *Error becomes the error envelope with
@@ -146,35 +148,28 @@ type Result struct {
 	Markdown string
 }
 
-// Code is an error code, snake_case, e.g. "invalid_args".
-type Code string
+// Code is an error code, snake_case, e.g. "invalid_args": the one code
+// type the host and every plugin share.
+type Code = wire.Code
 
-// Codes shared by the host and plugins; plugins add their own.
+// Codes a handler returns; plugins add their own (a Code constant of their
+// package).
 const (
-	CodeInvalidArgs   Code = "invalid_args"
-	CodeUnknownAction Code = "unknown_action"
-	CodeInternalError Code = "internal_error"
-	CodeCancelled     Code = "cancelled"
-	CodeTimeout       Code = "timeout"
+	CodeInvalidArgs   Code = wire.CodeInvalidArgs
+	CodeUnknownAction Code = wire.CodeUnknownAction
+	CodeInternalError Code = wire.CodeInternalError
+	CodeCancelled     Code = wire.CodeCancelled
+	CodeTimeout       Code = wire.CodeTimeout
 )
 
-// Error is the error envelope's body: code and message always, the rest when
-// they help the caller correct the call.
-type Error struct {
-	Code       Code           `json:"code"`
-	Message    string         `json:"message"`
-	DidYouMean []string       `json:"did_you_mean,omitempty"`
-	Schema     any            `json:"schema,omitempty"`
-	NextStep   string         `json:"next_step,omitempty"`
-	Details    map[string]any `json:"details,omitempty"`
-}
-
-// Error returns "code: message".
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+// Error is the error envelope's body: code and message always, the rest
+// (did_you_mean, schema, next_step, details) when they help the caller
+// correct the call. It is the same type the host answers with.
+type Error = wire.Error
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code Code, format string, a ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, a...)}
+	return wire.Errorf(code, format, a...)
 }
 
 // AsError returns err as an *Error: itself when it is one (or wraps one),

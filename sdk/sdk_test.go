@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -128,5 +130,48 @@ func TestErrorRoundTripsTheWire(t *testing.T) {
 	b, _ := json.Marshal(out)
 	if string(a) != string(b) {
 		t.Fatalf("got %s, want %s", b, a)
+	}
+}
+
+func TestNewRequestFor(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, manifests.FileName), []byte(testManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "internal", "greeter")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub) // the nearest tool.yaml above, as for a plugin's internal package
+	tests := []struct {
+		name     string
+		action   string
+		args     any
+		want     string
+		wantCode Code
+	}{
+		{"defaults filled as the host fills them", "say-hello", map[string]any{"name": "Ana"}, `{"name":"Ana","times":1}`, ""},
+		{"given values kept", "say-hello", map[string]any{"name": "Ana", "times": 3, "loud": true}, `{"loud":true,"name":"Ana","times":3}`, ""},
+		{"missing required arg", "say-hello", nil, "", CodeInvalidArgs},
+		{"below the minimum", "say-hello", map[string]any{"name": "Ana", "times": 0}, "", CodeInvalidArgs},
+		{"misspelt action", "say_hello", nil, "", CodeUnknownAction},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := NewRequestFor(tt.action, tt.args)
+			if tt.wantCode != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Code != tt.wantCode {
+					t.Fatalf("got %v, want %s", err, tt.wantCode)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(req.Args) != tt.want {
+				t.Errorf("args %s, want %s", req.Args, tt.want)
+			}
+		})
 	}
 }

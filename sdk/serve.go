@@ -136,6 +136,13 @@ func encodeResult(res *Result, err error) *wire.Result {
 		if data == nil {
 			data = map[string]any{}
 		}
+		if jw, ok := data.(JSONWriter); ok {
+			b, werr := encodeStreamed(jw)
+			if werr == nil {
+				return &wire.Result{Json: b, Markdown: res.Markdown}
+			}
+			return &wire.Result{Error: ErrorToWire(AsError(werr))}
+		}
 		b, merr := json.Marshal(data)
 		if merr == nil && (len(b) == 0 || b[0] != '{') {
 			merr = fmt.Errorf("result is %s, not a JSON object", firstBytes(b, 20))
@@ -156,28 +163,10 @@ func firstBytes(b []byte, n int) string {
 }
 
 // ErrorToWire converts an *Error to its wire form.
-func ErrorToWire(e *Error) *wire.ErrorEnvelope {
-	w := &wire.ErrorEnvelope{Code: string(e.Code), Message: e.Message, DidYouMean: e.DidYouMean, NextStep: e.NextStep}
-	if e.Schema != nil {
-		w.SchemaJson, _ = json.Marshal(e.Schema)
-	}
-	if len(e.Details) > 0 {
-		w.DetailsJson, _ = json.Marshal(e.Details)
-	}
-	return w
-}
+func ErrorToWire(e *Error) *wire.ErrorEnvelope { return e.Envelope() }
 
 // ErrorFromWire converts a wire error envelope to an *Error.
-func ErrorFromWire(w *wire.ErrorEnvelope) *Error {
-	e := &Error{Code: Code(w.GetCode()), Message: w.GetMessage(), DidYouMean: w.GetDidYouMean(), NextStep: w.GetNextStep()}
-	if len(w.GetSchemaJson()) > 0 {
-		_ = json.Unmarshal(w.GetSchemaJson(), &e.Schema)
-	}
-	if len(w.GetDetailsJson()) > 0 {
-		_ = json.Unmarshal(w.GetDetailsJson(), &e.Details)
-	}
-	return e
-}
+func ErrorFromWire(w *wire.ErrorEnvelope) *Error { return wire.ErrorFrom(w) }
 
 func callerFromWire(c *wire.Caller) Caller {
 	if c == nil {

@@ -63,7 +63,10 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		realPlugins = filepath.Join(tmp, "plugins")
-		buildRealPlugins(realPlugins)
+		if err := buildRealPlugins(realPlugins); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+			return 1
+		}
 		if len(realPluginNames) > 0 {
 			if err := testplugin.ApproveErr(realPlugins, stateHome); err != nil {
 				fmt.Fprintf(os.Stderr, "approve the real plugins: %v\n", err)
@@ -86,16 +89,19 @@ func goBuild(out, pkg string, flags ...string) ([]byte, error) {
 }
 
 // buildRealPlugins builds each plugins/NAME with a tool.yaml into
-// dir/NAME; one that does not build (work in progress) is left out, with a
-// note on stderr.
-func buildRealPlugins(dir string) {
-	manifests, _ := filepath.Glob(filepath.Join(repoRoot, "plugins", "*", "tool.yaml"))
+// dir/NAME. A plugin that does not build, or cannot be copied, fails the
+// whole run: a test must never quietly fall back to the test plugin.
+func buildRealPlugins(dir string) error {
+	manifests, err := filepath.Glob(filepath.Join(repoRoot, "plugins", "*", "tool.yaml"))
+	if err != nil || len(manifests) == 0 {
+		return fmt.Errorf("no plugins/*/tool.yaml under %s (%v)", repoRoot, err)
+	}
 	for _, m := range manifests {
 		src := filepath.Dir(m)
 		name := filepath.Base(src)
 		raw, err := os.ReadFile(m)
 		if err != nil {
-			continue
+			return fmt.Errorf("plugin %s: %w", name, err)
 		}
 		entry := name
 		for _, line := range strings.Split(string(raw), "\n") {
@@ -104,15 +110,65 @@ func buildRealPlugins(dir string) {
 			}
 		}
 		dst := filepath.Join(dir, name)
-		if out, err := goBuild(filepath.Join(dst, entry), "./plugins/"+name); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: plugin %s does not build, left out: %v\n%s", name, err, firstLines(string(out), 5))
+		if !hasGoSources(src) {
+			// A plugin in another language (plugins/text) runs as it is.
+			if err := copyTree(src, dst); err != nil {
+				return fmt.Errorf("plugin %s: copy: %w", name, err)
+			}
+			realPluginNames = append(realPluginNames, name)
 			continue
 		}
+		if out, err := goBuild(filepath.Join(dst, entry), "./plugins/"+name); err != nil {
+			return fmt.Errorf("plugin %s does not build (fix it, or the tests that use it cannot run): %w\n%s", name, err, firstLines(string(out), 20))
+		}
 		if err := os.WriteFile(filepath.Join(dst, "tool.yaml"), raw, 0o644); err != nil {
-			continue
+			return fmt.Errorf("plugin %s: %w", name, err)
 		}
 		realPluginNames = append(realPluginNames, name)
 	}
+	return nil
+}
+
+// hasGoSources reports whether dir holds Go sources other than tests.
+func hasGoSources(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
+}
+
+// copyTree copies the regular files under src to dst, keeping their modes
+// (an interpreted plugin's entrypoint stays executable); Go tests and
+// interpreter caches are left out.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == "__pycache__" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(path, "_test.go") || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
 }
 
 func firstLines(s string, n int) string {

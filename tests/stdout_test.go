@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// stdout is the MCP protocol channel (DESIGN.md §4), so writing to it is
+// stdout is the MCP protocol channel (docs/design.md, "The MCP server"), so writing to it is
 // confined to the places that own a terminal. The rule this test enforces
 // on every non-test Go file of the module (testdata/ and node_modules/
 // excluded):

@@ -1,3 +1,3 @@
-// Package layout holds the test that enforces DESIGN.md §1's dependency
+// Package layout holds the test that enforces docs/design.md's dependency
 // directions with `go list`; it has no code of its own.
 package layout

@@ -53,7 +53,7 @@ func under(path, prefix string) bool {
 	return path == module+"/"+prefix || strings.HasPrefix(path, module+"/"+prefix+"/")
 }
 
-// TestImportDirections checks DESIGN.md §1's rules on every package.
+// TestImportDirections checks docs/design.md's layout rules on every package.
 func TestImportDirections(t *testing.T) {
 	for _, p := range listPackages(t) {
 		rel := strings.TrimPrefix(p.ImportPath, module+"/")
@@ -75,6 +75,8 @@ func TestImportDirections(t *testing.T) {
 				t.Errorf("%s depends on %s: the generic and the curated surface never import each other", p.ImportPath, dep)
 			case under(me, "host/internal/mcpproto") && (under(dep, "host/internal/mcpserver") || under(dep, "host/internal/surface")):
 				t.Errorf("%s depends on %s: the protocol layer imports neither surface", p.ImportPath, dep)
+			case under(me, "cli") && (under(dep, "host") || under(dep, "registry") || dep == module+"/sdk" || strings.HasPrefix(dep, module+"/plugins/")):
+				t.Errorf("%s depends on %s: cli (shared by host call and plugin CLI mode) imports only manifests and sdk/wire", p.ImportPath, dep)
 			case under(dep, "tests") && !under(me, "tests"):
 				t.Errorf("%s depends on %s: nothing imports tests", p.ImportPath, dep)
 			}

@@ -24,9 +24,7 @@ func binaries(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("builds the binaries")
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testplugin.NeedGit(t)
 	return testplugin.HostAndPlugin(t, "notes")
 }
 

@@ -384,52 +384,97 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
-	// Rows are encoded as they stream: a page of JSON costs its bytes, not
-	// a boxed value per cell.
-	b := newBudget(req, len(sh.Name))
-	rows := []json.RawMessage{}
-	seen, lastNum := 0, 0
-	truncated := false
-	emit := func(row json.RawMessage) error {
-		if seen < a.Offset {
+	// Rows are encoded and written as they stream: a sheet costs its
+	// bytes once, never a boxed value per cell or the whole JSON at once.
+	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
+		o := &objectWriter{w: out}
+		o.member("sheet", sh.Name)
+		o.openArray("rows")
+		b := newBudgetFor(req, len(sh.Name), a.MaxResults)
+		seen, shown, lastNum := 0, 0, 0
+		truncated := false
+		cut := ""
+		var row []byte
+		emit := func(r *workbook.Row) error {
+			if seen < a.Offset {
+				seen++
+				return nil
+			}
+			if shown >= a.MaxResults {
+				truncated = true
+				return workbook.ErrStop
+			}
+			if r == nil {
+				row = append(row[:0], "[]"...)
+			} else {
+				row = appendRow(row[:0], *r)
+			}
+			if !b.fits(len(row) + itemOverhead) {
+				truncated = true
+				if shown > 0 || r == nil {
+					return workbook.ErrStop
+				}
+				// A row larger than the whole budget comes cut to the
+				// cells that fit, and says where the rest is.
+				var k int
+				row, k = appendRowPrefix(row[:0], *r, b.limit-b.used-itemOverhead)
+				cut = fmt.Sprintf("row %d is larger than the result budget: only its first %d of %d cells are shown; read-range %s:%s reads the rest",
+					r.Num, k, max(len(r.Cells), len(r.Formulas)), workbook.CellName(r.Num, k+1), workbook.CellName(r.Num, max(len(r.Cells), len(r.Formulas))))
+			}
 			seen++
-			return nil
+			shown++
+			o.item(row)
+			if cut != "" {
+				return workbook.ErrStop
+			}
+			return o.err
 		}
-		if len(rows) >= a.MaxResults || (len(rows) > 0 && !b.fits(len(row)+1)) {
-			truncated = true
-			return workbook.ErrStop
-		}
-		seen++
-		rows = append(rows, row)
-		return nil
-	}
-	emptyRow := json.RawMessage("[]")
-	var buf rowBuffer
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
-		if !skipEmpty {
-			for n := lastNum + 1; n < r.Num; n++ {
-				if err := emit(emptyRow); err != nil {
-					return err
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
+			if !skipEmpty {
+				for n := lastNum + 1; n < r.Num; n++ {
+					if err := emit(nil); err != nil {
+						return err
+					}
 				}
 			}
+			lastNum = r.Num
+			return emit(&r)
+		})
+		if err != nil {
+			if o.err != nil {
+				return sdk.Errorf(sdk.CodeInternalError, "write the rows of %s: %v", sh.Name, o.err)
+			}
+			return workbookError(a.Path, err)
 		}
-		lastNum = r.Num
-		if seen < a.Offset {
-			seen++
-			return nil
+		o.closeArray()
+		o.member("truncated", truncated)
+		if truncated {
+			o.member("next_offset", a.Offset+shown)
 		}
-		return emit(buf.encode(func(dst []byte) []byte { return appendRow(dst, r) }))
-	})
-	if err != nil {
-		return nil, workbookError(a.Path, err)
+		o.notes(st, a.Formulas, cut)
+		return o.close()
+	})}, nil
+}
+
+// appendRowPrefix appends as many of a row's first cells as fit in limit
+// bytes (at least one) and says how many.
+func appendRowPrefix(dst []byte, r workbook.Row, limit int) ([]byte, int) {
+	start := len(dst)
+	dst = append(dst, '[')
+	n := max(len(r.Cells), len(r.Formulas))
+	k := 0
+	for ; k < n; k++ {
+		mark := len(dst)
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCell(dst, r, k, `""`)
+		if k > 0 && len(dst)-start+1 > limit {
+			dst = dst[:mark]
+			break
+		}
 	}
-	out := map[string]any{"sheet": sh.Name, "rows": rows, "truncated": truncated}
-	if truncated {
-		out["next_offset"] = a.Offset + len(rows)
-	}
-	uncachedNote(out, st, a.Formulas)
-	return &sdk.Result{Data: out}, nil
+	return append(dst, ']'), k
 }
 
 // ---- dump ------------------------------------------------------------------
@@ -438,6 +483,7 @@ type dumpArgs struct {
 	Path       string `json:"path"`
 	Save       string `json:"save"`
 	MaxResults int    `json:"max-results"`
+	Formulas   bool   `json:"formulas"`
 }
 
 func pyList(names []string) string {
@@ -551,6 +597,22 @@ func dumpSaved(ctx context.Context, w *workbook.Workbook, a dumpArgs) (*sdk.Resu
 	return &sdk.Result{Data: map[string]any{"saved_to": target, "characters": runes}}, nil
 }
 
+// appendCellText appends cell j of a row as dump shows it: its value's
+// text, and a formula cell's formula after it in brackets ("6 [=SUM(A1:A3)]",
+// "[=A3*2]" when the file holds no computed value).
+func appendCellText(dst []byte, r workbook.Row, j int) []byte {
+	if j < len(r.Cells) {
+		dst = r.Cells[j].AppendText(dst)
+	}
+	if j < len(r.Formulas) && r.Formulas[j] != "" {
+		if j < len(r.Cells) && !r.Cells[j].IsEmpty() {
+			dst = append(dst, ' ')
+		}
+		dst = append(append(append(dst, '['), r.Formulas[j]...), ']')
+	}
+	return dst
+}
+
 // dumpText writes the dump's text to out — the file and sheet list, then
 // each worksheet's header and its rows — and returns how many characters
 // it wrote. Each sheet's lines go first to the writer newLines gives (its
@@ -593,15 +655,15 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 		lw := bufio.NewWriterSize(lines, 256<<10)
 		shown, size := 0, 0
 		over := false
-		st, err := w.Stream(ctx, sh, nil, func(r workbook.Row) error {
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
 			line = append(line[:0], 'r')
 			line = strconv.AppendInt(line, int64(r.Num), 10)
 			line = append(line, ": "...)
-			for j, c := range r.Cells {
+			for j := range max(len(r.Cells), len(r.Formulas)) {
 				if j > 0 {
 					line = append(line, " | "...)
 				}
-				line = c.AppendText(line)
+				line = appendCellText(line, r, j)
 			}
 			line = append(line, '\n')
 			shown++

@@ -3,7 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/binary"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -224,80 +225,94 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer w.Close()
-	var keys []string
-	var renamed []renamedHeader
-	headerRow := 0
-	recs := []json.RawMessage{}
-	rowNums := []int{}
-	var keyJSON [][]byte
-	var buf rowBuffer
-	seen := 0
-	truncated := false
-	b := newBudget(req, 200+len(sh.Name))
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
-		if headerRow == 0 {
-			if a.HeaderRow > 0 && r.Num < a.HeaderRow {
+	// Records are encoded and written as they stream, keys in column
+	// order; the header facts, known only at the end (data may run past
+	// the header), follow them.
+	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
+		o := &objectWriter{w: out}
+		o.member("sheet", sh.Name)
+		o.openArray("records")
+		var keys []string
+		var renamed []renamedHeader
+		headerRow := 0
+		rowNums := []int{}
+		var keyJSON [][]byte
+		var rec []byte
+		seen := 0
+		truncated := false
+		b := newBudgetFor(req, 200+len(sh.Name), a.MaxResults)
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
+			if headerRow == 0 {
+				if a.HeaderRow > 0 && r.Num < a.HeaderRow {
+					return nil
+				}
+				if a.HeaderRow > 0 && r.Num > a.HeaderRow {
+					headerRow = a.HeaderRow // blank header row: every key is column_X
+				} else {
+					headerRow = r.Num
+					header := make([]workbook.Value, len(r.Cells))
+					for i, c := range r.Cells {
+						header[i] = c.Owned()
+					}
+					keys, renamed = headerKeys(header)
+					b.fits(jsonLen(keys) + jsonLen(renamed))
+					return nil
+				}
+			}
+			for len(keys) < max(len(r.Cells), len(r.Formulas)) {
+				col := workbook.ColumnName(len(keys) + 1)
+				keys = append(keys, "column_"+col)
+				renamed = append(renamed, renamedHeader{col, "", "column_" + col, "no header above data"})
+				b.fits(2*len(col) + 60)
+			}
+			if seen < a.Offset {
+				seen++
 				return nil
 			}
-			if a.HeaderRow > 0 && r.Num > a.HeaderRow {
-				headerRow = a.HeaderRow // blank header row: every key is column_X
-			} else {
-				headerRow = r.Num
-				keys, renamed = headerKeys(r.Cells)
-				b.fits(jsonLen(keys) + jsonLen(renamed))
-				return nil
+			for len(keyJSON) < len(keys) {
+				keyJSON = append(keyJSON, workbook.AppendJSONString(nil, keys[len(keyJSON)]))
 			}
-		}
-		for len(keys) < max(len(r.Cells), len(r.Formulas)) {
-			col := workbook.ColumnName(len(keys) + 1)
-			keys = append(keys, "column_"+col)
-			renamed = append(renamed, renamedHeader{col, "", "column_" + col, "no header above data"})
-		}
-		if seen < a.Offset {
-			seen++
-			return nil
-		}
-		for len(keyJSON) < len(keys) {
-			keyJSON = append(keyJSON, workbook.AppendJSONString(nil, keys[len(keyJSON)]))
-		}
-		// Each record is encoded as it streams, its keys in column order.
-		rec := buf.encode(func(dst []byte) []byte {
-			dst = append(dst, '{')
+			rec = append(rec[:0], '{')
 			for i, k := range keyJSON {
 				if i > 0 {
-					dst = append(dst, ',')
+					rec = append(rec, ',')
 				}
-				dst = append(append(dst, k...), ':')
-				dst = appendCell(dst, r, i, "null")
+				rec = append(append(rec, k...), ':')
+				rec = appendCell(rec, r, i, "null")
 			}
-			return append(dst, '}')
+			rec = append(rec, '}')
+			if len(rowNums) >= a.MaxResults || !b.fits(len(rec)+itemOverhead+8) && len(rowNums) > 0 {
+				truncated = true
+				return workbook.ErrStop
+			}
+			seen++
+			o.item(rec)
+			rowNums = append(rowNums, r.Num)
+			return o.err
 		})
-		if len(recs) >= a.MaxResults || (len(recs) > 0 && !b.fits(len(rec)+9)) {
-			truncated = true
-			return workbook.ErrStop
+		if err != nil {
+			if o.err != nil {
+				return sdk.Errorf(sdk.CodeInternalError, "write the records of %s: %v", sh.Name, o.err)
+			}
+			return workbookError(a.Path, err)
 		}
-		seen++
-		recs = append(recs, rec)
-		rowNums = append(rowNums, r.Num)
-		return nil
-	})
-	if err != nil {
-		return nil, workbookError(a.Path, err)
-	}
-	if keys == nil {
-		keys = []string{}
-	}
-	out := map[string]any{"sheet": sh.Name, "header_row": headerRow, "columns": keys,
-		"records": recs, "row_numbers": rowNums, "truncated": truncated}
-	if len(renamed) > 0 {
-		out["renamed"] = renamed
-	}
-	if truncated {
-		out["next_offset"] = a.Offset + len(recs)
-	}
-	uncachedNote(out, st, a.Formulas)
-	return &sdk.Result{Data: out}, nil
+		o.closeArray()
+		if keys == nil {
+			keys = []string{}
+		}
+		o.member("header_row", headerRow)
+		o.member("columns", keys)
+		o.member("row_numbers", rowNums)
+		if len(renamed) > 0 {
+			o.member("renamed", renamed)
+		}
+		o.member("truncated", truncated)
+		if truncated {
+			o.member("next_offset", a.Offset+len(rowNums))
+		}
+		o.notes(st, a.Formulas, "")
+		return o.close()
+	})}, nil
 }
 
 // ---- search ----------------------------------------------------------------
@@ -309,6 +324,7 @@ type searchArgs struct {
 	MaxResults int    `json:"max-results"`
 	Offset     int    `json:"offset"`
 	MatchCase  bool   `json:"match-case"`
+	Formulas   bool   `json:"formulas"`
 }
 
 type match struct {
@@ -317,6 +333,10 @@ type match struct {
 	Row   int    `json:"row"`
 	Col   int    `json:"column"`
 	Value any    `json:"value"`
+	// Formula and Cached are set, with formulas asked for, on a formula
+	// cell (Value null when the file holds no computed value).
+	Formula string `json:"formula,omitempty"`
+	Cached  *bool  `json:"cached,omitempty"`
 }
 
 func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -359,23 +379,43 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var text []byte
 	matches := []match{}
 	truncated, skipped := false, 0
-	b := newBudget(req, len(a.Query))
+	b := newBudgetFor(req, len(a.Query), a.MaxResults)
+	found := func(text []byte) bool {
+		if a.MatchCase {
+			return bytes.Contains(text, q)
+		}
+		return containsFold(text, q)
+	}
 	for _, sh := range sheets {
-		_, err := w.Stream(ctx, sh, nil, progress(req, sh.Name, func(r workbook.Row) error {
-			for i, c := range r.Cells {
-				if c.IsEmpty() {
+		_, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+			for i := range max(len(r.Cells), len(r.Formulas)) {
+				var c workbook.Value
+				if i < len(r.Cells) {
+					c = r.Cells[i]
+				}
+				formula := ""
+				if i < len(r.Formulas) {
+					formula = r.Formulas[i]
+				}
+				if c.IsEmpty() && formula == "" {
 					continue
 				}
+				// With formulas asked for, a cell matches by its value or
+				// its formula.
 				text = c.AppendText(text[:0])
-				if a.MatchCase && !bytes.Contains(text, q) || !a.MatchCase && !containsFold(text, q) {
+				if (c.IsEmpty() || !found(text)) && (formula == "" || !found([]byte(formula))) {
 					continue
 				}
 				if skipped < a.Offset {
 					skipped++
 					continue
 				}
-				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.JSON()}
-				if len(matches) >= a.MaxResults || (len(matches) > 0 && !b.fits(jsonLen(m))) {
+				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.Owned().JSON()}
+				if formula != "" {
+					cached := !c.IsEmpty()
+					m.Formula, m.Cached = formula, &cached
+				}
+				if len(matches) >= a.MaxResults || !b.fits(jsonLen(m)) && len(matches) > 0 {
 					truncated = true
 					return workbook.ErrStop
 				}
@@ -397,41 +437,80 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	return &sdk.Result{Data: out}, nil
 }
 
-// containsFold reports whether s contains the lower-case q, ignoring case:
-// byte by byte for ASCII, through bytes.ToLower otherwise.
+// containsFold reports whether s contains the lower-case q, ignoring case.
+// ASCII text is searched for q's first byte in either case (bytes.IndexByte,
+// each case's next position remembered, so the scan stays linear) and each
+// candidate compared; other text goes through bytes.ToLower (non-ASCII
+// text may fold to ASCII: the Kelvin sign is 'k').
 func containsFold(s, q []byte) bool {
-	ascii := true
-	for _, c := range q {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
+	if len(q) == 0 {
+		return true
 	}
-	if !ascii || len(q) == 0 {
+	if !isASCII(q) || !isASCII(s) {
 		return bytes.Contains(bytes.ToLower(s), q)
 	}
-	for i := 0; i+len(q) <= len(s); i++ {
-		j := 0
-		for ; j < len(q); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != q[j] {
+	lo, up := q[0], q[0]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	n := len(s) - len(q) + 1 // candidate starts are [0, n)
+	next := [2]int{-2, -2}   // next start of lo and of up: -2 unknown, -1 none
+	for pos := 0; pos < n; {
+		best := -1
+		for k, c := range [2]byte{lo, up} {
+			if k == 1 && up == lo {
 				break
 			}
+			if next[k] != -1 && next[k] < pos {
+				if j := bytes.IndexByte(s[pos:n], c); j >= 0 {
+					next[k] = pos + j
+				} else {
+					next[k] = -1
+				}
+			}
+			if next[k] >= 0 && (best < 0 || next[k] < best) {
+				best = next[k]
+			}
 		}
-		if j == len(q) {
+		if best < 0 {
+			return false
+		}
+		if equalFoldASCII(s[best+1:best+len(q)], q[1:]) {
 			return true
 		}
-	}
-	for _, c := range s {
-		if c >= utf8.RuneSelf {
-			// Non-ASCII text may fold to ASCII (the Kelvin sign is 'k').
-			return bytes.Contains(bytes.ToLower(s), q)
-		}
+		pos = best + 1
 	}
 	return false
+}
+
+// equalFoldASCII reports whether ASCII s equals the lower-case q but for
+// the case of s.
+func equalFoldASCII(s, q []byte) bool {
+	for j, c := range s {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != q[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- describe --------------------------------------------------------------
@@ -512,12 +591,12 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
 				for i, c := range r.Cells {
-					col(i).Header = c.JSON()
+					col(i).Header = c.Owned().JSON()
 				}
 				return nil
 			}
@@ -548,7 +627,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 					}
 				}
 				if !dup {
-					ci.Examples = append(ci.Examples, v)
+					ci.Examples = append(ci.Examples, c.Owned().JSON())
 				}
 			}
 		}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,10 +183,29 @@ func TestContainsFold(t *testing.T) {
 		{"Customer 0001 & Sons", "sons", true}, {"INV-0000001", "inv-", true}, {"abc", "abcd", false},
 		{"ĂÎÂȘȚ lunară", "lunară", true}, {"ĂÎÂȘȚ", "ăîâșț", true}, {"Kelvin \u212a", "k", true},
 		{"", "x", false}, {"xyz", "", true},
+		// Candidates of either case, past a false start, up to the end.
+		{"aAbAb", "ab", true}, {"AAAAAAAAAAAAAAAAAAAb", "ab", true}, {"aaaaaaaaaaaaaaaaaaaB", "ab", true},
+		{"AAAAAAAAAAAAAAAAAAAA", "ab", false}, {"xxxxxxxxxxxxxxxxxxAB", "ab", true}, {"xxxxxxxxxxxxxxxxxxA", "ab", false},
+		{"123-456", "-4", true}, {"Straße", "STRASSE", false}, {"long ascii text then é at the end", "then", true},
 	}
 	for _, tc := range tests {
 		if got := containsFold([]byte(tc.s), []byte(strings.ToLower(tc.q))); got != tc.want {
 			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.q, got, tc.want)
+		}
+	}
+	// Every short text of a small alphabet agrees with lowering it first.
+	rng := rand.New(rand.NewPCG(12, 0))
+	word := func(alphabet string, n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for range 20_000 {
+		s, q := word("aAbB-", rng.IntN(14)), word("ab-", 1+rng.IntN(3))
+		if got, want := containsFold(s, q), bytes.Contains(bytes.ToLower(s), q); got != want {
+			t.Fatalf("containsFold(%q, %q) = %v, want %v", s, q, got, want)
 		}
 	}
 }

@@ -43,7 +43,7 @@ func TestCLIMode(t *testing.T) {
 			[]string{`"2021-01-01T00:00:00"`, `"truncated": true`, `"next_offset": 2`}},
 		{"json args", []string{"list-sheets", "--json", `{"path":"calamine__any_sheets.xlsx"}`}, 0,
 			[]string{`"veryHidden"`, `"chartsheet"`}},
-		{"misspelt sheet", []string{"read-sheet", "--path", "calamine__any_sheets.xlsx", "--sheet", "visible"}, 1,
+		{"misspelt sheet", []string{"read-sheet", "--path", "calamine__any_sheets.xlsx", "--sheet", "visible"}, 2, // invalid_args: a usage error (cli.ExitUsage)
 			[]string{`"did_you_mean"`, `"Visible"`}},
 		{"encrypted", []string{"list-sheets", "--path", "excelize__encryptAES.xlsx"}, 1,
 			[]string{`"encrypted_workbook"`, "password-protected"}},

@@ -83,7 +83,8 @@ func callBudget(t *testing.T, action string, args map[string]any, maxBytes int) 
 	return decodeJSON(t, b), nil
 }
 
-// callData runs a handler and returns its Data as the handler built it.
+// callData runs a handler and returns its Data as the handler built it;
+// a streamed result is written and its members kept as JSON.
 func callData(t *testing.T, action string, args map[string]any, maxBytes int) (any, *sdk.Error) {
 	t.Helper()
 	h, ok := actions()[action]
@@ -102,6 +103,27 @@ func callData(t *testing.T, action string, args map[string]any, maxBytes int) (a
 			t.Fatalf("%s: error %v is not an *sdk.Error", action, err)
 		}
 		return nil, e
+	}
+	if s, ok := res.Data.(*streamed); ok {
+		// Written as the SDK writes it; members kept as their JSON, so
+		// their key order shows.
+		var b bytes.Buffer
+		if err := s.WriteJSON(&b); err != nil {
+			var e *sdk.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%s: error %v is not an *sdk.Error", action, err)
+			}
+			return nil, e
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+			t.Fatalf("%s: streamed result is not a JSON object: %v\n%s", action, err, b.Bytes())
+		}
+		data := map[string]any{}
+		for k, v := range m {
+			data[k] = v
+		}
+		return data, nil
 	}
 	return res.Data, nil
 }

@@ -191,6 +191,16 @@ var longTail = []struct {
 	{"formulas.xlsx", craft{}, "read-range", map[string]any{"range": "B3:C4", "formulas": true}, "rows", `[["",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":false,"formula":"=SUM(A1:A3)*2","value":null},""]]`, "", ""},
 	{"formulas.xlsx", craft{}, "records", map[string]any{"formulas": true, "max-results": 1}, "records", `[{"1":2,"2":{"cached":true,"formula":"=A2*2","value":4},"column_B":null}]`, "", ""},
 	{"formulas.xlsx", craft{}, "describe", nil, "formula_columns", `3`, "", ""},
+	{"formulas.xlsx", craft{}, "dump", map[string]any{"formulas": true}, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\n" +
+		"r1: 1 |  | 2 [=A1*2]\nr2: 2 |  | 4 [=A2*2]\nr3: 3 |  | [=A3*2]\nr4: 6 [=SUM(A1:A3)] | [=SUM(A1:A3)*2]", "", ""},
+	{"formulas.xlsx", craft{}, "dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\nr1: 1 |  | 2\nr2: 2 |  | 4\nr3: 3\nr4: 6", "", ""},
+	// search with formulas finds a formula by its text, a value by its
+	// value, and marks what the file holds no value for.
+	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "a3", "formulas": true}, "matches",
+		`[{"cached":false,"cell":"C3","column":3,"formula":"=A3*2","row":3,"sheet":"Sheet1","value":null},{"cached":true,"cell":"A4","column":1,"formula":"=SUM(A1:A3)","row":4,"sheet":"Sheet1","value":6},{"cached":false,"cell":"B4","column":2,"formula":"=SUM(A1:A3)*2","row":4,"sheet":"Sheet1","value":null}]`, "", ""},
+	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "4", "formulas": true}, "matches",
+		`[{"cached":true,"cell":"C2","column":3,"formula":"=A2*2","row":2,"sheet":"Sheet1","value":4}]`, "", ""},
+	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "a3"}, "matches", `[]`, "", ""},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},

@@ -98,7 +98,8 @@ func memory() memoryConfig {
 
 // limited wraps a handler so it runs only while one of the concurrency
 // slots is free (waiting for one until ctx ends) and refuses to run on a
-// malformed memory configuration.
+// malformed memory configuration. A streamed result keeps the slot until
+// it is written.
 func limited(h sdk.Handler) sdk.Handler {
 	return func(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		c := memory()
@@ -111,9 +112,30 @@ func limited(h sdk.Handler) sdk.Handler {
 		case <-ctx.Done():
 			return nil, sdk.Errorf(sdk.CodeCancelled, "waiting for a free reader (%d run at once, %s): %v", c.concurrent, maxConcurrencyEnv, ctx.Err())
 		}
-		defer func() { <-slots }()
-		return h(ctx, req)
+		handed := false
+		defer func() {
+			if !handed {
+				<-slots
+			}
+		}()
+		res, err := h(ctx, req)
+		if s, ok := resultStream(res, err); ok {
+			// The sheet is read while the result is written: the slot
+			// goes with it.
+			handed = true
+			s.onDone(func() { <-slots })
+		}
+		return res, err
 	}
+}
+
+// resultStream returns a successful result's streamed data.
+func resultStream(res *sdk.Result, err error) (*streamed, bool) {
+	if err != nil || res == nil {
+		return nil, false
+	}
+	s, ok := res.Data.(*streamed)
+	return s, ok
 }
 
 // limits are the workbook limits of one call.

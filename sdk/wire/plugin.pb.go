@@ -114,7 +114,7 @@ func (x *DescribeResponse) GetSdk() string {
 	return ""
 }
 
-// Caller says who made a call (DESIGN.md §2a).
+// Caller says who made a call (docs/design.md, "The caller").
 type Caller struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	ClientName    string                 `protobuf:"bytes,1,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolhost/toolhost/host/internal/gate"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
@@ -36,17 +35,17 @@ var Kinds = []string{"tool", "agent", "skill"}
 
 // Answer answers q from snap. maxBytes bounds the {name} answer (0 means
 // DefaultMaxBytes). A bad query gets an error envelope.
-func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.ErrorEnvelope) {
+func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.Error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if q.Kind != "" && !contains(Kinds, q.Kind) {
-		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("unknown kind %q", q.Kind),
+		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("unknown kind %q", q.Kind),
 			DidYouMean: manifests.Suggest(q.Kind, Kinds), NextStep: "kind is tool, agent or skill"}
 	}
 	switch {
 	case q.Action != "" && q.Name == "":
-		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: "action needs name: say which tool the action belongs to",
+		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: "action needs name: say which tool the action belongs to",
 			NextStep: fmt.Sprintf("call capabilities with {\"search\":%q} to find it", q.Action)}
 	case q.Name != "" && q.Action != "":
 		return actionAnswer(snap, q)
@@ -119,7 +118,7 @@ func searchAnswer(snap *registry.Snapshot, q Query) map[string]any {
 }
 
 // lookup finds a tool by name for the name queries, honouring kind.
-func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, *wire.ErrorEnvelope) {
+func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, *wire.Error) {
 	if q.Kind != "skill" {
 		if t, _ := snap.Tool(q.Name); t != nil && (q.Kind == "" || q.Kind == string(t.Manifest.Kind)) {
 			return t, nil, nil
@@ -137,11 +136,11 @@ func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, 
 	for _, s := range snap.Skills {
 		names = append(names, s.Name)
 	}
-	return nil, nil, &wire.ErrorEnvelope{Code: wire.CodeUnknownTool, Message: fmt.Sprintf("nothing named %q", q.Name),
+	return nil, nil, &wire.Error{Code: wire.CodeUnknownTool, Message: fmt.Sprintf("nothing named %q", q.Name),
 		DidYouMean: manifests.Suggest(q.Name, names), NextStep: "call capabilities with {} to list everything"}
 }
 
-func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.ErrorEnvelope) {
+func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.Error) {
 	t, s, env := lookup(snap, q)
 	if env != nil {
 		return nil, env
@@ -185,41 +184,27 @@ func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any,
 	return out, nil
 }
 
-func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.ErrorEnvelope) {
+func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error) {
 	t, s, env := lookup(snap, q)
 	if env != nil {
 		return nil, env
 	}
 	if s != nil {
-		return nil, &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; skills have no actions", q.Name),
+		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; skills have no actions", q.Name),
 			NextStep: fmt.Sprintf("call get_skill with {\"name\":%q}", q.Name)}
 	}
 	m := t.Manifest
 	a := m.Action(q.Action)
 	if a == nil {
-		return nil, &wire.ErrorEnvelope{Code: wire.CodeUnknownAction, Message: fmt.Sprintf("%s has no action %q", m.Name, q.Action),
+		return nil, &wire.Error{Code: wire.CodeUnknownAction, Message: fmt.Sprintf("%s has no action %q", m.Name, q.Action),
 			DidYouMean: manifests.Suggest(q.Action, m.ActionNames()),
 			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", m.Name)}
 	}
 	args := make([]map[string]any, 0, len(a.Args))
 	example := map[string]any{}
 	for _, arg := range a.Args {
-		e := map[string]any{"name": arg.Name, "type": string(arg.Type), "required": arg.Required}
-		if arg.Description != "" {
-			e["description"] = arg.Description
-		}
-		if len(arg.Enum) > 0 {
-			e["enum"] = arg.Enum
-		}
-		if arg.Default != nil {
-			e["default"] = arg.Default
-		}
-		if arg.Minimum != nil {
-			e["minimum"] = *arg.Minimum
-		}
-		if arg.Maximum != nil {
-			e["maximum"] = *arg.Maximum
-		}
+		e := arg.Schema()
+		e["name"], e["required"] = arg.Name, arg.Required
 		args = append(args, e)
 		if arg.Required {
 			example[arg.Name] = placeholder(arg)
@@ -232,7 +217,7 @@ func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error
 	out := map[string]any{"name": m.Name, "action": a.Name, "description": a.Description, "read_only": a.ReadOnly,
 		"args": args, "run_with": runWith(m, a),
 		"call": map[string]any{key: m.Name, "action": a.Name, "args": example}}
-	if irr, why := gate.Irreversible(m, a); irr {
+	if irr, why := m.Irreversible(a); irr {
 		out["irreversible"] = why
 	}
 	if len(a.NarrowWith) > 0 {
@@ -246,14 +231,10 @@ func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error
 
 // runWith names the MCP tool that runs a without approval_required.
 func runWith(m *manifests.Manifest, a *manifests.Action) string {
-	base := "run_tool"
-	if m.Kind == manifests.KindAgent {
-		base = "run_agent"
+	if irr, _ := m.Irreversible(a); irr {
+		return m.Kind.ConfirmedTool() + " (after the user approves)"
 	}
-	if irr, _ := gate.Irreversible(m, a); irr {
-		return base + "_confirmed (after the user approves)"
-	}
-	return base
+	return m.Kind.RunTool()
 }
 
 // placeholder is the value shown for a required arg in the call shape.

@@ -129,7 +129,7 @@ func TestBadQueriesAnswerThemselves(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, env := Answer(snap, tt.q, 0)
-		if env.GetCode() != tt.code || (tt.want != "" && (len(env.GetDidYouMean()) == 0 || env.GetDidYouMean()[0] != tt.want)) {
+		if env == nil || string(env.Code) != tt.code || (tt.want != "" && (len(env.DidYouMean) == 0 || env.DidYouMean[0] != tt.want)) {
 			t.Errorf("%+v: got %v, want %s with did_you_mean %s", tt.q, env, tt.code, tt.want)
 		}
 	}

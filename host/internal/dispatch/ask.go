@@ -46,7 +46,7 @@ func askerFrom(ctx context.Context) Asker {
 // askPerson turns an approval_required answer into the person's decision:
 // nil when they accepted, denied when they declined or cancelled, and the
 // original envelope when they could not be asked.
-func askPerson(ctx context.Context, ask Asker, q Question, approval *wire.ErrorEnvelope) *wire.ErrorEnvelope {
+func askPerson(ctx context.Context, ask Asker, q Question, approval *wire.Error) *wire.Error {
 	accepted, err := ask(ctx, q)
 	switch {
 	case err != nil:
@@ -58,7 +58,7 @@ func askPerson(ctx context.Context, ask Asker, q Question, approval *wire.ErrorE
 	if q.Agent != "" {
 		by = ", asked for by the agent " + q.Agent
 	}
-	return &wire.ErrorEnvelope{Code: wire.CodeDenied,
+	return &wire.Error{Code: wire.CodeDenied,
 		Message:  fmt.Sprintf("the person declined to run %s %s (%s)%s; nothing ran", q.Tool, q.Action, q.Why, by),
 		NextStep: "do not retry it unless the person asks for it"}
 }

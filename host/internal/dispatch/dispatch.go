@@ -91,65 +91,55 @@ type Call struct {
 	Surface string
 }
 
-// Outcome is a call's answer: structured JSON (an object — the plugin's
-// data, or {"error": {...}}), optional Markdown, and whether it failed.
+// Outcome is a call's answer: the plugin's data (a JSON object) with its
+// optional Markdown, or the error envelope. It becomes JSON only at the
+// edge (Body), for the MCP client or the terminal.
 type Outcome struct {
-	JSON     json.RawMessage
+	// JSON is the data of a successful call, a JSON object.
+	JSON json.RawMessage
+	// Markdown is the plugin's rendering of the data, when it gave one.
 	Markdown string
-	IsError  bool
+	// Err is the error envelope of a failed call; nil on success.
+	Err *wire.Error
 }
+
+// IsError reports whether the call failed.
+func (o Outcome) IsError() bool { return o.Err != nil }
 
 // Code returns the error code of a failed outcome, else "".
-func (o Outcome) Code() string {
-	if !o.IsError {
+func (o Outcome) Code() wire.Code {
+	if o.Err == nil {
 		return ""
 	}
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(o.JSON, &e)
-	return e.Error.Code
+	return o.Err.Code
 }
 
-// Envelope is the JSON form of an error envelope's body (DESIGN.md §2a).
-type Envelope struct {
-	Code       string          `json:"code"`
-	Message    string          `json:"message"`
-	DidYouMean []string        `json:"did_you_mean,omitempty"`
-	Schema     json.RawMessage `json:"schema,omitempty"`
-	NextStep   string          `json:"next_step,omitempty"`
-	Details    json.RawMessage `json:"details,omitempty"`
+// Body is the JSON a client sees: the data, or {"error": {...}}.
+func (o Outcome) Body() json.RawMessage {
+	if o.Err == nil {
+		return o.JSON
+	}
+	b, err := json.Marshal(map[string]*wire.Error{"error": o.Err})
+	if err != nil {
+		return json.RawMessage(`{"error":{"code":"internal_error","message":"encode error envelope"}}`)
+	}
+	return b
+}
+
+// Wire is the outcome as a plugin result, for an agent's nested call.
+func (o Outcome) Wire() *wire.Result {
+	if o.Err != nil {
+		return &wire.Result{Error: o.Err.Envelope()}
+	}
+	return &wire.Result{Json: o.JSON, Markdown: o.Markdown}
 }
 
 // Fail builds a failed outcome from an envelope.
-func Fail(e *wire.ErrorEnvelope) Outcome {
-	env := Envelope{Code: e.GetCode(), Message: e.GetMessage(), DidYouMean: e.GetDidYouMean(), NextStep: e.GetNextStep()}
-	if len(e.GetSchemaJson()) > 0 {
-		env.Schema = e.GetSchemaJson()
-	}
-	if len(e.GetDetailsJson()) > 0 {
-		env.Details = e.GetDetailsJson()
-	}
-	b, err := json.Marshal(map[string]any{"error": env})
-	if err != nil {
-		b = []byte(`{"error":{"code":"internal_error","message":"encode error envelope"}}`)
-	}
-	return Outcome{JSON: b, IsError: true}
-}
+func Fail(e *wire.Error) Outcome { return Outcome{Err: e} }
 
 // failf builds a failed outcome from a code and message.
-func failf(code, nextStep, format string, a ...any) Outcome {
-	return Fail(&wire.ErrorEnvelope{Code: code, Message: fmt.Sprintf(format, a...), NextStep: nextStep})
-}
-
-// twin names the *_confirmed tool for a kind.
-func twin(k manifests.Kind) string {
-	if k == manifests.KindAgent {
-		return "run_agent_confirmed"
-	}
-	return "run_tool_confirmed"
+func failf(code wire.Code, nextStep, format string, a ...any) Outcome {
+	return Fail(&wire.Error{Code: code, Message: fmt.Sprintf(format, a...), NextStep: nextStep})
 }
 
 // withArticle is "a tool" or "an agent".
@@ -158,14 +148,6 @@ func withArticle(k manifests.Kind) string {
 		return "an agent"
 	}
 	return "a tool"
-}
-
-// runName names the plain tool for a kind.
-func runName(k manifests.Kind) string {
-	if k == manifests.KindAgent {
-		return "run_agent"
-	}
-	return "run_tool"
 }
 
 // Resolve finds the tool and action of a call and checks its args, without
@@ -179,21 +161,21 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	tool, suggestions := snap.Tool(call.Name)
 	if tool == nil {
-		out := Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownTool,
+		out := Fail(&wire.Error{Code: wire.CodeUnknownTool,
 			Message:    fmt.Sprintf("no %s named %q", kind, call.Name),
 			DidYouMean: suggestions,
 			NextStep:   "call capabilities with {} to list what is available"})
 		return nil, nil, nil, &out
 	}
 	if tool.Manifest.Kind != kind {
-		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", runName(tool.Manifest.Kind), call.Name),
+		out := failf(wire.CodeUnknownTool, fmt.Sprintf("call %s with %q", tool.Manifest.Kind.RunTool(), call.Name),
 			"%q is %s, not %s", call.Name, withArticle(tool.Manifest.Kind), withArticle(kind))
 		return nil, nil, nil, &out
 	}
 	name := call.Action
 	if name == "" {
 		if len(tool.Manifest.Actions) != 1 {
-			out := Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			out := Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 				Message:    fmt.Sprintf("%s has %d actions: name one with action", call.Name, len(tool.Manifest.Actions)),
 				DidYouMean: tool.Manifest.ActionNames(),
 				NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to see them", call.Name)})
@@ -203,7 +185,7 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	action := tool.Manifest.Action(name)
 	if action == nil {
-		out := Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownAction,
+		out := Fail(&wire.Error{Code: wire.CodeUnknownAction,
 			Message:    fmt.Sprintf("%s has no action %q", call.Name, name),
 			DidYouMean: manifests.Suggest(name, tool.Manifest.ActionNames()),
 			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", call.Name)})
@@ -211,13 +193,13 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	args, err := action.Check(call.Args)
 	if err != nil {
-		env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: err.Error(),
+		env := &wire.Error{Code: wire.CodeInvalidArgs, Message: err.Error(),
 			NextStep: fmt.Sprintf("call capabilities with {\"name\":%q,\"action\":%q} for the args", call.Name, name)}
 		if ae, ok := err.(*manifests.ArgError); ok {
 			env.Message = fmt.Sprintf("%s %s: %s", call.Name, name, ae.Message)
 			env.DidYouMean = ae.DidYouMean
 			if ae.Schema != nil {
-				env.SchemaJson, _ = json.Marshal(ae.Schema)
+				env.Schema = ae.Schema
 			}
 		}
 		out := Fail(env)
@@ -234,7 +216,7 @@ func (d *Dispatcher) Run(ctx context.Context, call Call, onProgress func(*wire.P
 		return *failure
 	}
 	out := d.run(ctx, call, tool, action, args, onProgress)
-	irreversible, _ := gate.Irreversible(tool.Manifest, action)
+	irreversible, _ := tool.Manifest.Irreversible(action)
 	needsApproval := tool.Approval == registry.ApprovalNew || tool.Approval == registry.ApprovalChanged
 	if d.Audit != nil && (call.Confirmed || irreversible || needsApproval) {
 		d.Audit(auditEntry(call, tool, action, irreversible, out))
@@ -260,22 +242,22 @@ func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreve
 		}
 		e.ClientVersion, e.Agent = c.GetClientVersion(), c.GetAgent()
 	}
-	if out.IsError {
-		e.Outcome = out.Code()
+	if out.IsError() {
+		e.Outcome = string(out.Code())
 	}
 	return e
 }
 
 // run gates and runs a resolved call.
 func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, action *manifests.Action, args map[string]any, onProgress func(*wire.Progress)) Outcome {
-	approval := twin(tool.Manifest.Kind)
+	approval := tool.Manifest.Kind.ConfirmedTool()
 	if call.Surface != "" {
 		approval = ""
 	}
 	if env := gate.Check(tool.Manifest, action, call.Confirmed && call.Surface == "", d.DenyIrreversible, approval); env != nil {
 		// Ask the person only about a call that could then run.
-		if env.GetCode() == wire.CodeApprovalRequired && call.Ask != nil && tool.Ready {
-			_, why := gate.Irreversible(tool.Manifest, action)
+		if env.Code == wire.CodeApprovalRequired && call.Ask != nil && tool.Ready {
+			_, why := tool.Manifest.Irreversible(action)
 			env = askPerson(ctx, call.Ask, Question{Tool: tool.Name(), Action: action.Name, Args: args, Why: why, Agent: call.Caller.GetAgent()}, env)
 		}
 		if env != nil {
@@ -309,7 +291,7 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	caller.MaxResultBytes = int64(max)
 	res := d.Runner.Call(withAsker(ctx, call.Ask), tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
 	if res.GetError() != nil {
-		return Fail(res.GetError())
+		return Fail(wire.ErrorFrom(res.GetError()))
 	}
 	if bad := checkResult(tool, action, res); bad != nil {
 		return *bad
@@ -362,10 +344,9 @@ func capResult(tool *registry.Tool, action *manifests.Action, res *wire.Result, 
 		if len(action.NarrowWith) > 0 {
 			next = fmt.Sprintf("call again with %s to ask for less", strings.Join(action.NarrowWith, " or "))
 		}
-		details, _ := json.Marshal(map[string]any{"bytes": len(body), "max_bytes": max, "narrow_with": action.NarrowWith})
-		return Fail(&wire.ErrorEnvelope{Code: wire.CodeResultTooLarge,
+		return Fail(&wire.Error{Code: wire.CodeResultTooLarge,
 			Message:  fmt.Sprintf("the result of %s %s is %d bytes, over the host's limit of %d (HOST_MAX_RESULT_BYTES)", tool.Name(), action.Name, len(body), max),
-			NextStep: next, DetailsJson: details})
+			NextStep: next, Details: map[string]any{"bytes": len(body), "max_bytes": max, "narrow_with": action.NarrowWith}})
 	}
 	md := res.GetMarkdown()
 	if len(md) > max {

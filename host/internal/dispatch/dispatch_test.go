@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,8 +64,8 @@ func (h *liveHost) run(action string, args string) Outcome {
 
 func field(t *testing.T, o Outcome, key string) any {
 	t.Helper()
-	if o.IsError {
-		t.Fatalf("call failed: %s", o.JSON)
+	if o.IsError() {
+		t.Fatalf("call failed: %s", o.Body())
 	}
 	var m map[string]any
 	if err := json.Unmarshal(o.JSON, &m); err != nil {
@@ -116,7 +117,7 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 		return tool == nil && len(s.Broken) == 2
 	})
 	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
-		t.Fatalf("broken tool still callable: %s", o.JSON)
+		t.Fatalf("broken tool still callable: %s", o.Body())
 	}
 	os.WriteFile(manifest, b, 0o644)
 	h.waitFor(t, "testtool mended", hasTool)
@@ -133,7 +134,7 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 	select { // wait until the old binary is running the call
 	case <-started:
 	case o := <-done:
-		t.Fatalf("slow call ended before it started: %s", o.JSON)
+		t.Fatalf("slow call ended before it started: %s", o.Body())
 	}
 	testplugin.CopyBinary(t, testplugin.Build(t, "2"), filepath.Join(h.plugins, "testtool", "testtool"))
 	h.waitFor(t, "the new binary", func(s *registry.Snapshot) bool {
@@ -151,7 +152,7 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 	os.RemoveAll(filepath.Join(h.plugins, "testtool"))
 	h.waitFor(t, "testtool removed", func(s *registry.Snapshot) bool { tool, _ := s.Tool("testtool"); return tool == nil })
 	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
-		t.Fatalf("removed tool still callable: %s", o.JSON)
+		t.Fatalf("removed tool still callable: %s", o.Body())
 	}
 }
 
@@ -171,7 +172,7 @@ func TestRunAnswersThemselves(t *testing.T) {
 	tests := []struct {
 		name, tool, action, args string
 		confirmed, deny          bool
-		code                     string
+		code                     wire.Code
 		didYouMean               string
 		surface                  string
 	}{
@@ -194,16 +195,35 @@ func TestRunAnswersThemselves(t *testing.T) {
 			h.d.DenyIrreversible = tt.deny
 			o := h.d.Run(context.Background(), Call{Name: tt.tool, Action: tt.action, Args: json.RawMessage(tt.args), Confirmed: tt.confirmed, Surface: tt.surface}, nil)
 			if o.Code() != tt.code {
-				t.Fatalf("got %s, want code %q", o.JSON, tt.code)
+				t.Fatalf("got %s, want code %q", o.Body(), tt.code)
 			}
-			if tt.didYouMean != "" && !strings.Contains(string(o.JSON), `"did_you_mean":["`+tt.didYouMean) {
-				t.Fatalf("got %s, want did_you_mean %s first", o.JSON, tt.didYouMean)
+			if tt.didYouMean != "" && !strings.Contains(string(o.Body()), `"did_you_mean":["`+tt.didYouMean) {
+				t.Fatalf("got %s, want did_you_mean %s first", o.Body(), tt.didYouMean)
 			}
-			if tt.name == "missing required" && !strings.Contains(string(o.JSON), `"schema"`) {
-				t.Fatalf("missing arg answer lacks the schema: %s", o.JSON)
+			if tt.name == "missing required" && !strings.Contains(string(o.Body()), `"schema"`) {
+				t.Fatalf("missing arg answer lacks the schema: %s", o.Body())
 			}
-			if tt.code == wire.CodeResultTooLarge && !strings.Contains(string(o.JSON), "bytes") {
-				t.Fatalf("result_too_large does not name narrow_with: %s", o.JSON)
+			if tt.code == wire.CodeResultTooLarge {
+				// The manifest's narrow_with ([bytes]) in the details and the
+				// next step, so the caller knows which arg asks for less.
+				var body struct {
+					Error struct {
+						NextStep string `json:"next_step"`
+						Details  struct {
+							NarrowWith []string `json:"narrow_with"`
+							Bytes      int      `json:"bytes"`
+							MaxBytes   int      `json:"max_bytes"`
+						} `json:"details"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(o.Body(), &body); err != nil {
+					t.Fatal(err)
+				}
+				d := body.Error.Details
+				if !slices.Equal(d.NarrowWith, []string{"bytes"}) || body.Error.NextStep != "call again with bytes to ask for less" ||
+					d.MaxBytes != DefaultMaxResultBytes || d.Bytes <= d.MaxBytes {
+					t.Fatalf("result_too_large does not name narrow_with and the sizes: %s", o.Body())
+				}
 			}
 		})
 	}
@@ -230,21 +250,21 @@ func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
 	o := relay(manifests.KindAgent, "testagent", "echo", false, false)
 	relayed := field(t, o, "relayed").(map[string]any)
 	if relayed["text"] != "via agent" || relayed["caller"].(map[string]any)["agent"] != "testagent" {
-		t.Fatalf("got %s", o.JSON)
+		t.Fatalf("got %s", o.Body())
 	}
 	// A nested irreversible call is refused unless the agent's own call was confirmed.
 	if o := relay(manifests.KindAgent, "testagent", "delete-thing", false, true); o.Code() != wire.CodeApprovalRequired {
-		t.Fatalf("unconfirmed agent ran an irreversible call: %s", o.JSON)
+		t.Fatalf("unconfirmed agent ran an irreversible call: %s", o.Body())
 	}
-	if o := relay(manifests.KindAgent, "testagent", "delete-thing", true, true); o.IsError {
-		t.Fatalf("confirmed agent could not run it: %s", o.JSON)
+	if o := relay(manifests.KindAgent, "testagent", "delete-thing", true, true); o.IsError() {
+		t.Fatalf("confirmed agent could not run it: %s", o.Body())
 	}
 	// A plain tool gets no host client; run_tool on an agent is pointed to run_agent.
 	if o := relay(manifests.KindTool, "testtool", "echo", false, false); o.Code() != "no_host" {
-		t.Fatalf("got %s", o.JSON)
+		t.Fatalf("got %s", o.Body())
 	}
-	if o := relay(manifests.KindTool, "testagent", "echo", false, false); o.Code() != wire.CodeUnknownTool || !strings.Contains(string(o.JSON), "run_agent") {
-		t.Fatalf("got %s", o.JSON)
+	if o := relay(manifests.KindTool, "testagent", "echo", false, false); o.Code() != wire.CodeUnknownTool || !strings.Contains(string(o.Body()), "run_agent") {
+		t.Fatalf("got %s", o.Body())
 	}
 }
 
@@ -297,10 +317,8 @@ func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
 				field(t, o, "relayed")
 				return
 			}
-			var e struct{ Error Envelope }
-			_ = json.Unmarshal(o.JSON, &e)
-			if e.Error.Code != wire.CodeDenied || !strings.Contains(e.Error.Message, tc.chain) || !strings.Contains(e.Error.Message, "may not call itself") {
-				t.Fatalf("got %s, want denied naming the chain %s", o.JSON, tc.chain)
+			if o.Code() != wire.CodeDenied || !strings.Contains(o.Err.Message, tc.chain) || !strings.Contains(o.Err.Message, "may not call itself") {
+				t.Fatalf("got %s, want denied naming the chain %s", o.Body(), tc.chain)
 			}
 		})
 	}
@@ -354,8 +372,8 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 		action     string
 		ask        Asker
 		deny       bool
-		wantCode   string // "" for success
-		wantText   string // in the answer
+		wantCode   wire.Code // "" for success
+		wantText   string    // in the answer
 		wantAsked  int
 		wantByUser bool // the question names the agent
 	}{
@@ -374,8 +392,8 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 			asked = nil
 			mu.Unlock()
 			o := relay(tt.tool, tt.action, tt.ask, tt.deny)
-			if o.Code() != tt.wantCode || !strings.Contains(string(o.JSON), tt.wantText) {
-				t.Fatalf("got %s, want code %q with %q", o.JSON, tt.wantCode, tt.wantText)
+			if o.Code() != tt.wantCode || !strings.Contains(string(o.Body()), tt.wantText) {
+				t.Fatalf("got %s, want code %q with %q", o.Body(), tt.wantCode, tt.wantText)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -395,13 +413,13 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 	for _, c := range []struct {
 		ask       Asker
 		confirmed bool
-		code      string
+		code      wire.Code
 		asked     int
 	}{{asker(true, nil), false, "", 1}, {asker(false, nil), false, wire.CodeDenied, 1}, {asker(false, nil), true, "", 0}} {
 		asked = nil
 		o := d.Run(context.Background(), Call{Name: "testtool", Action: "delete-thing", Args: json.RawMessage(`{"text":"top"}`), Confirmed: c.confirmed, Ask: c.ask}, nil)
 		if o.Code() != c.code || len(asked) != c.asked {
-			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.JSON, len(asked), c.code, c.asked)
+			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.Body(), len(asked), c.code, c.asked)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,18 +122,5 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask}, func(p *wire.Progress) {
 		_ = stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: p}})
 	})
-	return send(outcomeToWire(out))
-}
-
-// outcomeToWire turns an Outcome back into a wire result for the agent.
-func outcomeToWire(o Outcome) *wire.Result {
-	if !o.IsError {
-		return &wire.Result{Json: o.JSON, Markdown: o.Markdown}
-	}
-	var e struct {
-		Error Envelope `json:"error"`
-	}
-	_ = json.Unmarshal(o.JSON, &e)
-	return &wire.Result{Error: &wire.ErrorEnvelope{Code: e.Error.Code, Message: e.Error.Message, DidYouMean: e.Error.DidYouMean,
-		SchemaJson: e.Error.Schema, NextStep: e.Error.NextStep, DetailsJson: e.Error.Details}}
+	return send(out.Wire())
 }

@@ -68,14 +68,14 @@ func TestMalformedResultsNameThePlugin(t *testing.T) {
 			d := fixtureDispatcher(t, &fixedRunner{res: &wire.Result{Json: []byte(tt.json), Markdown: tt.markdown}})
 			o := d.Run(context.Background(), Call{Kind: manifests.KindTool, Name: "testtool", Action: "echo", Args: json.RawMessage(`{"text":"x"}`)}, nil)
 			if tt.problem == "" {
-				if o.IsError || !json.Valid(o.JSON) {
-					t.Fatalf("got %s, want the result passed on", o.JSON)
+				if o.IsError() || !json.Valid(o.JSON) {
+					t.Fatalf("got %s, want the result passed on", o.Body())
 				}
 				return
 			}
-			if o.Code() != wire.CodeInternalError || !strings.Contains(string(o.JSON), "the plugin testtool returned a malformed result for echo") ||
-				!strings.Contains(string(o.JSON), tt.problem) {
-				t.Fatalf("got %s, want internal_error naming testtool and %q", o.JSON, tt.problem)
+			if o.Code() != wire.CodeInternalError || !strings.Contains(string(o.Body()), "the plugin testtool returned a malformed result for echo") ||
+				!strings.Contains(string(o.Body()), tt.problem) {
+				t.Fatalf("got %s, want internal_error naming testtool and %q", o.Body(), tt.problem)
 			}
 		})
 	}
@@ -92,13 +92,13 @@ func TestLargeArgsAreInvalidArgs(t *testing.T) {
 		r.calls = 0
 		o := d.Run(context.Background(), Call{Name: "testtool", Action: "echo", Args: args}, nil)
 		if n <= MaxArgsBytes {
-			if o.IsError || r.calls != 1 {
-				t.Errorf("%d bytes of args: got %s, want the call run", n, o.JSON)
+			if o.IsError() || r.calls != 1 {
+				t.Errorf("%d bytes of args: got %s, want the call run", n, o.Body())
 			}
 			continue
 		}
-		if o.Code() != wire.CodeInvalidArgs || !strings.Contains(string(o.JSON), "over the host's limit") || r.calls != 0 {
-			t.Errorf("%d bytes of args: got %s (runner called %d times), want invalid_args naming the limit", n, o.JSON, r.calls)
+		if o.Code() != wire.CodeInvalidArgs || !strings.Contains(string(o.Body()), "over the host's limit") || r.calls != 0 {
+			t.Errorf("%d bytes of args: got %s (runner called %d times), want invalid_args naming the limit", n, o.Body(), r.calls)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/manifests"
@@ -15,14 +16,18 @@ func TestCheck(t *testing.T) {
 		reversible bool
 		confirmed  bool
 		deny       bool
-		twin       string // "" is a curated surface: no approval path
-		want       string // "" allowed
+		twin       string    // "" is a curated surface: no approval path
+		want       wire.Code // "" allowed
 	}{
 		{"read is allowed", "xlsx", "read-sheet", true, false, false, "run_tool_confirmed", ""},
 		{"postgres is not post", "postgres", "list-tables", true, false, false, "run_tool_confirmed", ""},
-		{"delete needs approval", "files", "delete-file", false, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
-		{"sent inflection", "mail", "list-sent", false, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
-		{"tool name counts", "payments-send", "status", false, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
+		// The name rule alone: each of these claims reversible, and the
+		// irreversible word in a name still wins.
+		{"delete needs approval", "files", "delete-file", true, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
+		{"sent inflection", "mail", "list-sent", true, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
+		{"tool name counts", "payments-send", "status", true, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
+		{"name rule denied", "files", "delete-file", true, true, true, "run_tool_confirmed", wire.CodeDenied},
+		{"name rule on a curated surface", "mail", "send", true, false, false, "", wire.CodeDenied},
 		{"flag alone counts", "db", "migrate", false, false, false, "run_tool_confirmed", wire.CodeApprovalRequired},
 		{"confirmed runs", "files", "delete-file", false, true, false, "run_tool_confirmed", ""},
 		{"deny refuses confirmed", "files", "delete-file", false, true, true, "run_tool_confirmed", wire.CodeDenied},
@@ -36,11 +41,17 @@ func TestCheck(t *testing.T) {
 			m := &manifests.Manifest{Name: tt.tool}
 			a := &manifests.Action{Name: tt.action, Reversible: tt.reversible}
 			got := Check(m, a, tt.confirmed, tt.deny, tt.twin)
-			if got.GetCode() != tt.want {
-				t.Fatalf("got %q (%s), want %q", got.GetCode(), got.GetMessage(), tt.want)
+			if tt.want == "" {
+				if got != nil {
+					t.Fatalf("got %v, want the call allowed", got)
+				}
+				return
 			}
-			if tt.want == wire.CodeApprovalRequired && got.GetNextStep() == "" {
-				t.Fatal("approval_required must name the confirmed twin")
+			if got == nil || got.Code != tt.want {
+				t.Fatalf("got %v, want %q", got, tt.want)
+			}
+			if tt.want == wire.CodeApprovalRequired && !strings.Contains(got.NextStep, tt.twin) {
+				t.Fatalf("approval_required next_step %q does not name the confirmed twin %s", got.NextStep, tt.twin)
 			}
 		})
 	}

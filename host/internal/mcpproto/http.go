@@ -35,7 +35,20 @@ type HTTPOptions struct {
 	// every request in flight is answered, or ctx ends (then the requests
 	// left are cut off). Nil: ctx's end stops it.
 	Stop <-chan struct{}
+	// Wrap, when set, is given the MCP handler and returns what the
+	// listener serves (the operations around it: probes, rate limit,
+	// authentication, access log; package httpops).
+	Wrap func(mcp http.Handler) http.Handler
+	// Authenticated says Wrap authenticates every MCP request (OAuth), so
+	// serving off loopback needs no Token.
+	Authenticated bool
+	// TLSCert and TLSKey, when set, are PEM files: the listener serves
+	// HTTPS.
+	TLSCert, TLSKey string
 }
+
+// maxHeaderBytes bounds one request's headers (431 beyond).
+const maxHeaderBytes = 64 << 10
 
 // maxBodyBytes bounds one HTTP request body.
 const maxBodyBytes = 16 << 20
@@ -47,7 +60,10 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	addr, err := listenAddr(opts.Addr, opts.Token)
+	if (opts.TLSCert == "") != (opts.TLSKey == "") {
+		return errors.New("mcp: TLS needs both --tls-cert and --tls-key")
+	}
+	addr, err := listenAddrAuth(opts.Addr, opts.Token != "" || opts.Authenticated)
 	if err != nil {
 		return err
 	}
@@ -55,13 +71,27 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	if err != nil {
 		return fmt.Errorf("mcp: listen: %w", err)
 	}
-	srv := &http.Server{Handler: s.HTTPHandler(opts.Token), ReadHeaderTimeout: 10 * time.Second}
+	var h http.Handler = s.HTTPHandler(opts.Token)
+	if opts.Wrap != nil {
+		h = opts.Wrap(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr().String())
 	}
-	opts.Logger.Info("serving MCP over Streamable HTTP", "addr", "http://"+ln.Addr().String()+"/mcp", "tools_digest", s.digest)
+	scheme := "http"
+	if opts.TLSCert != "" {
+		scheme = "https"
+	}
+	opts.Logger.Info("serving MCP over Streamable HTTP", "addr", scheme+"://"+ln.Addr().String()+"/mcp", "tools_digest", s.digest)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if opts.TLSCert != "" {
+			errc <- srv.ServeTLS(ln, opts.TLSCert, opts.TLSKey)
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	stop := opts.Stop
 	if stop == nil {
 		stop = ctx.Done()
@@ -87,6 +117,12 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 // listenAddr resolves --http's value: "PORT", ":PORT" and "HOST:PORT"; an
 // empty host is 127.0.0.1. A host that is not loopback needs a token.
 func listenAddr(addr, token string) (string, error) {
+	return listenAddrAuth(addr, token != "")
+}
+
+// listenAddrAuth is listenAddr where authenticated says whether requests
+// must prove who sends them (a token, or OAuth).
+func listenAddrAuth(addr string, authenticated bool) (string, error) {
 	if !strings.Contains(addr, ":") {
 		addr = ":" + addr
 	}
@@ -97,8 +133,8 @@ func listenAddr(addr, token string) (string, error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	if !isLoopbackHost(host) && token == "" {
-		return "", fmt.Errorf("mcp: serving HTTP on %s (not loopback) needs a bearer token: set HOST_HTTP_TOKEN", host)
+	if !isLoopbackHost(host) && !authenticated {
+		return "", fmt.Errorf("mcp: serving HTTP on %s (not loopback) needs a bearer token: set HOST_HTTP_TOKEN (or use OAuth: --oauth-issuer and --oauth-audience)", host)
 	}
 	return net.JoinHostPort(host, port), nil
 }
@@ -131,7 +167,7 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 					fmt.Sprintf("Invalid Request: the body is over the host's limit of %d bytes: send less (a large argument belongs in a file the tool reads)", maxBodyBytes))
 				return
 			}
-			body, w = s.prepareBody(w, body)
+			body, w = s.prepareBody(w, r.Header, body)
 			if body == nil {
 				return // answered
 			}
@@ -157,12 +193,13 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 }
 
 // prepareBody applies the host's rules to a POST body before the SDK sees
-// it: a batch is refused as on stdio, a modern request naming an unlisted
-// version gets -32022, a tools/call carries its id to the handler, and an
+// it: a batch is refused as on stdio, a modern request whose
+// Mcp-Protocol-Version header differs from its _meta version gets -32020, one
+// naming an unlisted version -32022, a tools/call carries its id to the handler, and an
 // id the SDK would not round-trip exactly (1.5, 1e30, 2^53+1) is swapped
 // for a marker the returned writer swaps back. It returns nil when it
 // answered the request itself.
-func (s *Server) prepareBody(w http.ResponseWriter, body []byte) ([]byte, http.ResponseWriter) {
+func (s *Server) prepareBody(w http.ResponseWriter, header http.Header, body []byte) ([]byte, http.ResponseWriter) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		writeJSONError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, batchRefused)
@@ -177,6 +214,10 @@ func (s *Server) prepareBody(w http.ResponseWriter, body []byte) ([]byte, http.R
 		return body, w
 	}
 	wireID := rawID(body)
+	if msg := headerMismatch(req, header); msg != "" {
+		writeJSONError(w, http.StatusBadRequest, wireID, CodeHeaderMismatch, msg)
+		return nil, w
+	}
 	if data := unsupportedVersion(req, s.versions); data != nil {
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil, w

@@ -38,6 +38,9 @@ func isModern(meta map[string]any) bool {
 // tools digest in server/discover's _meta.
 func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if err := s.undeclaredMethod(ctx, method); err != nil {
+			return nil, err
+		}
 		switch method {
 		case "initialize":
 			return s.initialize(ctx, next, method, req)

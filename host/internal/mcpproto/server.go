@@ -81,31 +81,12 @@ type Server struct {
 	// idSeq numbers the markers that stand in for HTTP request ids the SDK
 	// would not round-trip exactly.
 	idSeq atomic.Int64
-	// prompts and resources say whether plugins contribute any (see
-	// SetContentCapabilities).
-	prompts, resources atomic.Bool
-}
-
-// SetContentCapabilities records whether any plugin contributes prompts
-// or resources, for the capabilities of an initialize the SDK does not
-// answer itself (the SDK derives its own from what is registered).
-func (s *Server) SetContentCapabilities(prompts, resources bool) {
-	s.prompts.Store(prompts)
-	s.resources.Store(resources)
-}
-
-// capabilities are the server's capabilities: tools always (the list never
-// changes), prompts and resources with listChanged while a plugin
-// contributes them.
-func (s *Server) capabilities() *mcp.ServerCapabilities {
-	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	if s.prompts.Load() {
-		c.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-	}
-	if s.resources.Load() {
-		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
-	}
-	return c
+	// prompts names the published prompts (prompts.go).
+	promptsMu sync.Mutex
+	prompts   map[string]bool
+	// resources names the published resources and templates (prompts.go).
+	resourcesMu sync.Mutex
+	resources   map[string]bool
 }
 
 // New builds the server and registers its tools. It panics when two tools
@@ -205,7 +186,7 @@ func Canonical(raw []byte) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// Caller builds the caller of DESIGN.md §2a: the client's name and version
+// Caller builds the caller of docs/design.md ("The caller"): the client's name and version
 // (modern: the request's _meta; legacy: initialize's clientInfo) and the
 // request id.
 func (s *Server) Caller(req *mcp.CallToolRequest) *wire.Caller {
@@ -249,16 +230,17 @@ func ProgressSender(ctx context.Context, req *mcp.CallToolRequest) func(*wire.Pr
 	}
 }
 
-// Result is DESIGN.md §4's result: content text is the Markdown when the
+// Result is the result of docs/design.md ("Results"): content text is the Markdown when the
 // plugin gave one, else the JSON; structuredContent is the JSON object.
 func Result(out dispatch.Outcome) *mcp.CallToolResult {
+	body := out.Body()
 	text := out.Markdown
-	if text == "" {
-		text = string(out.JSON)
+	if text == "" || out.IsError() {
+		text = string(body)
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(out.JSON),
-		IsError:           out.IsError,
+		StructuredContent: body,
+		IsError:           out.IsError(),
 	}
 }

@@ -58,19 +58,19 @@ func (s *Server) SyncContent(snap *registry.Snapshot) {
 			}
 			key := "p:" + mp.Name
 			want[key] = declJSON(mp)
-			adds[key] = func() { s.MCP().AddPrompt(mp, s.getPrompt(tool, p.Name, mp)) }
+			adds[key] = func() { s.AddPrompt(mp, s.getPrompt(tool, p.Name, mp)) }
 		}
 		for _, r := range t.Manifest.Resources {
 			mr := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
 			key := "r:" + r.URI
 			want[key] = declJSON(mr)
-			adds[key] = func() { s.MCP().AddResource(mr, s.readResource(tool)) }
+			adds[key] = func() { s.AddResource(mr, s.readResource(tool)) }
 		}
 		for _, r := range t.Manifest.ResourceTemplates {
 			mt := &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
 			key := "t:" + r.URITemplate
 			want[key] = declJSON(mt)
-			adds[key] = func() { s.MCP().AddResourceTemplate(mt, s.readResource(tool)) }
+			adds[key] = func() { s.AddResourceTemplate(mt, s.readResource(tool)) }
 		}
 	}
 	for key, decl := range s.content.published {
@@ -78,25 +78,21 @@ func (s *Server) SyncContent(snap *registry.Snapshot) {
 			kind, id, _ := strings.Cut(key, ":")
 			switch kind {
 			case "p":
-				s.MCP().RemovePrompts(id)
+				s.RemovePrompts(id)
 			case "r":
-				s.MCP().RemoveResources(id)
+				s.RemoveResources(id)
 			case "t":
-				s.MCP().RemoveResourceTemplates(id)
+				s.RemoveResourceTemplates(id)
 			}
 			delete(s.content.published, key)
 		}
 	}
-	prompts, resources := false, false
 	for key, decl := range want {
 		if _, ok := s.content.published[key]; !ok {
 			adds[key]()
 			s.content.published[key] = decl
 		}
-		prompts = prompts || strings.HasPrefix(key, "p:")
-		resources = resources || !strings.HasPrefix(key, "p:")
 	}
-	s.SetContentCapabilities(prompts, resources)
 }
 
 // FollowContent keeps the published prompts and resources in step with
@@ -161,7 +157,7 @@ func failure(env *wire.ErrorEnvelope, notFound error) error {
 	}
 	code := int64(jsonrpc.CodeInternalError)
 	switch env.GetCode() {
-	case wire.CodeInvalidArgs, "invalid_argument", "not_found", "unsafe_path", "invalid_path":
+	case string(wire.CodeInvalidArgs), "invalid_argument", "not_found", "unsafe_path", "invalid_path":
 		code = jsonrpc.CodeInvalidParams
 	}
 	return &jsonrpc.Error{Code: code, Message: env.GetCode() + ": " + msg}

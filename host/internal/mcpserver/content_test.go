@@ -197,8 +197,9 @@ func TestListChangedWhenPluginsComeAndGo(t *testing.T) {
 	must(t, os.RemoveAll(filepath.Join(root, "brainy")))
 	s.SyncContent(reg.Scan())
 	listChanged(t, ws, "notifications/prompts/list_changed", "notifications/resources/list_changed")
-	if got := result(t, ws.call(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`))["prompts"]; len(got.([]any)) != 0 {
-		t.Errorf("prompts after the plugin left: got %v, want none", got)
+	// With no prompt published the capability is withdrawn: -32601.
+	if r := ws.call(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`); errCode(r) != -32601 {
+		t.Errorf("prompts/list after the plugin left: got %v, want -32601 (no prompts published)", r)
 	}
 
 	writeTool(t, root, "brainy", brainyManifest)
@@ -214,8 +215,8 @@ func TestListChangedWhenPluginsComeAndGo(t *testing.T) {
 		t.Errorf("prompt from a plugin without the RPC: got %v, want an error", r)
 	}
 	listChanged(t, ws, "notifications/prompts/list_changed")
-	if got := result(t, ws.call(`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`))["prompts"]; len(got.([]any)) != 0 {
-		t.Errorf("prompts of a plugin that answered Unimplemented: got %v, want none", got)
+	if r := ws.call(`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`); errCode(r) != -32601 {
+		t.Errorf("prompts/list once the only plugin answered Unimplemented: got %v, want -32601 (none published)", r)
 	}
 }
 

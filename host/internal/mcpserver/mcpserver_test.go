@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,19 +47,21 @@ actions:
 `
 
 // fakeRunner records calls; block, when set, is waited on (or the call's
-// context) before answering.
+// context) before answering; cancelled, when set, receives once the call's
+// context ends first.
 type fakeRunner struct {
-	mu       sync.Mutex
-	calls    []dispatch.Call
-	progress int
-	block    chan struct{}
-	started  chan struct{}
+	mu        sync.Mutex
+	calls     []dispatch.Call
+	progress  int
+	block     chan struct{}
+	started   chan struct{}
+	cancelled chan struct{}
 }
 
 func (f *fakeRunner) Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome {
 	f.mu.Lock()
 	f.calls = append(f.calls, call)
-	n, block, started := f.progress, f.block, f.started
+	n, block, started, cancelled := f.progress, f.block, f.started, f.cancelled
 	f.mu.Unlock()
 	for i := range n {
 		if onProgress != nil {
@@ -72,7 +75,10 @@ func (f *fakeRunner) Run(ctx context.Context, call dispatch.Call, onProgress fun
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeCancelled, Message: "cancelled"})
+			if cancelled != nil {
+				cancelled <- struct{}{}
+			}
+			return dispatch.Fail(&wire.Error{Code: wire.CodeCancelled, Message: "cancelled"})
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"ran": call.Name + " " + call.Action})
@@ -419,12 +425,20 @@ func TestProgressBecomesNotifications(t *testing.T) {
 }
 
 func TestCancelledReachesTheCall(t *testing.T) {
-	runner := &fakeRunner{block: make(chan struct{}), started: make(chan struct{}, 1)}
+	runner := &fakeRunner{block: make(chan struct{}), started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 	ws := startWire(t, newTestServer(t, runner))
 	ws.initialize()
 	ws.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
 	<-runner.started
 	ws.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	// The plugin call itself must see the cancel: its context ends while
+	// block is never closed. (A generous bound, only so that a host that
+	// drops the cancel fails here instead of hanging the run.)
+	select {
+	case <-runner.cancelled:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the MCP request was cancelled but the runner's context never ended")
+	}
 	// The call's context is cancelled, so the runner returns; the server
 	// answers or drops the call, and goes on serving either way.
 	if r := ws.call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); r["id"] == float64(1) {

@@ -53,7 +53,7 @@ func (s *Server) toolDefs() []toolDef {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
 	return []toolDef{
 		{&mcp.Tool{
-			Name:  "capabilities",
+			Name:  manifests.ToolCapabilities,
 			Title: "Discover tools, agents and skills",
 			Description: "Call this first. Answers narrowest first: {} lists the ready tools, agents and skills (name + one line); " +
 				`{"search":"words"} finds matching actions everywhere (name + description); ` +
@@ -69,7 +69,7 @@ func (s *Server) toolDefs() []toolDef {
 			Annotations: readOnly,
 		}, s.capabilities},
 		{&mcp.Tool{
-			Name:  "run_tool",
+			Name:  manifests.ToolRunTool,
 			Title: "Run a tool action",
 			Description: "Run one action of a tool: {\"tool\":\"xlsx\",\"action\":\"read-sheet\",\"args\":{\"path\":\"f.xlsx\"}}. " +
 				"Get the exact names and args from capabilities first. Returns the tool's result as JSON (and Markdown when it has one). " +
@@ -79,7 +79,7 @@ func (s *Server) toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
 		}, s.run(manifests.KindTool, false)},
 		{&mcp.Tool{
-			Name:  "run_agent",
+			Name:  manifests.ToolRunAgent,
 			Title: "Run an agent action",
 			Description: "Run one action of an agent (a plugin that calls other tools through the host): " +
 				"{\"agent\":\"name\",\"action\":\"…\",\"args\":{…}}. Same rules as run_tool: discover with capabilities first; " +
@@ -88,7 +88,7 @@ func (s *Server) toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
 		}, s.run(manifests.KindAgent, false)},
 		{&mcp.Tool{
-			Name:  "run_tool_confirmed",
+			Name:  manifests.ToolRunToolConfirmed,
 			Title: "Run a tool action the user approved",
 			Description: "Run any tool action, irreversible ones included, after the user has approved this exact call. " +
 				"Same input as run_tool. Use it only when run_tool answered approval_required and the user said yes. " +
@@ -97,7 +97,7 @@ func (s *Server) toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.run(manifests.KindTool, true)},
 		{&mcp.Tool{
-			Name:  "run_agent_confirmed",
+			Name:  manifests.ToolRunAgentConfirmed,
 			Title: "Run an agent action the user approved",
 			Description: "Run any agent action, irreversible ones included, after the user has approved this exact call. " +
 				"Same input as run_agent. Use it only when run_agent answered approval_required and the user said yes.",
@@ -105,7 +105,7 @@ func (s *Server) toolDefs() []toolDef {
 			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 		}, s.run(manifests.KindAgent, true)},
 		{&mcp.Tool{
-			Name:  "get_skill",
+			Name:  manifests.ToolGetSkill,
 			Title: "Read a skill",
 			Description: "Return a skill's full Markdown (how to do a task with the tools here). " +
 				"capabilities with {} or {\"kind\":\"skill\"} lists the skills.",
@@ -123,7 +123,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
 		return &out
 	}
@@ -135,7 +135,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		env := &wire.Error{Code: wire.CodeInvalidArgs,
 			Message:    fmt.Sprintf("%s has no argument %q; its arguments are %s", tool, unknown[0], strings.Join(fields, ", ")),
 			DidYouMean: manifests.Suggest(unknown[0], fields)}
 		if contains(fields, "args") {
@@ -145,7 +145,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 		return &out
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		out := dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 			Message: fmt.Sprintf("%s: %v", tool, jsonTypeError(err)), NextStep: "give " + strings.Join(fields, ", ")})
 		return &out
 	}
@@ -171,7 +171,7 @@ func contains(l []string, s string) bool {
 
 func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var q discovery.Query
-	if bad := decodeInput("capabilities", req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
+	if bad := decodeInput(manifests.ToolCapabilities, req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
 		return mcpproto.Result(*bad), nil
 	}
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
@@ -180,7 +180,7 @@ func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp
 	}
 	b, err := json.Marshal(ans)
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
 	}
 	return mcpproto.Result(dispatch.Outcome{JSON: b}), nil
 }
@@ -196,12 +196,12 @@ type runInput struct {
 
 func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 	key := "tool"
-	name := "run_tool"
 	if kind == manifests.KindAgent {
-		key, name = "agent", "run_agent"
+		key = "agent"
 	}
+	name := kind.RunTool()
 	if confirmed {
-		name += "_confirmed"
+		name = kind.ConfirmedTool()
 	}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in runInput
@@ -213,7 +213,7 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 			target = in.Agent
 		}
 		if target == "" {
-			return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInvalidArgs,
+			return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 				Message:  fmt.Sprintf("%s needs %q: which %s to run", name, key, key),
 				NextStep: "call capabilities with {} to list them"})), nil
 		}
@@ -229,19 +229,19 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	var in struct {
 		Name string `json:"name"`
 	}
-	if bad := decodeInput("get_skill", req.Params.Arguments, &in, []string{"name"}); bad != nil {
+	if bad := decodeInput(manifests.ToolGetSkill, req.Params.Arguments, &in, []string{"name"}); bad != nil {
 		return mcpproto.Result(*bad), nil
 	}
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeUnknownSkill,
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeUnknownSkill,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}
 	body, err := sk.Body()
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeNotReady,
+		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeNotReady,
 			Message: fmt.Sprintf("skill %s cannot be read: %v", sk.Name, err)})), nil
 	}
 	b, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "markdown": body})

@@ -160,6 +160,9 @@ func (s *Supervisor) crashedLocked(st *toolState, p *proc, reason string) {
 		return // one death, however many calls it failed
 	}
 	p.crashCounted = true
+	if s.opts.OnCrash != nil {
+		s.opts.OnCrash(st.name)
+	}
 	s.retireLocked(st, p)
 	now := s.opts.Clock.Now()
 	st.crashes = append(slices.DeleteFunc(st.crashes, func(t time.Time) bool { return now.Sub(t) > s.opts.CrashWindow }), now)

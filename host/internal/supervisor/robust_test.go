@@ -1,3 +1,9 @@
+//go:build linux
+
+// The supervisor's tests drive the Linux process hygiene (/proc,
+// Pdeathsig, the reaper as /proc/self/exe); for macOS and Windows `make
+// test` cross-compiles and vets the package (make cross).
+
 package supervisor
 
 import (

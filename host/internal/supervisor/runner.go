@@ -8,32 +8,41 @@ import (
 	"os"
 	"os/exec"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin/runner"
-	"golang.org/x/sys/unix"
 )
 
 // procRunner starts a plugin process the way the host wants it, which
 // go-plugin's own runner does not: stdin is /dev/null (go-plugin hands the
 // child the host's stdin, which under `host serve` is the MCP stream), the
-// working directory is the host's, the plugin leads a process group of its
-// own that is killed whole when it stops, and nothing of it outlives the
-// host: with a reaper (see Reap) the group's reaper kills the group when
-// the host dies however it dies; without one, Pdeathsig kills the plugin
-// itself.
+// working directory is the host's, and the plugin and everything it spawns
+// are stopped together, and never outlive the host. How depends on the
+// platform (hygiene_*.go): on Linux and macOS the plugin leads a process
+// group of its own (under a reaper, see Reap) that is killed whole; on
+// Windows it runs in a job object that kills its processes when the plugin
+// stops or the host's handle closes.
 type procRunner struct {
 	cmd    *exec.Cmd
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	pid    int
 	reaper bool
+	limits limits
 	// reaped is set just before the plugin is reaped: from then on its pid
 	// may be reused and its group must not be signalled.
 	reaped atomic.Bool
 	// started hears the process group once it exists (for the watchdog).
 	started func(pgid int, reaper bool)
+	// os holds what the platform keeps per process (a job object).
+	os osProc
+}
+
+// limits are a manifest's resource ceilings, for the platforms that have
+// the kernel enforce them (Windows job objects).
+type limits struct {
+	memory  int64
+	cpuTime int64 // nanoseconds
 }
 
 var _ runner.Runner = (*procRunner)(nil)
@@ -41,19 +50,18 @@ var _ runner.Runner = (*procRunner)(nil)
 // newRunner returns a RunnerFunc for go-plugin that runs binary with args in
 // dir. go-plugin passes a cmd whose Env it has filled (magic cookie, mTLS
 // certificate, socket dir); we keep that Env plus env, and nothing else of
-// the host's.
-func newRunner(binary, reaper, dir string, env []string, started func(pgid int, reaper bool)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+// the host's. reaper is ignored where the platform needs none (Windows).
+func newRunner(binary, reaper, dir string, env []string, lim limits, started func(pgid int, reaper bool)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+		viaReaper := reaper != "" && reaperNeeded
 		cmd := exec.Command(binary)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-		if reaper != "" {
+		if viaReaper {
 			cmd = exec.Command(reaper, ReaperArg, binary)
-			// The reaper catches this, kills the group, then exits.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 		}
+		cmd.SysProcAttr = procAttr(viaReaper)
 		cmd.Env = append(append([]string{}, spec.Env...), env...)
 		cmd.Dir = dir
-		cmd.Stdin = nil // exec opens /dev/null
+		cmd.Stdin = nil // exec opens /dev/null (NUL on Windows)
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			return nil, fmt.Errorf("supervisor: stdout pipe: %w", err)
@@ -62,7 +70,7 @@ func newRunner(binary, reaper, dir string, env []string, started func(pgid int, 
 		if err != nil {
 			return nil, fmt.Errorf("supervisor: stderr pipe: %w", err)
 		}
-		return &procRunner{cmd: cmd, stdout: stdout, stderr: stderr, reaper: reaper != "", started: started}, nil
+		return &procRunner{cmd: cmd, stdout: stdout, stderr: stderr, reaper: viaReaper, limits: lim, started: started}, nil
 	}
 }
 
@@ -71,6 +79,11 @@ func (r *procRunner) Start(context.Context) error {
 		return err
 	}
 	r.pid = r.cmd.Process.Pid
+	if err := r.afterStart(); err != nil {
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		return fmt.Errorf("supervisor: start %s: %w", r.cmd.Path, err)
+	}
 	if r.started != nil {
 		r.started(r.pid, r.reaper)
 	}
@@ -89,25 +102,21 @@ func (r *procRunner) PluginToHost(n, a string) (string, string, error) { return 
 func (r *procRunner) HostToPlugin(n, a string) (string, string, error) { return n, a, nil }
 
 // Wait waits for the plugin to exit, then kills what is left of its
-// process group: a child it spawned does not outlive it. The group is
-// killed while the plugin is still an unreaped zombie (waitid WNOWAIT), so
-// its pid — the group's id — cannot have been reused by an unrelated
-// process group yet; killing it after the reap could hit a stranger once
-// the kernel's pids wrap (pid_max is 32768 on many machines).
+// process tree: a child it spawned does not outlive it. On Linux and macOS
+// the group is killed while the plugin is still an unreaped zombie, so its
+// pid — the group's id — cannot have been reused by an unrelated process
+// group yet; killing it after the reap could hit a stranger once the
+// kernel's pids wrap (pid_max is 32768 on many machines).
 func (r *procRunner) Wait(context.Context) error {
-	var info unix.Siginfo
-	for {
-		err := unix.Waitid(unix.P_PID, r.pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			break
-		}
-	}
-	killGroup(r.pid)
+	r.waitExited()
+	r.killTree()
 	r.reaped.Store(true)
-	return r.cmd.Wait()
+	err := r.cmd.Wait()
+	r.release()
+	return err
 }
 
-// Kill kills the plugin's whole process group: go-plugin calls it when a
+// Kill kills the plugin's whole process tree: go-plugin calls it when a
 // graceful shutdown did not end the plugin. Once the plugin is reaped its
 // pid may belong to someone else, so the group is left alone then.
 func (r *procRunner) Kill(context.Context) error {
@@ -115,17 +124,10 @@ func (r *procRunner) Kill(context.Context) error {
 		return nil
 	}
 	if !r.reaped.Load() {
-		killGroup(r.pid)
+		r.killTree()
 	}
 	if err := r.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		return err
 	}
 	return nil
-}
-
-// killGroup sends SIGKILL to process group pgid (gone already is fine).
-func killGroup(pgid int) {
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	}
 }

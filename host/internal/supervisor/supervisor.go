@@ -1,7 +1,7 @@
 // Package supervisor runs plugin processes for the host: lazy launch, a
 // concurrency bound with a bounded queue, per-call timeouts, cancellation,
 // idle stop after in-flight calls drain, crash recovery with backoff, and the
-// process hygiene of DESIGN.md §5 (stdin /dev/null, scrubbed environment,
+// process hygiene of docs/design.md ("Lifecycle") (stdin /dev/null, scrubbed environment,
 // Pdeathsig, AutoMTLS, binaries run from a host-owned copy).
 package supervisor
 
@@ -91,6 +91,11 @@ type Options struct {
 	// HostServer, when set, is served to agents over go-plugin's broker for
 	// the duration of each of their calls; ctx is the agent's call's.
 	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
+	// OnLaunch and OnCrash, when set, are told of each plugin process
+	// started and each one that died under the host (the metrics); they
+	// must not block.
+	OnLaunch func(tool string)
+	OnCrash  func(tool string)
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -539,15 +544,19 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, err
 	}
 	logger := s.opts.Logger.Named(tool.Name())
+	if !limitsEnforced && (tool.Manifest.Memory > 0 || tool.Manifest.CPUTime > 0) {
+		logger.Warn("memory and cpu_time are not enforced on this platform (Linux and Windows enforce them)", "manifest", tool.Manifest.Path)
+	}
 	var group int // set by the runner as the process starts, before Client returns
 	var viaReaper bool
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool), func(pgid int, reaper bool) {
-			group, viaReaper = pgid, reaper
-		}),
+		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool),
+			limits{memory: tool.Manifest.Memory, cpuTime: int64(tool.Manifest.CPUTime)}, func(pgid int, reaper bool) {
+				group, viaReaper = pgid, reaper
+			}),
 		SkipHostEnv:  true,
 		AutoMTLS:     true,
 		Managed:      true,
@@ -579,6 +588,9 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		return nil, fmt.Errorf("the binary does not match %s: %s", tool.Manifest.Path, diff)
 	}
 	logger.Debug("plugin started", "binary", bin)
+	if s.opts.OnLaunch != nil {
+		s.opts.OnLaunch(tool.Name())
+	}
 	return &proc{tool: tool, sha: tool.SHA256, client: client, rpc: c, lastUse: time.Now(), pgid: group, reaper: viaReaper}, nil
 }
 

@@ -1,3 +1,9 @@
+//go:build linux
+
+// The supervisor's tests drive the Linux process hygiene (/proc,
+// Pdeathsig, the reaper as /proc/self/exe); for macOS and Windows `make
+// test` cross-compiles and vets the package (make cross).
+
 package supervisor
 
 import (
@@ -106,9 +112,9 @@ func decode(t *testing.T, r *wire.Result) map[string]any {
 	return m
 }
 
-func wantCode(t *testing.T, r *wire.Result, code string) {
+func wantCode(t *testing.T, r *wire.Result, code wire.Code) {
 	t.Helper()
-	if r.GetError().GetCode() != code {
+	if wire.Code(r.GetError().GetCode()) != code {
 		t.Fatalf("got %v, want error code %s", r, code)
 	}
 }

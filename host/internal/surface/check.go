@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolhost/toolhost/host/internal/gate"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
@@ -82,7 +81,7 @@ func Resolve(d *Declaration, snap *registry.Snapshot) ([]*Resolved, []Finding) {
 				t.ToolName, t.Action, didYouMean(manifests.Suggest(t.Action, rt.Manifest.ActionNames())))
 			continue
 		}
-		if irr, why := gate.Irreversible(rt.Manifest, a); irr {
+		if irr, why := rt.Manifest.Irreversible(a); irr {
 			add(t, true, "%s %s is irreversible (%s): the curated surface publishes reversible actions only and has no *_confirmed twin; leave it to the generic surface's run_tool_confirmed",
 				t.ToolName, t.Action, why)
 			continue

@@ -68,13 +68,13 @@ func handler(surface string, r *Resolved, run Runner, srv func() *mcpproto.Serve
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := published.Check(req.Params.Arguments)
 		if err != nil {
-			env := &wire.ErrorEnvelope{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%s: %v", r.Name, err),
+			env := &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%s: %v", r.Name, err),
 				NextStep: fmt.Sprintf("call %s with the args its input schema lists", r.Name)}
 			if ae, ok := err.(*manifests.ArgError); ok {
 				env.Message = fmt.Sprintf("%s: %s", r.Name, ae.Message)
 				env.DidYouMean = ae.DidYouMean
 				if ae.Schema != nil {
-					env.SchemaJson, _ = json.Marshal(ae.Schema)
+					env.Schema = ae.Schema
 				}
 			}
 			return mcpproto.Result(dispatch.Fail(env)), nil
@@ -84,7 +84,7 @@ func handler(surface string, r *Resolved, run Runner, srv func() *mcpproto.Serve
 		}
 		raw, err := json.Marshal(args)
 		if err != nil {
-			return mcpproto.Result(dispatch.Fail(&wire.ErrorEnvelope{Code: wire.CodeInternalError, Message: "encode args"})), nil
+			return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode args"})), nil
 		}
 		out := run.Run(ctx, dispatch.Call{Kind: manifests.KindTool, Name: r.ToolName, Action: r.Action.Name, Args: raw,
 			Caller: srv().Caller(req), Surface: surface}, mcpproto.ProgressSender(ctx, req))

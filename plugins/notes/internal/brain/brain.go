@@ -83,6 +83,10 @@ func (b *Brain) takeRecovered() []Recovered {
 	return out
 }
 
+// CodeInvalidArgument is the host's invalid_args: one code for a refused
+// arg, whether the host's checker or a handler refuses it.
+const CodeInvalidArgument = sdk.CodeInvalidArgs
+
 // Errors with the reference's codes.
 const (
 	CodeNotABrain         sdk.Code = "not_a_brain"
@@ -90,7 +94,6 @@ const (
 	CodeNotFound          sdk.Code = "not_found"
 	CodeUnsafePath        sdk.Code = "unsafe_path"
 	CodeInvalidPath       sdk.Code = "invalid_path"
-	CodeInvalidArgument   sdk.Code = "invalid_argument"
 	CodeInvalidNote       sdk.Code = "invalid_note"
 	CodeAlreadyExists     sdk.Code = "already_exists"
 	CodeSecretDetected    sdk.Code = "secret_detected"

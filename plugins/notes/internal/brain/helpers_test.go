@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/sdk"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 func TestMain(m *testing.M) {
@@ -237,11 +238,11 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
+// requireGit fails the test under make test (TOOLHOST_REQUIRE_TOOLS=1)
+// when git is missing, else skips it.
 func requireGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	testplugin.NeedGit(t)
 }
 
 func writeFileT(path, content string) error {

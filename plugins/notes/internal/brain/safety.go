@@ -213,7 +213,7 @@ func (b *Brain) issueToken(bd binding) (string, time.Time) {
 	return tokenPrefix + base64.RawURLEncoding.EncodeToString(buf), exp
 }
 
-// checkToken verifies tok against bd: invalid_argument when it is
+// checkToken verifies tok against bd: invalid_args when it is
 // malformed, expired, forged, or for another action, content, target state
 // or session.
 func (b *Brain) checkToken(tok string, bd binding) error {

@@ -78,7 +78,7 @@ type Confirmation struct {
 // confirm decides whether an elevated action may run. With no reasons it
 // runs unconfirmed. Without a token it returns the Confirmation to show the
 // user. With a token that matches it runs approved; a token that does not
-// match is invalid_argument.
+// match is invalid_args.
 func (b *Brain) confirm(c Call, action, target string, reasons []string, summary string) (conf *Confirmation, approved bool, err error) {
 	if len(reasons) == 0 {
 		return nil, false, nil

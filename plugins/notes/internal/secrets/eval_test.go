@@ -98,7 +98,17 @@ func TestGitleaksSamples(t *testing.T) {
 		t.Fatalf("%d samples, want the 6,770 of the testdata", len(samples))
 	}
 	fams := map[string]*tally{}
-	var all, common, tuned, held, fp, fpHeld tally
+	var all, common, tuned, held, fp, fpHeld, contested tally
+	// A false-positive sample says one rule must not match the text;
+	// when the same text is another rule's true positive, gitleaks
+	// itself calls it a secret, and a scanner that reports secrets (not
+	// which rule's) is right to refuse it. Those are counted apart.
+	secretText := map[string]bool{}
+	for _, s := range samples {
+		if s.Kind == "tp" {
+			secretText[s.Text] = true
+		}
+	}
 	isCommon := map[string]bool{}
 	for _, f := range commonFamilies {
 		isCommon[f] = true
@@ -124,6 +134,13 @@ func TestGitleaksSamples(t *testing.T) {
 		hit := 0
 		if found == (s.Kind == "tp") {
 			hit = 1
+		}
+		if s.Kind == "fp" && secretText[s.Text] {
+			contested.n++
+			if found {
+				contested.hit++
+			}
+			continue
 		}
 		if s.Kind == "fp" {
 			fp.n++
@@ -180,7 +197,8 @@ func TestGitleaksSamples(t *testing.T) {
 	t.Logf("recall per family (* common): %s", b.String())
 	t.Logf("recall: common families %.2f%% (%d/%d), all rules %.2f%% (%d/%d); tuned part %.2f%%, held-out part %.2f%% (%d samples)",
 		common.pct(), common.hit, common.n, all.pct(), all.hit, all.n, tuned.pct(), held.pct(), held.n)
-	t.Logf("false-positive samples refused: %.2f%% (%d/%d); held-out part %d/%d", fp.pct(), fp.hit, fp.n, fpHeld.hit, fpHeld.n)
+	t.Logf("false-positive samples refused: %.2f%% (%d/%d); held-out part %d/%d; and %d/%d samples that are another rule's true positive",
+		fp.pct(), fp.hit, fp.n, fpHeld.hit, fpHeld.n, contested.hit, contested.n)
 	if showMisses {
 		sort.Strings(misses)
 		for _, m := range misses {
@@ -193,13 +211,10 @@ func TestGitleaksSamples(t *testing.T) {
 	if all.pct() < 90 {
 		t.Errorf("recall over all rules %.2f%%, want ≥ 90%%", all.pct())
 	}
-	// The goal is 10%. What is left above it is mostly what
-	// gitleaks drops by value, not by shape: sixteen real-format Google
-	// API keys on its allow-list, random 37–40 character values labelled
-	// as Cloudflare keys that only a different vendor's length rule
-	// rejects, and passwords in NuGet configs it lists by name. A memory
-	// refusing those is the safe side; the bound holds the rest.
-	if fp.pct() > 18 {
-		t.Errorf("%.2f%% of the false-positive samples refused, want ≤ 18%% (goal 10%%)", fp.pct())
+	// What is left is mostly what gitleaks drops by value, not by
+	// shape: sixteen real-format Google API keys on its allow-list,
+	// passwords in NuGet configs, random tokens under plain names.
+	if fp.pct() > 10 {
+		t.Errorf("%.2f%% of the false-positive samples refused, want ≤ 10%%", fp.pct())
 	}
 }

@@ -6,6 +6,7 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"math"
 	"regexp"
 	"sort"
@@ -107,7 +108,7 @@ var rules = []rule{
 	{"alibaba-access-key", []string{"ltai"}, regexp.MustCompile(`\bLTAI[A-Za-z0-9]{20}\b`), nil},
 	{"okta-token", []string{"okta"}, regexp.MustCompile(`\b00[A-Za-z0-9=_\-]{40}\b`), oktaLike},
 	{"facebook-token", []string{"eaa"}, regexp.MustCompile(`\bEAA[MC][A-Za-z0-9]{100,}`), nil},
-	{"sourcegraph-token", []string{"sgp_"}, regexp.MustCompile(`\bsgp_(?:[a-f0-9]{16}|local)_[a-f0-9]{40}\b|\bsgp_[a-f0-9]{40}\b`), nil},
+	{"sourcegraph-token", []string{"sgp_"}, regexp.MustCompile(`\bsgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}\b|\bsgp_[a-fA-F0-9]{40}\b`), nil},
 	{"sidekiq-secret", []string{"contribsys.com"}, regexp.MustCompile(`(?i)https?://[a-f0-9]{8}:[a-f0-9]{8}@(?:gems|enterprise)\.contribsys\.com`), nil},
 	{"nuget-config-password", []string{"password"}, regexp.MustCompile(`(?i)<add key="(?:ClearText)?Password"\s*value="([^"]{8,})"\s*/>`), func(_, v string) bool { return labelledValueLooksSecret("password", v) }},
 	{"curl-credentials", []string{"curl"}, regexp.MustCompile(`\bcurl\b[^\n]*?(?:\s-u\s*|\s--user[ =])["']?([^\s"':]{3,}:[^\s"']{3,})`), userPassword},
@@ -116,6 +117,13 @@ var rules = []rule{
 	{"labelled-secret", labelWords, labelled, labelledValueLooksSecret},
 	{"labelled-secret", labelWords, labelledXML, labelledValueLooksSecret},
 	{"kubernetes-secret", []string{"kind: secret"}, regexp.MustCompile(`(?s)kind:\s*Secret.*?\n\s*(?:data|stringData):\s*\n\s+[\w.\-]+:\s*([A-Za-z0-9+/=]{12,})`), func(_, v string) bool { return !isPlaceholder(v) }},
+}
+
+// ruleContext: a rule whose format alone is too plain (a 00 prefix and
+// forty characters) runs only where the vendor is named as a word, not
+// inside another one ("rookTable" holds "okta").
+var ruleContext = map[string]*regexp.Regexp{
+	"okta-token": regexp.MustCompile(`(?i)(?:^|[^a-z])okta`),
 }
 
 // labelWords are what a label naming a secret holds somewhere in it, in
@@ -136,6 +144,10 @@ var (
 	dataURL   = regexp.MustCompile(`data:[a-zA-Z0-9.+\-/]+;base64,[A-Za-z0-9+/=]+`)
 	plainURL  = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>"'\])]+`)
 	candidate = regexp.MustCompile(`[A-Za-z0-9_\-+]{24,}={0,3}`)
+	// encryptedValue: a value encrypted at rest (SOPS's ENC[…], an
+	// Ansible Vault block) is ciphertext, safe to keep: random-looking
+	// and not a secret.
+	encryptedValue = regexp.MustCompile(`ENC\[[A-Z0-9_]+,data:[^\]]*\]|(?s)\$ANSIBLE_VAULT;[0-9.]+;[A-Z0-9]+[\r\n]+[0-9a-f\r\n ]+|(?s)-----BEGIN PGP MESSAGE-----.*?(?:-----END PGP MESSAGE-----|$)`)
 	// publicBlock: armoured public material (PGP public keys,
 	// certificates) is high-entropy and not secret.
 	publicBlock = regexp.MustCompile(`(?s)-----BEGIN (?:PGP PUBLIC KEY BLOCK|CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY)-----.*?(?:-----END[^-]*-----|$)`)
@@ -172,6 +184,9 @@ func Scan(text string) []Finding {
 		if !containsAny(lower, r.keywords) {
 			continue
 		}
+		if ctx := ruleContext[r.name]; ctx != nil && !ctx.MatchString(text) {
+			continue
+		}
 		n := r.re.NumSubexp()
 		isLabel := r.re == labelled || r.re == labelledXML
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
@@ -193,8 +208,9 @@ func Scan(text string) []Finding {
 			}
 			if isLabel && notSecretLabel.MatchString(label) {
 				// The label says what the value is (a public key, a
-				// CSRF token, an id): the entropy check must not
-				// overrule it.
+				// CSRF token, an id), or the value is a vendor's
+				// format its own rule judged a stand-in (xoxp-1234…):
+				// the generic checks must not overrule that.
 				quiet = append(quiet, [2]int{m[0], m[1]})
 				continue
 			}
@@ -203,6 +219,12 @@ func Scan(text string) []Finding {
 				check = notRepeated
 			}
 			if !check(label, val) {
+				if isLabel {
+					// The label's check read the value as no
+					// secret (a reference, a name, a version):
+					// the entropy check must not overrule it.
+					quiet = append(quiet, [2]int{m[0], m[1]})
+				}
 				continue
 			}
 			add(r.name, off)
@@ -211,11 +233,16 @@ func Scan(text string) []Finding {
 	// Entropy check on what is left once data URLs and URLs (whose
 	// credentials the rules above already checked) are blanked out.
 	masked := []byte(text)
-	for _, re := range []*regexp.Regexp{dataURL, plainURL, publicBlock} {
+	for _, re := range []*regexp.Regexp{dataURL, plainURL, publicBlock, encryptedValue} {
 		for _, m := range re.FindAllIndex(masked, -1) {
 			for i := m[0]; i < m[1]; i++ {
 				masked[i] = ' '
 			}
+		}
+	}
+	if containsAny(lower, fixtureKeywords) {
+		for _, m := range fixtureAssign.FindAllStringIndex(text, -1) {
+			quiet = append(quiet, [2]int{m[0], m[1]})
 		}
 	}
 	for _, sp := range quiet {
@@ -226,7 +253,10 @@ func Scan(text string) []Finding {
 	for _, m := range candidate.FindAllIndex(masked, -1) {
 		c := string(masked[m[0]:m[1]])
 		truncated := strings.HasPrefix(text[m[1]:], "...") || strings.HasPrefix(text[m[1]:], "…")
-		if len(c) <= 64 && !truncated && HighEntropy(c) && !isPlaceholder(c) && !hasSequence(c) {
+		if assignedTo(text[m[1]:]) {
+			continue // the name on the left of an assignment
+		}
+		if len(c) <= 64 && runAround(masked, m[0], m[1]) <= maxRun && !truncated && HighEntropy(c) && !isPlaceholder(c) && !hasSequence(c) && !hasRun(c, 6) && !hexParts(c) && !encodedText(c) && !wordy(c) {
 			add("high-entropy-string", m[0])
 		}
 	}
@@ -279,7 +309,7 @@ func hasSequence(v string) bool {
 // half must look like one, not a variable or a word.
 func userPassword(_, v string) bool {
 	_, pass, _ := strings.Cut(v, ":")
-	if strings.Contains(v, "$") || isPlaceholder(pass) || strings.EqualFold(pass, "pass") {
+	if strings.Contains(v, "$") || isPlaceholder(v) || isPlaceholder(pass) || strings.EqualFold(pass, "pass") {
 		return false
 	}
 	return labelledValueLooksSecret("password", pass)
@@ -288,7 +318,23 @@ func userPassword(_, v string) bool {
 // notRepeated drops a format's match whose random part is one character
 // over and over (ghp_xxxx…, glc_1111…): the documentation's stand-in.
 func notRepeated(_, v string) bool {
-	return !isPlaceholder(v) && !mostlyOneChar(v) && !hasSequence(v)
+	return !isPlaceholder(v) && !mostlyOneChar(v) && !hasSequence(v) && !hasRun(v, 6)
+}
+
+// hasRun reports n or more of one character in a row (5555555, AAAAA):
+// typed to fill a format, next to never in a random token.
+func hasRun(v string, n int) bool {
+	run := 1
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[i-1] {
+			run = 1
+			continue
+		}
+		if run++; run >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // mostlyOneChar reports whether one character makes up half of s or more
@@ -396,11 +442,24 @@ func (c classes) kinds() int {
 
 // notSecretLabel: labels that hold a secret word but name something else —
 // an id, a name, a file, a public or database key, a CSRF token, an author.
-var notSecretLabel = regexp.MustCompile(`(?i)(?:^|[_.\-]|[a-z])(?:id|ids|name|names|url|uri|urls|file|path|dir|version|type|hash|event|chars?|length|len|size|count|prefix|suffix|format|mode|policy|enabled|ttl|timeout|header)$|public|pubkey|pub_key|foreign|primary|partition|sort_?key|schema|keyword|keyboard|keying|monkey|keystore|keytab|keyframe|keycode|keyvault|key_vault|csrf|xsrf|authenticity|author(?:s|ity)?$|authentication-|authoriz`)
+var notSecretLabel = regexp.MustCompile(`(?i)(?:^|[_.\-]|[a-z])(?:id|ids|name|names|url|uri|urls|file|path|dir|version|type|hash|event|chars?|length|len|size|count|prefix|suffix|format|mode|policy|enabled|ttl|timeout|header)$|public|pubkey|pub_key|foreign|primary|partition|sort_?key|schema|keyword|keyboard|keying|monkey|keystore|keytab|keyframe|keycode|keyvault|key_vault|csrf|xsrf|authenticity|author(?:s|ity)?$|authentication-|authoriz|` + fixtureWords)
+
+// fixtureWords name a value written to be refused or not to match: the
+// negative examples of a test (nonMatchingToken, wrongKey, fakeSecret,
+// invalid_password, mockToken, dummyKey).
+// fixtureKeywords prefilter fixtureAssign.
+var fixtureKeywords = []string{"match", "wrong", "invalid", "fake", "dummy", "bogus", "mock"}
+
+const fixtureWords = `(?:non|not|no|un)[_\-]?match|mismatch|wrong|invalid|fake|dummy|bogus|mock`
+
+// fixtureAssign: any name holding a fixture word, assigned a value on the
+// same line. The entropy check skips its value: a random-looking string
+// named a wrong or fake one is a test's negative example.
+var fixtureAssign = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])[$@]?["'\x60]?[A-Za-z0-9_.\-]*(?:` + fixtureWords + `)[A-Za-z0-9_.\-]*["'\x60]?[ \t]*(?:=>|::?=|=|:)[ \t]*["'\x60]?[^\s"'\x60,;]+`)
 
 // notSecretValue: values shaped like something else — an e-mail address, a
 // URL, a file path, a version.
-var notSecretValue = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[a-z]{2,}$|://|^[\w.\-]*/[\w./\-]*\.[A-Za-z]{1,5}$|^v?\d+(?:\.\d+){1,3}(?:[\-+][\w.]+)?$`)
+var notSecretValue = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[a-z]{2,}$|://|^[\w.\-]*/[\w./\-]*\.[A-Za-z]{1,5}$|^v?\d+(?:\.\d+){1,3}(?:[\-+][\w.]+)?$|^[A-Za-z][\w.:\-]*[\-_:@]v?\d+(?:\.\d+){1,3}$`)
 
 var passwordLabel = regexp.MustCompile(`(?i)passw|pwd|passphrase|secret|pass$|_pass_|credential`)
 
@@ -410,8 +469,8 @@ var passwordLabel = regexp.MustCompile(`(?i)passw|pwd|passphrase|secret|pass$|_p
 // mixes character kinds; any other label a value random for its charset —
 // decimal, hex, lower-case alphanumeric or base64-like — by its entropy.
 func labelledValueLooksSecret(label, v string) bool {
-	if isPlaceholder(v) {
-		return false
+	if isPlaceholder(v) || strings.HasPrefix(v, "ENC[") || strings.HasPrefix(v, "$ANSIBLE_VAULT") {
+		return false // a placeholder, or ciphertext (encryptedValue)
 	}
 	v = strings.TrimRight(strings.TrimSpace(v), ";,.)")
 	if len(v) < 6 || isPlaceholder(v) || isReference(v) || mostlyOneChar(v) || hasLetterRun(v, 7) {
@@ -433,6 +492,9 @@ func labelledValueLooksSecret(label, v string) bool {
 	if passwordLabel.MatchString(label) {
 		return len(v) >= 8
 	}
+	if nameConstant(label, v) {
+		return false
+	}
 	if wordy(v) {
 		return false
 	}
@@ -451,6 +513,116 @@ func labelledValueLooksSecret(label, v string) bool {
 	default: // base64-like and mixed
 		return n >= 10 && h >= 3.0 && (c.digit > 0 || c.switches*4 >= n)
 	}
+}
+
+// nameConstant reports a value that spells its own label (or the label
+// spells the value), case and separators aside: an enum-like constant
+// (SN_id_Gost_KeyMeshing = "id-Gost-KeyMeshing", KeyPair = X25519.KeyPair),
+// not a secret.
+func nameConstant(label, v string) bool {
+	l, w := alnumLower(label), alnumLower(v)
+	if len(l) > len(w) {
+		l, w = w, l
+	}
+	return len(l) >= 6 && strings.Contains(w, l)
+}
+
+// alnumLower is s's letters and digits, lower-cased.
+func alnumLower(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// maxRun bounds the run of token characters around an entropy candidate:
+// past it the candidate is a piece of a longer blob (a signed URL's
+// signature split at '~', encoded data split at '.'), not a key, which the
+// vendor rules judge whole.
+const maxRun = 100
+
+// runAround is the length of the run of token characters (base64, URL-safe
+// base64 and '~' '.') holding b[i:j].
+func runAround(b []byte, i, j int) int {
+	tok := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("+/=_-~.", c) >= 0
+	}
+	for i > 0 && tok(b[i-1]) {
+		i--
+	}
+	for j < len(b) && tok(b[j]) {
+		j++
+	}
+	return j - i
+}
+
+// assignedTo reports whether rest (the text after a candidate) starts with
+// an assignment operator: the candidate is the name assigned to, never the
+// secret (SN_id_Gost28147_89_None_KeyMeshing = "…").
+func assignedTo(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t\"'\x60")
+	for _, op := range []string{":=", "=>", "+=", ".="} {
+		if strings.HasPrefix(rest, op) {
+			return true
+		}
+	}
+	return strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
+}
+
+// hexParts reports a candidate whose long parts (split at _ and -) are all
+// hexadecimal, in any mix of case: a digest, a checksummed address or
+// id with a prefix. Hex is judged by its own rules (a vendor's format), not
+// by the mixed-charset entropy check, whose alphabet it is not.
+func hexParts(c string) bool {
+	n := 0
+	for _, p := range strings.FieldsFunc(c, func(r rune) bool { return r == '_' || r == '-' }) {
+		if len(p) < 8 {
+			continue
+		}
+		if !isHex(p) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// encodedText reports a base64 candidate that decodes to printable text
+// (bedrock.amazonaws.com, a JSON or msgpack header): encoded words, not
+// random key material, which decodes to bytes of every value.
+func encodedText(c string) bool {
+	for _, part := range append([]string{c}, strings.FieldsFunc(c, func(r rune) bool { return r == '_' || r == '-' })...) {
+		part = strings.TrimRight(part, "=")
+		if len(part)%4 == 1 { // not base64 whole: a cut-off tail
+			part = part[:len(part)-1]
+		}
+		if len(part) < 16 {
+			continue
+		}
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			b, err := enc.DecodeString(part)
+			if err != nil {
+				continue
+			}
+			printable := 0
+			for _, x := range b {
+				if x >= 0x20 && x < 0x7f {
+					printable++
+				}
+			}
+			if printable*4 >= len(b)*3 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isReference reports code that names where a secret lives rather than

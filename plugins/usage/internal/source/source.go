@@ -1,6 +1,9 @@
 // Package source reads local AI-coding session logs. Each provider (Claude
-// Code, Codex CLI, Gemini CLI, OpenCode) is one file behind the Provider
-// interface; the Store keeps per-file parse state keyed by path, size and
+// Code, Codex CLI, Gemini CLI, OpenCode) sits behind the Provider interface
+// in files named for it (Claude Code's: claude.go finds and sorts lines,
+// claude_assistant.go reads responses, claude_usage.go their usage
+// objects); steps.go classifies tool uses and timestamps.go reads times for
+// all of them. The Store keeps per-file parse state keyed by path, size and
 // modification time so a warm refresh reads only appended bytes, and
 // deduplicates calls across files.
 package source
@@ -13,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 
@@ -45,6 +49,8 @@ const (
 // Step is one tool use: its kind and, for edits, a hash of the file path.
 type Step struct {
 	Kind StepKind
+	// call is the index in its file's Calls of the call that asked for it.
+	call uint32
 	File uint64
 }
 
@@ -68,42 +74,83 @@ type Origin struct {
 	fs *FileState
 }
 
-// Call is one billed model request, kept small: a big log holds hundreds
-// of thousands.
+// Call is one billed model request, kept to 56 bytes: a big log holds
+// hundreds of thousands, and they are most of a cold scan's memory.
 type Call struct {
 	// Time is the request's time in Unix milliseconds.
 	Time int64
 	// Origin is where the call was logged, and by which model.
 	Origin *Origin
-	// Key deduplicates copies of one request across lines and files (a hash
-	// of its identity); 0 when the log gives no identity.
+	// Key identifies the request across lines and files (a hash of its
+	// identity); 0 when the log gives no identity. For Claude Code it is
+	// the hash of the response's message.id alone, which the sidechain
+	// rule matches across request ids; sub then tells the requests apart.
 	Key uint64
-	// Msg identifies a Claude Code response (a hash of its message.id)
-	// across request ids: a sidechain replay of a parent message carries
-	// the parent's message.id with a new requestId. 0 when not logged.
-	Msg uint64
 	// Token counts by bucket: input, output, cache writes (5 minutes and
 	// 1 hour) and cache reads.
 	In, Out, CW5m, CW1h, CR uint32
 	// Turn numbers the turn (a user message and the calls after it) inside
 	// the file.
 	Turn uint32
-	// stepOff and stepN locate the call's tool uses in its file's steps.
-	stepOff uint32
-	stepN   uint16
-	// Sidechain marks a Claude Code line with isSidechain: true.
-	Sidechain bool
+	// sub: the low 31 bits hash what tells apart requests of one Key (a
+	// Claude Code requestId, or the session when none is logged; 0 for
+	// other providers); the top bit marks a sidechain line.
+	sub uint32
+	// idx is the call's index in its file's Calls (its steps carry it).
+	idx uint32
+}
+
+// sidechainBit is the bit of Call.sub marking a Claude Code line with
+// isSidechain: true.
+const sidechainBit = 1 << 31
+
+// subOf is the sub of a request told apart by id (hashed to 31 bits, never
+// 0), on a sidechain line or not.
+func subOf(sidechain bool, id ...[]byte) uint32 {
+	h := uint32(keyOf(id...) & (sidechainBit - 1))
+	if h == 0 {
+		h = 1
+	}
+	if sidechain {
+		h |= sidechainBit
+	}
+	return h
+}
+
+// Sidechain reports whether the call was logged on a Claude Code line with
+// isSidechain: true.
+func (c *Call) Sidechain() bool { return c.sub&sidechainBit != 0 }
+
+// dedupKey is the key copies of one request share: Key, scoped by what
+// tells requests of one Key apart.
+func (c *Call) dedupKey() uint64 {
+	if c.Key == 0 || c.sub&^sidechainBit == 0 {
+		return c.Key
+	}
+	return keyMix(c.Key, uint64(c.sub&^sidechainBit))
+}
+
+// sameRequest reports whether c and o are copies of one request.
+func (c *Call) sameRequest(o *Call) bool {
+	return c.Key != 0 && c.Key == o.Key && c.sub&^sidechainBit == o.sub&^sidechainBit
 }
 
 // Model is the model name as logged.
 func (c *Call) Model() string { return c.Origin.Model }
 
-// Steps are the tool uses the request asked for.
+// Steps are the tool uses the request asked for: the run of its file's
+// steps carrying its index (steps are stored in call order).
 func (c *Call) Steps() []Step {
-	if c.stepN == 0 {
+	steps := c.Origin.fs.steps
+	i := sort.Search(len(steps), func(i int) bool { return steps[i].call >= c.idx })
+	j := i
+	for j < len(steps) && steps[j].call == c.idx {
+		j++
+	}
+	if i == j {
 		return nil
 	}
-	return c.Origin.fs.steps[c.stepOff : c.stepOff+uint32(c.stepN)]
+	return steps[i:j:j]
 }
 
 // Tokens returns the call's tokens for pricing.
@@ -161,48 +208,41 @@ func (st *FileState) origin(provider, project, name, session, model string) *Ori
 	return o
 }
 
-// addSteps stores a call's tool uses in the file's steps.
-func (st *FileState) addSteps(c *Call, steps []Step) {
-	if len(steps) == 0 {
-		return
-	}
-	c.stepOff = uint32(len(st.steps))
-	c.stepN = uint16(min(len(steps), 1<<16-1))
-	st.steps = append(st.steps, steps[:c.stepN]...)
-}
-
 // add appends a call; consecutive copies of one request (a response's
 // content blocks, one line each) collapse into the largest.
 func (st *FileState) add(c Call, steps []Step) {
-	if n := len(st.Calls); n > 0 && c.Key != 0 && st.Calls[n-1].Key == c.Key {
+	if n := len(st.Calls); n > 0 && c.sameRequest(&st.Calls[n-1]) {
 		prev := &st.Calls[n-1]
 		if c.Total() > prev.Total() {
-			c.stepOff, c.stepN = prev.stepOff, prev.stepN
+			c.idx = prev.idx
 			*prev = c
 			st.replaced++
 		}
 		st.extendLast(steps)
 		return
 	}
-	st.addSteps(&c, steps)
+	c.idx = uint32(len(st.Calls))
 	st.Calls = append(st.Calls, c)
+	st.addSteps(c.idx, steps)
+}
+
+// addSteps stores the tool uses of the call at index i, which is the last
+// call: the file's steps stay in call order.
+func (st *FileState) addSteps(i uint32, steps []Step) {
+	for _, s := range steps {
+		s.call = i
+		st.steps = append(st.steps, s)
+	}
 }
 
 // extendLast adds tool uses to the last call (another content block of the
-// same response): its steps are the tail of the file's steps.
+// same response).
 func (st *FileState) extendLast(steps []Step) {
 	n := len(st.Calls)
 	if n == 0 || len(steps) == 0 {
 		return
 	}
-	last := &st.Calls[n-1]
-	if last.stepN == 0 {
-		last.stepOff = uint32(len(st.steps))
-	}
-	room := 1<<16 - 1 - int(last.stepN)
-	steps = steps[:min(len(steps), room)]
-	st.steps = append(st.steps, steps...)
-	last.stepN += uint16(len(steps))
+	st.addSteps(uint32(n-1), steps)
 	st.replaced++
 }
 
@@ -292,6 +332,8 @@ type FileState struct {
 	replaced   int // calls replaced in place by a larger copy
 	// mergedLineage is the lineage the calls were last merged under.
 	mergedLineage Lineage
+	// slot is the file's place in Store.order.
+	slot int32
 }
 
 // MaxLineBytes bounds the line buffer; longer lines are skipped unread.

@@ -70,12 +70,14 @@ type Store struct {
 	env       Env
 	workers   int
 
-	mu      sync.Mutex
-	files   map[string]*FileState
-	nextID  uint32
-	refs    []ref
+	mu     sync.Mutex
+	files  map[string]*FileState
+	nextID uint32
+	refs   []ref
+	// order lists the files the refs point into (ref.f indexes it).
+	order   []*FileState
 	calls   []*Call
-	keyIdx  map[uint64]int32
+	keyIdx  keyTable
 	snap    *Snapshot
 	stats   Stats
 	indexed map[string]int // file path → calls already merged into the index
@@ -97,7 +99,7 @@ func NewStore(env Env, workers int, providers ...Provider) *Store {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &Store{providers: providers, env: env, workers: workers, files: map[string]*FileState{},
-		keyIdx: map[uint64]int32{}, indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
+		indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
 		w: &watch{}}
 }
 
@@ -111,13 +113,15 @@ type job struct {
 	replacedBefore int
 }
 
-// ref locates one call of the index inside its file's state.
+// ref locates one call of the index: the file's place in Store.order and
+// the call's index in its Calls (8 bytes: a big log has hundreds of
+// thousands).
 type ref struct {
-	st *FileState
-	i  int32
+	f, i int32
 }
 
-func (r ref) call() *Call { return &r.st.Calls[r.i] }
+// call is the call r locates.
+func (s *Store) call(r ref) *Call { return &s.order[r.f].Calls[r.i] }
 
 // Refresh brings the index up to date: new or rewritten files are parsed
 // whole, grown appendable files from where the last parse stopped, unchanged
@@ -201,8 +205,8 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				}
 				st.BytesRead = 0
 				st.Err = safeParse(ctx, j.provider, st)
-				if n := len(st.Calls); j.reset && cap(st.Calls) > n+n/4+8 {
-					st.Calls = append(make([]Call, 0, n+n/8+8), st.Calls...)
+				if n := len(st.Calls); j.reset && cap(st.Calls) > n {
+					st.Calls = append(make([]Call, 0, n), st.Calls...)
 				}
 				n := done.Add(1)
 				if step := max(len(jobs)/20, 1); progress != nil && (int(n)%step == 0 || int(n) == len(jobs)) {
@@ -244,7 +248,8 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 			total += len(st.Calls)
 		}
 		s.refs = make([]ref, 0, total)
-		s.keyIdx = make(map[uint64]int32, total)
+		s.order = make([]*FileState, 0, len(paths))
+		s.keyIdx = newKeyTable(total)
 		clear(s.indexed)
 		sort.Strings(paths)
 		for _, p := range paths {
@@ -265,8 +270,8 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		s.calls = s.calls[:0]
 		sidechains := false
 		for _, r := range s.refs {
-			c := &r.st.Calls[r.i]
-			sidechains = sidechains || c.Sidechain
+			c := s.call(r)
+			sidechains = sidechains || c.Sidechain()
 			s.calls = append(s.calls, c)
 		}
 		if sidechains {
@@ -358,25 +363,29 @@ func (s *Store) merge(st *FileState) {
 	from := s.indexed[st.Path]
 	family := s.families[st.Lineage.ID]
 	st.mergedLineage = st.Lineage
+	if int(st.slot) >= len(s.order) || s.order[st.slot] != st {
+		st.slot = int32(len(s.order))
+		s.order = append(s.order, st)
+	}
 	for i := from; i < len(st.Calls); i++ {
 		c := &st.Calls[i]
-		r := ref{st: st, i: int32(i)}
+		r := ref{f: st.slot, i: int32(i)}
 		if c.Key == 0 {
 			s.refs = append(s.refs, r)
 			continue
 		}
-		key := c.Key
+		key := c.dedupKey()
 		if family != 0 {
 			key = keyMix(key, family)
 		}
-		if j, ok := s.keyIdx[key]; ok {
-			old := s.refs[j].call()
+		if j, ok := s.keyIdx.get(key); ok {
+			old := s.call(s.refs[j])
 			if c.Total() > old.Total() || (c.Total() == old.Total() && c.Time < old.Time) {
 				s.refs[j] = r
 			}
 			continue
 		}
-		s.keyIdx[key] = int32(len(s.refs))
+		s.keyIdx.put(key, int32(len(s.refs)))
 		s.refs = append(s.refs, r)
 	}
 	s.indexed[st.Path] = len(st.Calls)
@@ -424,25 +433,32 @@ func (s *Store) familyRoots() map[string]uint64 {
 // sidechain copies go; when only sidechain lines have it, the one with the
 // largest token total stays. Responses with their own message ids stay.
 func dropSidechainReplays(calls []*Call) []*Call {
+	// A Claude Code call's Key is its message id's hash (sub set).
+	msg := func(c *Call) uint64 {
+		if c.sub == 0 {
+			return 0
+		}
+		return c.Key
+	}
 	best := map[uint64]*Call{} // message id of a sidechain call → kept copy
 	for _, c := range calls {
-		if c.Sidechain && c.Msg != 0 {
-			if b, ok := best[c.Msg]; !ok || c.Total() > b.Total() {
-				best[c.Msg] = c
+		if m := msg(c); m != 0 && c.Sidechain() {
+			if b, ok := best[m]; !ok || c.Total() > b.Total() {
+				best[m] = c
 			}
 		}
 	}
 	parents := map[uint64]bool{}
 	for _, c := range calls {
-		if !c.Sidechain && c.Msg != 0 {
-			if _, ok := best[c.Msg]; ok {
-				parents[c.Msg] = true
+		if m := msg(c); m != 0 && !c.Sidechain() {
+			if _, ok := best[m]; ok {
+				parents[m] = true
 			}
 		}
 	}
 	out := calls[:0]
 	for _, c := range calls {
-		if c.Sidechain && c.Msg != 0 && (parents[c.Msg] || best[c.Msg] != c) {
+		if m := msg(c); m != 0 && c.Sidechain() && (parents[m] || best[m] != c) {
 			continue
 		}
 		out = append(out, c)

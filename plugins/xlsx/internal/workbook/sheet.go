@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // MaxColumns and MaxRows are Excel's grid; references beyond are refused.
@@ -70,6 +71,11 @@ type StreamOptions struct {
 	// Formulas asks for each formula cell's formula in Row.Formulas; a
 	// formula without a cached value then makes its row a row.
 	Formulas bool
+	// Borrow lets the text of string and error cells written in the sheet
+	// itself (not shared strings) point into a buffer that the next row
+	// reuses, sparing an allocation per cell: use Value.Owned for what is
+	// kept beyond the callback.
+	Borrow bool
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -140,7 +146,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // streamFrom parses worksheet XML from r.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, fn: fn, st: &st}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, borrow: o.Borrow, fn: fn, st: &st}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -187,6 +193,10 @@ type sheetParser struct {
 	tb              textBuilder
 	hasIS           bool
 	inSheetData     bool
+
+	// borrow makes str hand out text from arena, reset after each row.
+	borrow bool
+	arena  []byte
 
 	// the cell's formula: <f> seen, its text, a shared formula's group
 	inF, hasF bool
@@ -588,14 +598,26 @@ func (p *sheetParser) value() Value {
 		b := strings.TrimSpace(string(raw))
 		return Value{Kind: KindBool, Bool: b != "0" && !strings.EqualFold(b, "false")}
 	case typeError:
-		return Value{Kind: KindError, Str: string(raw)}
+		return Value{Kind: KindError, Str: p.str(raw)}
 	case typeFormulaString:
-		return Value{Kind: KindString, Str: string(raw)}
+		return Value{Kind: KindString, Str: p.str(raw)}
 	case typeISODate:
 		return isoToValue(strings.TrimSpace(string(raw)))
 	default:
-		return Value{Kind: KindString, Str: string(raw)}
+		return Value{Kind: KindString, Str: p.str(raw)}
 	}
+}
+
+// str returns b as a string: a copy, or with borrow a view of the row's
+// arena (an arena that grows leaves the row's earlier strings on the old
+// array, which they keep alive).
+func (p *sheetParser) str(b []byte) string {
+	if !p.borrow || len(b) == 0 {
+		return string(b)
+	}
+	start := len(p.arena)
+	p.arena = append(p.arena, b...)
+	return unsafe.String(&p.arena[start], len(b))
 }
 
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
@@ -729,6 +751,7 @@ func (p *sheetParser) flush() error {
 	p.cells = p.cells[:0]
 	clear(p.rowFormulas)
 	p.rowFormulas = p.rowFormulas[:0]
+	p.arena = p.arena[:0]
 	return err
 }
 

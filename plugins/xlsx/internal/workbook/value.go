@@ -57,6 +57,13 @@ type Value struct {
 // as in openpyxl.
 func (v Value) IsEmpty() bool { return v.Kind == KindEmpty }
 
+// Owned returns the value with its own copy of its text, for keeping a
+// value streamed with StreamOptions.Borrow.
+func (v Value) Owned() Value {
+	v.Str = strings.Clone(v.Str)
+	return v
+}
+
 // JSON returns the value for encoding/json: nil, int64, Float, string or
 // bool. Dates, times, durations and errors are strings.
 func (v Value) JSON() any {

@@ -1,6 +1,9 @@
 package manifests
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestIrreversibleWord(t *testing.T) {
 	tests := []struct {
@@ -98,5 +101,33 @@ actions:
 		if !byName && a.Name == "list-messages" && !a.Reversible {
 			t.Errorf("%s: read_only but not reversible", a.Name)
 		}
+	}
+}
+
+func TestManifestIrreversible(t *testing.T) {
+	tests := []struct {
+		name       string
+		tool       string
+		action     string
+		reversible bool
+		want       bool
+		why        string // in the reason
+	}{
+		{"reversible and plainly named", "xlsx", "read-sheet", true, false, ""},
+		{"action name alone", "files", "delete-file", true, true, `action name "delete-file" contains the irreversible verb "delete"`},
+		{"tool name alone", "payments-send", "status", true, true, `tool name "payments-send" contains the irreversible verb "send"`},
+		{"tool name named first", "send-mail", "delete-draft", true, true, `tool name "send-mail"`},
+		{"phrase", "git", "force-push", true, true, `"force-push"`},
+		{"flag alone", "db", "migrate", false, true, "db migrate is not declared reversible"},
+		{"noun is not the verb", "mail", "sender-info", true, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Manifest{Name: tt.tool}
+			got, why := m.Irreversible(&Action{Name: tt.action, Reversible: tt.reversible})
+			if got != tt.want || !strings.Contains(why, tt.why) || (!got && why != "") {
+				t.Errorf("Irreversible = %v, %q; want %v with %q", got, why, tt.want, tt.why)
+			}
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package manifests
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // irreversibleVerbs maps every recognised form of an irreversible verb to
 // itself. Only verb forms are listed: agent nouns such as "sender",
@@ -67,8 +70,8 @@ var irreversiblePhrases = [][2][]string{
 // ("sender" is a noun, not a form of "send"), while "list-posts" and
 // "sent-items" do — the rule judges names, never meanings, and fails closed.
 //
-// This is the naming half of the safety gate (the other half is the
-// manifest's reversible flag); the host's gate calls it and Parse rejects a
+// This is the naming half of the irreversible rule (the other half is the
+// manifest's reversible flag, see Manifest.Irreversible); Parse rejects a
 // manifest that declares such an action reversible or read-only.
 func IrreversibleWord(name string) (word string, ok bool) {
 	ws := words(name, false)
@@ -106,4 +109,19 @@ func isIrreversibleName(tool, action string) (word, in string, ok bool) {
 		return w, "action name " + strconv.Quote(action), true
 	}
 	return "", "", false
+}
+
+// Irreversible is the whole irreversible rule, the one the host's gate
+// applies: action a of m is irreversible when a whole word of the tool or
+// the action name is an irreversible verb (IrreversibleWord), or its
+// manifest does not declare it reversible: true. why says which, for the
+// person asked to approve.
+func (m *Manifest) Irreversible(a *Action) (irreversible bool, why string) {
+	if w, in, ok := isIrreversibleName(m.Name, a.Name); ok {
+		return true, fmt.Sprintf("the %s contains the irreversible verb %q", in, w)
+	}
+	if !a.Reversible {
+		return true, fmt.Sprintf("%s %s is not declared reversible in its manifest", m.Name, a.Name)
+	}
+	return false, ""
 }

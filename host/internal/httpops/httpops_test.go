@@ -1,0 +1,202 @@
+package httpops
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestLimiterTokenBucket(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	l := NewLimiter(2, 3, clk.now) // 2 a second, bursts of 3
+	steps := []struct {
+		advance  time.Duration
+		key      string
+		want     bool
+		wantWait time.Duration
+	}{
+		{0, "a", true, 0},
+		{0, "a", true, 0},
+		{0, "a", true, 0},
+		{0, "a", false, 500 * time.Millisecond}, // the burst is spent: one token every 500ms
+		{0, "b", true, 0},                       // another client has its own bucket
+		{250 * time.Millisecond, "a", false, 250 * time.Millisecond},
+		{250 * time.Millisecond, "a", true, 0},
+		{0, "a", false, 500 * time.Millisecond},
+		{10 * time.Second, "a", true, 0}, // full again, never beyond the burst
+		{0, "a", true, 0},
+		{0, "a", true, 0},
+		{0, "a", false, 500 * time.Millisecond},
+	}
+	for i, s := range steps {
+		clk.add(s.advance)
+		ok, wait := l.Allow(s.key)
+		if ok != s.want || wait != s.wantWait {
+			t.Fatalf("step %d (%s after %s): got %v wait %s, want %v wait %s", i, s.key, s.advance, ok, wait, s.want, s.wantWait)
+		}
+	}
+	clk.add(2 * time.Minute)
+	l.Allow("c")
+	if got := l.Clients(); got != 1 {
+		t.Errorf("after two idle minutes the full buckets are forgotten: %d clients remembered, want 1 (c)", got)
+	}
+}
+
+func TestClientAddr(t *testing.T) {
+	proxies, err := ParseProxies([]string{"10.0.0.0/8", "127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, peer, xff, want string
+		proxies               *Proxies
+	}{
+		{"no proxy configured: the peer, whatever the header says", "10.1.2.3:5000", "203.0.113.9", "10.1.2.3", nil},
+		{"untrusted peer: the peer", "198.51.100.7:5000", "203.0.113.9", "198.51.100.7", proxies},
+		{"trusted peer: the client it names", "127.0.0.1:5000", "203.0.113.9", "203.0.113.9", proxies},
+		{"two trusted hops: the first untrusted from the right", "10.0.0.2:5000", "203.0.113.9, 10.0.0.1", "203.0.113.9", proxies},
+		{"a forged left part is ignored", "127.0.0.1:5000", "1.1.1.1, 203.0.113.9", "203.0.113.9", proxies},
+		{"a garbled hop stops the walk", "127.0.0.1:5000", "203.0.113.9, garbage", "127.0.0.1", proxies},
+		{"trusted peer, no header: the peer", "127.0.0.1:5000", "", "127.0.0.1", proxies},
+		{"IPv6 peer", "[2001:db8::1]:5000", "203.0.113.9", "2001:db8::1", proxies},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			r.RemoteAddr = tt.peer
+			if tt.xff != "" {
+				r.Header.Set("X-Forwarded-For", tt.xff)
+			}
+			if got := tt.proxies.ClientAddr(r); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if _, err := ParseProxies([]string{"10.0.0.0/33"}); err == nil || !strings.Contains(err.Error(), "10.0.0.0/33") {
+		t.Errorf("a bad prefix: got %v, want an error naming it", err)
+	}
+}
+
+// okHandler stands in for the MCP endpoint.
+var okHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("mcp")) })
+
+func TestHandlerRateLimit(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	proxies, _ := ParseProxies([]string{"127.0.0.1"})
+	var statuses []int
+	h := Handler(okHandler, Options{Limiter: NewLimiter(0.5, 1, clk.now), Proxies: proxies,
+		Observe: func(s int) { statuses = append(statuses, s) }})
+	do := func(path, peer, xff string) *httptest.ResponseRecorder {
+		method := http.MethodPost
+		if path == "/healthz" {
+			method = http.MethodGet
+		}
+		r := httptest.NewRequest(method, path, strings.NewReader(`{}`))
+		r.RemoteAddr = peer
+		r.Header.Set("X-Forwarded-For", xff)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	if w := do("/mcp", "127.0.0.1:1", "203.0.113.1"); w.Code != 200 {
+		t.Fatalf("first request: %d", w.Code)
+	}
+	w := do("/mcp", "127.0.0.1:2", "203.0.113.1")
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "2" {
+		t.Fatalf("second request of the same client behind the proxy: got %d Retry-After %q, want 429 and 2", w.Code, w.Header().Get("Retry-After"))
+	}
+	if w := do("/mcp", "127.0.0.1:3", "203.0.113.2"); w.Code != 200 {
+		t.Errorf("another client behind the same proxy: got %d, want 200", w.Code)
+	}
+	if w := do("/healthz", "127.0.0.1:4", "203.0.113.1"); w.Code != 200 {
+		t.Errorf("probes are not limited: got %d", w.Code)
+	}
+	clk.add(2 * time.Second)
+	if w := do("/mcp", "127.0.0.1:5", "203.0.113.1"); w.Code != 200 {
+		t.Errorf("after Retry-After: got %d, want 200", w.Code)
+	}
+	if want := []int{200, 429, 200, 200, 200}; !equal(statuses, want) {
+		t.Errorf("observed statuses %v, want %v", statuses, want)
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestProbes(t *testing.T) {
+	var readyErr error
+	h := Handler(okHandler, Options{Ready: func() (any, error) { return map[string]int{"tools_ready": 3}, readyErr }})
+	get := func(path string) (int, map[string]any) {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		var m map[string]any
+		_ = json.Unmarshal(w.Body.Bytes(), &m)
+		return w.Code, m
+	}
+	if code, m := get("/healthz"); code != 200 || m["status"] != "alive" {
+		t.Errorf("/healthz: %d %v", code, m)
+	}
+	if code, m := get("/readyz"); code != 200 || m["status"] != "ready" {
+		t.Errorf("/readyz ready: %d %v", code, m)
+	}
+	readyErr = errors.New("no plugin can run")
+	if code, m := get("/readyz"); code != 503 || m["reason"] != "no plugin can run" {
+		t.Errorf("/readyz not ready: %d %v, want 503 naming why", code, m)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz while not ready: %d, want 200 (alive, just not ready)", code)
+	}
+}
+
+func TestAccessLog(t *testing.T) {
+	var buf bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Name: "access", Output: &buf, JSONFormat: true})
+	h := Handler(okHandler, Options{AccessLog: log})
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{}`))
+	r.RemoteAddr = "192.0.2.4:999"
+	r.Header.Set("Mcp-Method", "tools/call")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("the access log line is not JSON: %q", buf.String())
+	}
+	for k, want := range map[string]any{"method": "POST", "path": "/mcp", "status": float64(200), "bytes": float64(3),
+		"client": "192.0.2.4", "rpc": "tools/call", "@module": "access"} {
+		if line[k] != want {
+			t.Errorf("%s: got %v, want %v (line %v)", k, line[k], want, line)
+		}
+	}
+	if _, ok := line["duration_ms"].(float64); !ok {
+		t.Errorf("no duration_ms in %v", line)
+	}
+}

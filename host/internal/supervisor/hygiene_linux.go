@@ -1,0 +1,193 @@
+package supervisor
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// reaperNeeded: a plugin runs under a reaper when the host names one.
+const reaperNeeded = true
+
+// limitsEnforced: the watchdog enforces memory and cpu_time from /proc.
+const limitsEnforced = true
+
+// osProc is what Linux keeps per plugin process: nothing beyond its pid.
+type osProc struct{}
+
+// ReaperExe is the executable the host names as Options.Reaper: itself, by
+// a path that keeps working when the binary is replaced on disk.
+func ReaperExe() string { return "/proc/self/exe" }
+
+// procAttr puts the process in a group of its own and gives it a
+// parent-death signal: SIGTERM for a reaper (it catches it and kills the
+// group), SIGKILL for a plugin run without one.
+func procAttr(viaReaper bool) *syscall.SysProcAttr {
+	if viaReaper {
+		return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
+	}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+}
+
+func (r *procRunner) afterStart() error { return nil }
+func (r *procRunner) release()          {}
+
+// waitExited waits until the plugin has exited, leaving it unreaped
+// (waitid WNOWAIT), so its pid cannot be reused yet.
+func (r *procRunner) waitExited() {
+	var info unix.Siginfo
+	for {
+		if err := unix.Waitid(unix.P_PID, r.pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// killTree kills the plugin's process group.
+func (r *procRunner) killTree() { killGroup(r.pid) }
+
+// killGroup sends SIGKILL to process group pgid (gone already is fine).
+func killGroup(pgid int) {
+	if pgid > 0 {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+// Reap runs the reaper (see ReaperArg); args are the arguments after
+// ReaperArg, the return value is the exit code. On Linux its parent-death
+// signal is SIGTERM, which, unlike the SIGKILL a plugin would get, it can
+// act on, and it is a child subreaper: orphans of the group are re-parented
+// to it, and it reaps them.
+func Reap(args []string) int {
+	if len(args) != 1 {
+		return 2
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	cmd := exec.Command(args[0])
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		os.Stderr.WriteString("toolhost reaper: start " + args[0] + ": " + err.Error() + "\n")
+		return 1
+	}
+	exited := make(chan int, 1)
+	go func() { exited <- reapUntil(cmd.Process.Pid) }()
+	code := 1
+	select {
+	case code = <-exited:
+	case <-sigs:
+	}
+	killGroupButMe()
+	return code
+}
+
+// reapUntil waits for every child (orphans of the group come to the reaper)
+// and returns the exit code of pid once it has exited.
+func reapUntil(pid int) int {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 1
+		}
+		if got == pid {
+			if ws.Signaled() {
+				return 128 + int(ws.Signal())
+			}
+			return ws.ExitStatus()
+		}
+	}
+}
+
+// killGroupButMe SIGKILLs every other process of the reaper's group, until
+// none is left (a process may fork while the first round runs).
+func killGroupButMe() {
+	me := os.Getpid()
+	for round := 0; round < 10; round++ {
+		members := GroupMembers(me)
+		n := 0
+		for _, pid := range members {
+			if pid != me {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				n++
+			}
+		}
+		if n == 0 {
+			return
+		}
+		// Reap what we can so the scan stops seeing zombies.
+		for {
+			var ws syscall.WaitStatus
+			if got, _ := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil); got <= 0 {
+				break
+			}
+		}
+	}
+}
+
+// GroupMembers returns the live (not zombie) processes of process group
+// pgid, read from /proc.
+func GroupMembers(pgid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := readStat(pid)
+		if ok && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// procStat is what the supervisor reads from /proc/PID/stat.
+type procStat struct {
+	state byte
+	pgrp  int
+	// cpuTicks is utime+stime+cutime+cstime, in clock ticks.
+	cpuTicks int64
+}
+
+// readStat parses /proc/PID/stat (see proc(5)); the command name may hold
+// spaces and parentheses, so the fields are counted from its last ')'.
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return procStat{}, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return procStat{}, false
+	}
+	f := strings.Fields(s[i+2:])
+	// f[0] is field 3 (state); field N is f[N-3].
+	if len(f) < 15 {
+		return procStat{}, false
+	}
+	st := procStat{state: f[0][0]}
+	st.pgrp, _ = strconv.Atoi(f[5-3])
+	for _, n := range []int{14, 15, 16, 17} {
+		v, _ := strconv.ParseInt(f[n-3], 10, 64)
+		st.cpuTicks += v
+	}
+	return st, true
+}

@@ -1,0 +1,101 @@
+// Package text tests the Python text plugin in its CLI mode (the plugin
+// itself is text.py; tests/python_plugin_test.go runs it through the host).
+package text
+
+import (
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"testing"
+)
+
+// run runs ./text with args and returns its exit code and decoded stdout.
+func run(t *testing.T, args ...string) (int, map[string]any) {
+	t.Helper()
+	out, err := exec.Command("./text", args...).Output()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("./text %v: %v (is make deps done? it installs the python3-* packages)", args, err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("./text %v: stdout is not JSON: %v\n%s", args, err, out)
+	}
+	return code, v
+}
+
+// Article 1 of the Universal Declaration of Human Rights (United Nations,
+// 1948) in seven languages: real sentences, published by the UN for free use.
+var udhrArticle1 = map[string]string{
+	"en": "All human beings are born free and equal in dignity and rights. They are endowed with reason and conscience and should act towards one another in a spirit of brotherhood.",
+	"pt": "Todos os seres humanos nascem livres e iguais em dignidade e em direitos. Dotados de razão e de consciência, devem agir uns para com os outros em espírito de fraternidade.",
+	"es": "Todos los seres humanos nacen libres e iguales en dignidad y derechos y, dotados como están de razón y conciencia, deben comportarse fraternalmente los unos con los otros.",
+	"fr": "Tous les êtres humains naissent libres et égaux en dignité et en droits. Ils sont doués de raison et de conscience et doivent agir les uns envers les autres dans un esprit de fraternité.",
+	"de": "Alle Menschen sind frei und gleich an Würde und Rechten geboren. Sie sind mit Vernunft und Gewissen begabt und sollen einander im Geist der Brüderlichkeit begegnen.",
+	"it": "Tutti gli esseri umani nascono liberi ed eguali in dignità e diritti. Essi sono dotati di ragione e di coscienza e devono agire gli uni verso gli altri in spirito di fratellanza.",
+	"nl": "Alle mensen worden vrij en gelijk in waardigheid en rechten geboren. Zij zijn begiftigd met verstand en geweten, en behoren zich jegens elkander in een geest van broederschap te gedragen.",
+}
+
+func TestLanguageOfUDHR(t *testing.T) {
+	for lang, text := range udhrArticle1 {
+		t.Run(lang, func(t *testing.T) {
+			code, got := run(t, "language", "--text", text)
+			if code != 0 || got["language"] != lang {
+				t.Errorf("exit %d, language %v, want %s (scores %v)", code, got["language"], lang, got["scores"])
+			}
+		})
+	}
+}
+
+func TestStats(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want map[string]float64
+	}{
+		// Flesch: 206.835 - 1.015*(6/1) - 84.6*(6/6) = 116.145.
+		{"one short sentence", "The cat sat on the mat.", map[string]float64{"words": 6, "sentences": 1, "syllables": 6, "flesch_reading_ease": 116.15}},
+		{"two sentences, no final stop", "It rained. We stayed inside", map[string]float64{"words": 5, "sentences": 2}},
+		{"UDHR article 1", udhrArticle1["en"], map[string]float64{"words": 30, "sentences": 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, got := run(t, "stats", "--text", tt.text)
+			if code != 0 {
+				t.Fatalf("exit %d: %v", code, got)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s: got %v, want %v", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+		wantCode string
+	}{
+		{"unknown action", []string{"stat", "--text", "x"}, 2, "unknown_action"},
+		{"misspelt arg", []string{"stats", "--txt", "x"}, 2, "invalid_args"},
+		{"not an integer", []string{"top-words", "--text", "x", "--max-results", "many"}, 2, "invalid_args"},
+		{"neither text nor path (a usage error)", []string{"stats"}, 2, "invalid_args"},
+		{"missing file", []string{"stats", "--path", "/nonexistent/file.txt"}, 1, "not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, got := run(t, tt.args...)
+			env, _ := got["error"].(map[string]any)
+			if code != tt.wantExit || env["code"] != tt.wantCode {
+				t.Errorf("exit %d, %v; want exit %d, code %s", code, got, tt.wantExit, tt.wantCode)
+			}
+		})
+	}
+}

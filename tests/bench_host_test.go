@@ -1,0 +1,269 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/sdk/wire"
+)
+
+// BenchmarkHostSpeed measures, in one run, what issue 10's speed goals
+// compare (p50 of each, on the test plugin's echo action), and prints the
+// four ratios with the SDK's own floor beside them:
+//
+//  1. warm run_tool over stdio against an MCP ping (the go-sdk floor, not
+//     ours) plus a raw go-plugin call: goal (run_tool − ping) ≤ 1.3 × raw;
+//  2. exec-per-call (the plugin's CLI mode) over warm run_tool: goal ≥ 12×;
+//  3. throughput with 8 calls in flight through the host over the raw
+//     client's with 8 in flight on one connection: goal ≥ 0.7×;
+//  4. start to the first answer with 50 plugins installed over the same
+//     with one: goal ≤ 1.5× (warm: the second start on, with the hash
+//     cache the first start saved; the first start is printed too).
+//
+// Speed goals are checked here and only printed: a unit test never asserts
+// timing. HOST_BENCH_CALLS sets the calls per measurement (default 2000).
+//
+//	go test ./tests -run '^$' -bench HostSpeed -benchtime 1x
+func BenchmarkHostSpeed(b *testing.B) {
+	calls := 2000
+	if n, err := strconv.Atoi(os.Getenv("HOST_BENCH_CALLS")); err == nil && n > 0 {
+		calls = n
+	}
+	// The installed binary: CLI mode reads the manifest beside it.
+	bin := filepath.Join(testplugin.Install(b, b.TempDir(), "1"), "testtool")
+	for range b.N {
+		raw := benchRaw(b, bin, calls)
+		execP50 := benchExec(b, bin, max(calls/40, 20))
+		host := benchHost(b, calls)
+		start1, start50 := benchStart(b, bin, 1), benchStart(b, bin, 50)
+
+		own := host.runTool - host.ping
+		fmt.Printf("host speed (p50, %d calls each; the machine's load moves every figure, the ratios less)\n", calls)
+		fmt.Printf("  sdk floor: MCP ping %v; raw go-plugin call %v; warm run_tool %v; exec-per-call %v\n",
+			host.ping, raw.p50, host.runTool, execP50)
+		report := func(name string, ratio float64, goal string, ok bool) {
+			verdict := "met"
+			if !ok {
+				verdict = "NOT MET"
+			}
+			fmt.Printf("  %-52s %7.2f  (goal %s: %s)\n", name, ratio, goal, verdict)
+		}
+		r1 := float64(own) / float64(raw.p50)
+		report("(run_tool - ping) / raw call", r1, "<= 1.30", r1 <= 1.3)
+		r2 := float64(execP50) / float64(host.runTool)
+		report("exec-per-call / run_tool", r2, ">= 12", r2 >= 12)
+		r3 := host.throughput8 / raw.throughput8
+		report(fmt.Sprintf("8 in flight: host %.0f/s over raw %.0f/s", host.throughput8, raw.throughput8), r3, ">= 0.70", r3 >= 0.7)
+		r4 := float64(start50.warm) / float64(start1.warm)
+		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
+		fmt.Printf("  first start (hash cache empty): 50 plugins %v, 1 plugin %v\n", start50.first, start1.first)
+		b.ReportMetric(r1, "own/raw")
+		b.ReportMetric(r2, "exec/run_tool")
+		b.ReportMetric(r3, "8inflight/raw")
+		b.ReportMetric(r4, "start50/start1")
+	}
+}
+
+// p50 is the median of ds.
+func p50(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// timed runs fn n times and returns each run's duration.
+func timed(n int, fn func()) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		t := time.Now()
+		fn()
+		out[i] = time.Since(t)
+	}
+	return out
+}
+
+// throughput runs n calls of fn with inflight of them at once and returns
+// calls per second.
+func throughput(n, inflight int, fn func()) float64 {
+	var wg sync.WaitGroup
+	next := make(chan struct{}, n)
+	for range n {
+		next <- struct{}{}
+	}
+	close(next)
+	start := time.Now()
+	for range inflight {
+		wg.Go(func() {
+			for range next {
+				fn()
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n) / time.Since(start).Seconds()
+}
+
+type rawFigures struct {
+	p50         time.Duration
+	throughput8 float64
+}
+
+// benchRaw times the echo call on a go-plugin client of the plugin binary,
+// no host between: one at a time, then 8 in flight on the one connection.
+func benchRaw(b *testing.B, bin string, calls int) rawFigures {
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  wire.Handshake,
+		Plugins:          wire.PluginMap(nil),
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Cmd:              exec.Command(bin),
+		AutoMTLS:         true,
+		Logger:           hclog.NewNullLogger(),
+	})
+	defer client.Kill()
+	rpc, err := client.Client()
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := rpc.Dispense(wire.PluginName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := raw.(*wire.Client)
+	call := func() {
+		req := &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"bench"}`), Caller: &wire.Caller{ClientName: "bench"}}
+		stream, err := c.Call(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			ev, err := stream.Recv()
+			if errors.Is(err, io.EOF) {
+				b.Fatal("raw call: no result")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r := ev.GetResult(); r != nil {
+				if r.GetError() != nil {
+					b.Fatal(r.GetError())
+				}
+				return
+			}
+		}
+	}
+	timed(calls/10, call) // warm
+	return rawFigures{p50: p50(timed(calls, call)), throughput8: throughput(calls, 8, call)}
+}
+
+// benchExec times one exec of the plugin in CLI mode per call.
+func benchExec(b *testing.B, bin string, n int) time.Duration {
+	call := func() {
+		if out, err := exec.Command(bin, "echo", "--text", "bench").CombinedOutput(); err != nil {
+			b.Fatalf("exec-per-call: %v: %s", err, out)
+		}
+	}
+	call()
+	return p50(timed(n, call))
+}
+
+type hostFigures struct {
+	ping, runTool time.Duration
+	throughput8   float64
+}
+
+// benchHost times MCP ping and a warm run_tool, interleaved so both see the
+// same load, then run_tool with 8 in flight, through one `host serve` over
+// stdio with the go-sdk client. The test plugin is installed with
+// concurrency 8, so the manifest does not bound the 8 in flight.
+func benchHost(b *testing.B, calls int) hostFigures {
+	e := benchEnv(b)
+	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve.pprof"))
+	}
+	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
+	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: e.serveCmd()},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "bench"}}}
+	runTool := func() {
+		res, err := cs.CallTool(context.Background(), params)
+		if err != nil || res.IsError {
+			b.Fatalf("run_tool: %v %v", err, res)
+		}
+	}
+	ping := func() {
+		if err := cs.Ping(context.Background(), nil); err != nil {
+			b.Fatalf("ping: %v", err)
+		}
+	}
+	timed(calls/10, func() { ping(); runTool() }) // warm: the plugin is launched and kept
+	var pings, runs []time.Duration
+	for range calls {
+		pings = append(pings, timed(1, ping)...)
+		runs = append(runs, timed(1, runTool)...)
+	}
+	return hostFigures{ping: p50(pings), runTool: p50(runs), throughput8: throughput(calls, 8, runTool)}
+}
+
+type startFigures struct {
+	first, warm time.Duration
+}
+
+// benchStart times `host serve` from exec to the answer of its first
+// capabilities call, with n copies of the test plugin installed (each its
+// own folder and name) and approved: the first start, then the p50 of five
+// more, which find the hash cache the first one saved.
+func benchStart(b *testing.B, bin string, n int) startFigures {
+	e := benchEnv(b)
+	must(b, os.RemoveAll(filepath.Join(e.plugins, "testtool")))
+	for i := range n {
+		name := fmt.Sprintf("bench%02d", i)
+		dir := filepath.Join(e.plugins, name)
+		must(b, os.MkdirAll(dir, 0o755))
+		m := strings.Replace(testplugin.Manifest, "name: testtool", "name: "+name, 1)
+		must(b, os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(m), 0o644))
+		testplugin.CopyBinary(b, bin, filepath.Join(dir, "testtool"))
+	}
+	e.approve()
+	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" && n > 1 { // the last start's CPU profile
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, fmt.Sprintf("start%d.pprof", n)))
+	}
+	once := func() {
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cmd := exec.Command(hostBin, "serve")
+		cmd.Env, cmd.Dir = e.vars, e.plugins
+		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "capabilities", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			b.Fatalf("capabilities: %v %v", err, res)
+		}
+	}
+	first := timed(1, once)[0]
+	return startFigures{first: first, warm: p50(timed(5, once))}
+}
