@@ -118,9 +118,6 @@ func (s *Server) undeclaredMethod(_ context.Context, method string) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
 			Message: "Method not found: " + method + " (this server publishes no prompts; it declares the prompts capability when a plugin contributes some)"}
 	}
-	if strings.HasPrefix(method, "resources/") && !s.hasResources() {
-		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-			Message: "Method not found: " + method + " (this server publishes no resources; it declares the resources capability when a plugin contributes some)"}
-	}
+
 	return nil
 }
