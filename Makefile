@@ -112,6 +112,7 @@ bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
+	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 
 # Calls a second through nginx to one `host serve --http` replica and to two,
 # against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
@@ -155,6 +156,18 @@ fuzz:
 			echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
 			$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \
+	done
+
+# Mutation testing (gremlins, pinned) over the core packages, one package at
+# a time with one worker and a raised timeout coefficient: CPU-heavy, so not
+# part of make test. `make mutate MUTATE=./host/internal/gate` runs one.
+# The survivors judged equivalent, and why, are in testdata/mutate.md.
+GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+mutate:
+	@for p in $(MUTATE); do \
+		echo "== $$p"; \
+		$(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
 	done
 
 clean:

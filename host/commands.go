@@ -30,7 +30,7 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
-		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd())
+		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd(), newCacheCmd())
 	return root
 }
 
@@ -165,7 +165,9 @@ func newCallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm]",
 		Short: "Call a tool's action through the full host path (checker, gate, supervisor)",
-		Args:  cobra.RangeArgs(1, 2),
+		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap)\n" +
+			"and prints its Markdown, or its JSON with --json; an error prints the error envelope.\n\n" + exitCodeTable,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
@@ -337,3 +339,11 @@ func firstLine(s string) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
+
+// exitCodeTable is the exit codes of `host call` and of a plugin's CLI
+// mode (one table, in package cli), for --help.
+var exitCodeTable = fmt.Sprintf("Exit codes (the same in a plugin's CLI mode):\n"+
+	"  %d  the action ran and answered\n"+
+	"  %d  the action failed, or was refused when it ran (approval_required, not_ready, timeout, …)\n"+
+	"  %d  the command line was wrong: unknown tool, action or arg, a missing or mistyped arg (invalid_args, unknown_*)",
+	cli.ExitOK, cli.ExitFailure, cli.ExitUsage)

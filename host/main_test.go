@@ -174,7 +174,7 @@ func TestInstallClientMergesConfig(t *testing.T) {
 		t.Fatalf("unknown client: exit %d, want 1", code)
 	}
 	// The message names what was wrong and what was meant.
-	for _, want := range []string{`unknown client "cursr"`, "did you mean [cursor]", "known: "} {
+	for _, want := range []string{`unknown client "cursr"`, "did you mean cursor?", "known: "} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("unknown client: stderr lacks %q:\n%s", want, errOut)
 		}

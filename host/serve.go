@@ -31,7 +31,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 	}
 	a := newAppDev(os.Stderr, hclog.Info, dev)
 	defer a.close()
-	a.registry.Scan()
+	a.pruneAtStart(a.registry.Scan())
 
 	// The watcher keeps the snapshot live so hot-loaded plugins show up in
 	// capabilities (and the supervisor in step with it); it stops with the

@@ -56,7 +56,7 @@ func TestCrashStorm(t *testing.T) {
 		if tool == "stormtool" {
 			action, args = "storm", `{"n":0,"percent":0}`
 		}
-		if sc, isErr := structured(t, w.call(runToolLine(1000000+i, tool, action, args))); isErr {
+		if sc, isErr := structured(t, w.Call(runToolLine(1000000+i, tool, action, args))); isErr {
 			t.Fatalf("warm-up %s: %v", tool, sc)
 		}
 	}
@@ -78,10 +78,10 @@ func TestCrashStorm(t *testing.T) {
 			id := next + 1
 			c := sent{healthy: rng.IntN(4) == 0, n: next}
 			if c.healthy {
-				w.send(runToolLine(id, "testtool", "echo", fmt.Sprintf(`{"text":"h%d"}`, next)))
+				w.Send(runToolLine(id, "testtool", "echo", fmt.Sprintf(`{"text":"h%d"}`, next)))
 				healthyCalls++
 			} else {
-				w.send(runToolLine(id, "stormtool", "storm", fmt.Sprintf(`{"n":%d,"percent":20}`, next)))
+				w.Send(runToolLine(id, "stormtool", "storm", fmt.Sprintf(`{"n":%d,"percent":20}`, next)))
 			}
 			calls[id] = c
 			next++
@@ -93,7 +93,7 @@ func TestCrashStorm(t *testing.T) {
 			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
 		}
-		line := w.next()
+		line := w.NextLine()
 		if json.Unmarshal([]byte(line), &resp) != nil || resp.Method != "" {
 			continue // a notification
 		}
@@ -139,7 +139,7 @@ func TestCrashStorm(t *testing.T) {
 	// the time it ends, and the call after that time is let through.
 	recovered := false
 	for attempt := 0; attempt < 50 && !recovered; attempt++ {
-		sc, isErr := structured(t, w.call(runToolLine(2000000+attempt, "stormtool", "storm", `{"n":7,"percent":0}`)))
+		sc, isErr := structured(t, w.Call(runToolLine(2000000+attempt, "stormtool", "storm", `{"n":7,"percent":0}`)))
 		switch {
 		case !isErr && sc["n"] == float64(7):
 			recovered = true

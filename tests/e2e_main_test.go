@@ -5,9 +5,7 @@
 package tests
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/rpctest"
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
@@ -309,12 +308,14 @@ func (e *env) serveCmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// wireProc is a `host serve` process driven with raw JSON-RPC lines.
+// wireProc is a `host serve` process driven with raw JSON-RPC lines
+// through rpctest, the one JSON-RPC test driver.
 type wireProc struct {
+	*rpctest.Conn
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	lines  chan string
+	lines  <-chan string // every line the host wrote (rpctest's)
 	stderr *lockedBuffer
 	exited chan struct{} // closed when the process has exited
 	err    error         // its exit status, once exited is closed
@@ -344,16 +345,14 @@ func (e *env) startWire(t *testing.T) *wireProc {
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	w := &wireProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1000), stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	w := &wireProc{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	must(t, cmd.Start())
+	w.Conn = rpctest.New(t, stdin, stdout)
+	w.Conn.Context = func() string { return "host stderr:\n" + w.stderr.String() }
+	w.lines = w.Conn.Lines()
 	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			w.lines <- sc.Text()
-		}
-		close(w.lines)
+		<-w.Conn.Ended()
 		w.err = cmd.Wait()
 		close(w.exited)
 	}()
@@ -369,72 +368,6 @@ func (e *env) startWire(t *testing.T) *wireProc {
 		}
 	})
 	return w
-}
-
-func (w *wireProc) send(line string) {
-	w.t.Helper()
-	if _, err := io.WriteString(w.stdin, line+"\n"); err != nil {
-		w.t.Fatalf("write to host: %v", err)
-	}
-}
-
-// next returns the next line the host wrote; every line must be JSON.
-func (w *wireProc) next() string {
-	w.t.Helper()
-	select {
-	case line, ok := <-w.lines:
-		if !ok {
-			w.t.Fatalf("host closed stdout; stderr:\n%s", w.stderr.String())
-		}
-		if !json.Valid([]byte(line)) {
-			w.t.Fatalf("host wrote a line that is not JSON (stream corrupted): %q", line)
-		}
-		return line
-	case <-time.After(60 * time.Second):
-		w.t.Fatalf("no answer from the host; stderr:\n%s", w.stderr.String())
-	}
-	return ""
-}
-
-// exchange sends one line and returns every line the host wrote up to and
-// including the answer to it (none for a notification).
-func (w *wireProc) exchange(line string) []string {
-	w.t.Helper()
-	w.send(line)
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	isJSON := json.Unmarshal([]byte(line), &msg) == nil
-	if isJSON && msg.Method != "" && len(msg.ID) == 0 {
-		return nil // a notification: no answer
-	}
-	want := "null"
-	if isJSON && len(msg.ID) > 0 {
-		want = string(msg.ID)
-	}
-	var out []string
-	for {
-		got := w.next()
-		out = append(out, got)
-		var resp struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		_ = json.Unmarshal([]byte(got), &resp)
-		if resp.Method == "" && string(resp.ID) == want {
-			return out
-		}
-	}
-}
-
-// call is exchange for a request, returning its decoded answer.
-func (w *wireProc) call(line string) map[string]any {
-	w.t.Helper()
-	lines := w.exchange(line)
-	var m map[string]any
-	must(w.t, json.Unmarshal([]byte(lines[len(lines)-1]), &m))
-	return m
 }
 
 // closeAndWait closes stdin and waits for the host to exit.
@@ -470,15 +403,7 @@ func errorCode(sc map[string]any) string {
 	return c
 }
 
-const initLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-wire","version":"1.0"}}}`
-
-func (w *wireProc) initialize() {
-	w.t.Helper()
-	if r := w.call(initLine); r["error"] != nil {
-		w.t.Fatalf("initialize: %v", r["error"])
-	}
-	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-}
+func (w *wireProc) initialize() { w.Initialize("e2e-wire") }
 
 func runToolLine(id int, tool, action, args string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":%q,"action":%q,"args":%s}}}`, id, tool, action, args)

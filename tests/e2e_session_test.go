@@ -3,14 +3,12 @@ package tests
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -152,11 +150,11 @@ func TestDenyIrreversible(t *testing.T) {
 func TestStdinClosedEarly(t *testing.T) {
 	w := newEnv(t).startWire(t)
 	w.initialize()
-	r := w.call(runToolLine(1, "testtool", "env", "{}"))
+	r := w.Call(runToolLine(1, "testtool", "env", "{}"))
 	sc, _ := structured(t, r)
 	pid := int(sc["pid"].(float64))
-	w.send(`{"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{}}}`)
-	w.send(runToolLine(2, "testtool", "slow", `{"ms":300}`))
+	w.Send(`{"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{}}}`)
+	w.Send(runToolLine(2, "testtool", "slow", `{"ms":300}`))
 	w.stdin.Close()
 	answered := false
 	for line := range w.lines {
@@ -183,19 +181,6 @@ func TestStdinClosedEarly(t *testing.T) {
 	if alive(pid) {
 		t.Errorf("plugin process %d still running after the host exited", pid)
 	}
-}
-
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
 }
 
 // TestHotLoadedPluginAppears installs a plugin while `host serve` runs: it

@@ -2,79 +2,53 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // Golden transcripts: testdata/transcripts/*.txtar hold an "input" file
 // (the lines a client sends; lines starting with # are comments) and an
-// "output" file (every line `host serve` wrote, in order, each request's
-// answer awaited before the next line is sent). Run with -update to
+// "output" file (every message `host serve` wrote, in order, each request's
+// answer awaited before the next line is sent), each message indented so a
+// change reviews as a diff of the fields it touched. Run with -update to
 // rewrite the outputs after a deliberate change.
 
-// txtar is a minimal reader and writer of the txtar format.
-type txtar struct {
-	comment string
-	files   []txtarFile
-}
-
-type txtarFile struct {
-	name string
-	data string
-}
-
-func parseTxtar(s string) txtar {
-	var a txtar
-	var cur *txtarFile
-	for _, line := range strings.SplitAfter(s, "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			a.files = append(a.files, txtarFile{name: strings.TrimSpace(trimmed[3 : len(trimmed)-3])})
-			cur = &a.files[len(a.files)-1]
-			continue
-		}
-		if cur == nil {
-			a.comment += line
-		} else {
-			cur.data += line
-		}
-	}
-	return a
-}
-
-func (a txtar) format() string {
-	var b bytes.Buffer
-	b.WriteString(a.comment)
-	for _, f := range a.files {
-		b.WriteString("-- " + f.name + " --\n")
-		b.WriteString(f.data)
-		if f.data != "" && !strings.HasSuffix(f.data, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
-}
-
-func (a txtar) file(name string) (string, bool) {
-	for _, f := range a.files {
-		if f.name == name {
-			return f.data, true
+// fileData returns the named file of the archive.
+func fileData(ar *txtar.Archive, name string) (string, bool) {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return string(f.Data), true
 		}
 	}
 	return "", false
 }
 
-func (a *txtar) set(name, data string) {
-	for i := range a.files {
-		if a.files[i].name == name {
-			a.files[i].data = data
+// setFile replaces (or adds) the named file of the archive.
+func setFile(ar *txtar.Archive, name, data string) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = []byte(data)
 			return
 		}
 	}
-	a.files = append(a.files, txtarFile{name: name, data: data})
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: []byte(data)})
+}
+
+// indentMessage is one output message as the golden file holds it: JSON
+// indented by two spaces (token text, ids and strings exactly as sent),
+// anything else as it came.
+func indentMessage(line string) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(line), "", "  "); err != nil {
+		return line
+	}
+	return b.String()
 }
 
 func TestTranscripts(t *testing.T) {
@@ -86,13 +60,13 @@ func TestTranscripts(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			raw, err := os.ReadFile(file)
 			must(t, err)
-			ar := parseTxtar(string(raw))
-			input, ok := ar.file("input")
+			ar := txtar.Parse(raw)
+			input, ok := fileData(ar, "input")
 			if !ok {
 				t.Fatal("no input file")
 			}
 			var extra []string
-			if envs, ok := ar.file("env"); ok {
+			if envs, ok := fileData(ar, "env"); ok {
 				for _, kv := range strings.Split(strings.TrimSpace(envs), "\n") {
 					if kv = strings.TrimSpace(kv); kv != "" {
 						extra = append(extra, kv)
@@ -105,17 +79,17 @@ func TestTranscripts(t *testing.T) {
 				if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 					continue
 				}
-				for _, got := range w.exchange(line) {
-					out.WriteString(got + "\n")
+				for _, got := range w.Exchange(line) {
+					out.WriteString(indentMessage(got) + "\n")
 				}
 			}
 			if err := w.closeAndWait(); err != nil {
 				t.Errorf("host exit after stdin closed: %v", err)
 			}
-			want, _ := ar.file("output")
+			want, _ := fileData(ar, "output")
 			if *update {
-				ar.set("output", out.String())
-				must(t, os.WriteFile(file, []byte(ar.format()), 0o644))
+				setFile(ar, "output", out.String())
+				must(t, os.WriteFile(file, txtar.Format(ar), 0o644))
 				return
 			}
 			if got := out.String(); got != want {

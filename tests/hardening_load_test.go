@@ -180,13 +180,13 @@ func TestHardeningSIGTERMStdio(t *testing.T) {
 	w.initialize()
 	const calls = 4 // testtool runs 2 at once: 2 running, 2 queued
 	for id := 1; id <= calls; id++ {
-		w.send(slowCall(id, 400))
+		w.Send(slowCall(id, 400))
 	}
 	results := map[float64]map[string]any{}
 	started := 0
 	for started == 0 { // one progress notification: the calls are running
 		var m map[string]any
-		must(t, json.Unmarshal([]byte(w.next()), &m))
+		must(t, json.Unmarshal([]byte(w.NextLine()), &m))
 		if m["method"] == "notifications/progress" {
 			started++
 		} else if id, ok := m["id"].(float64); ok {
@@ -288,16 +288,16 @@ func TestHardeningSIGTERMHTTP(t *testing.T) {
 func TestHardeningSIGKILLStdio(t *testing.T) {
 	w := newEnv(t).startWire(t)
 	w.initialize()
-	sc, isErr := structured(t, w.call(runToolLine(1, "testtool", "env", `{}`)))
+	sc, isErr := structured(t, w.Call(runToolLine(1, "testtool", "env", `{}`)))
 	pid, _ := sc["pid"].(float64)
 	if isErr || pid == 0 {
 		t.Fatalf("env: %v", sc)
 	}
-	w.send(slowCall(2, 3000))
-	w.send(slowCall(3, 3000))
+	w.Send(slowCall(2, 3000))
+	w.Send(slowCall(3, 3000))
 	for {
 		var m map[string]any
-		must(t, json.Unmarshal([]byte(w.next()), &m))
+		must(t, json.Unmarshal([]byte(w.NextLine()), &m))
 		if m["method"] == "notifications/progress" {
 			break
 		}

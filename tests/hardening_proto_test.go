@@ -93,9 +93,9 @@ func TestHardeningNullParams(t *testing.T) {
 				w.initialize()
 			}
 			for _, l := range lines {
-				w.exchange(l) // an answer under the request's id, or none for a notification
+				w.Exchange(l) // an answer under the request's id, or none for a notification
 			}
-			if r := w.call(`{"jsonrpc":"2.0","id":"still-there","method":"ping"}`); r["result"] == nil {
+			if r := w.Call(`{"jsonrpc":"2.0","id":"still-there","method":"ping"}`); r["result"] == nil {
 				t.Errorf("ping after the null lines: %v", r)
 			}
 			if err := w.closeAndWait(); err != nil {
@@ -120,7 +120,7 @@ func TestHardeningIDsRoundTrip(t *testing.T) {
 		w := newEnv(t).startWire(t)
 		w.initialize()
 		for _, id := range ids {
-			got := w.exchange(call(id)) // exchange waits for this exact id
+			got := w.Exchange(call(id)) // exchange waits for this exact id
 			var m map[string]any
 			must(t, json.Unmarshal([]byte(got[len(got)-1]), &m))
 			sc, isErr := structured(t, m)
@@ -157,8 +157,8 @@ func TestHardeningIDsRoundTrip(t *testing.T) {
 func TestHardeningDuplicateIDs(t *testing.T) {
 	w := newEnv(t).startWire(t)
 	w.initialize()
-	w.send(runToolLine(5, "testtool", "slow", `{"ms":300}`))
-	w.send(runToolLine(5, "testtool", "echo", `{"text":"second"}`))
+	w.Send(runToolLine(5, "testtool", "slow", `{"ms":300}`))
+	w.Send(runToolLine(5, "testtool", "echo", `{"text":"second"}`))
 	w.stdin.Close() // end of input with both in flight
 	var answers []map[string]any
 	for line := range w.lines {
@@ -188,15 +188,15 @@ func TestHardeningProtocolErrors(t *testing.T) {
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`
 	t.Run("stdio", func(t *testing.T) {
 		w := newEnv(t).startWire(t)
-		r := w.call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		r := w.Call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if rpcError(r) != -32600 {
 			t.Errorf("tools/list before initialize: got %v, want code -32600", r)
 		}
-		if r := w.call(batch); rpcError(r) != -32600 {
+		if r := w.Call(batch); rpcError(r) != -32600 {
 			t.Errorf("batch: got %v, want -32600", r)
 		}
 		w.initialize()
-		sc, isErr := structured(t, w.call(runToolLine(2, "testtool", "echo", big)))
+		sc, isErr := structured(t, w.Call(runToolLine(2, "testtool", "echo", big)))
 		if !isErr || errorCode(sc) != "invalid_args" || !strings.Contains(fmt.Sprint(sc), "over the host's limit") {
 			t.Errorf("15 MB argument: got %v, want invalid_args naming the limit", sc)
 		}
@@ -235,17 +235,17 @@ func TestHardeningMalformedResults(t *testing.T) {
 	w := e.startWire(t)
 	w.initialize()
 	for i, action := range []string{"not-json", "array", "bad-utf8", "two-value"} {
-		sc, isErr := structured(t, w.call(runToolLine(10+i, "hostile", action, `{}`)))
+		sc, isErr := structured(t, w.Call(runToolLine(10+i, "hostile", action, `{}`)))
 		msg := fmt.Sprint(sc["error"])
 		if !isErr || errorCode(sc) != "internal_error" || !strings.Contains(msg, "plugin hostile returned a malformed result") {
 			t.Errorf("%s: got %v, want internal_error naming the plugin", action, sc)
 		}
 	}
-	if sc, isErr := structured(t, w.call(runToolLine(20, "hostile", "ok", `{}`))); isErr || sc["ok"] != true {
+	if sc, isErr := structured(t, w.Call(runToolLine(20, "hostile", "ok", `{}`))); isErr || sc["ok"] != true {
 		t.Errorf("a good result after the bad ones: %v", sc)
 	}
 	// A bad result in flight at end of input is answered, then the host exits.
-	w.send(runToolLine(21, "hostile", "not-json", `{}`))
+	w.Send(runToolLine(21, "hostile", "not-json", `{}`))
 	if err := w.closeAndWait(); err != nil {
 		t.Errorf("host exit: %v", err)
 	}

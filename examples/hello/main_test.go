@@ -74,7 +74,7 @@ func TestCLIMode(t *testing.T) {
 	}{
 		{"greets", []string{"greet", "--name", "Ana"}, 0, `"greeting":"hello, Ana"`},
 		{"missing arg is a usage error", []string{"greet"}, 2, `"invalid_args"`},
-		{"blank name is the tool's error", []string{"greet", "--name", " "}, 1, `"name is empty"`},
+		{"blank name is a usage error", []string{"greet", "--name", " "}, 2, `"name is empty"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -201,6 +201,11 @@ var longTail = []struct {
 	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "4", "formulas": true}, "matches",
 		`[{"cached":true,"cell":"C2","column":3,"formula":"=A2*2","row":2,"sheet":"Sheet1","value":4}]`, "", ""},
 	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "a3"}, "matches", `[]`, "", ""},
+	// Text outside a sheet's root element is not XML (exceljs's
+	// invalid-xml.xlsx, found by tests/bench/xlsx/realworld.py): refused,
+	// never read as if it were not there.
+	{"text_outside_root.xlsx", craft{sheet: `<?xml version="1.0"?>` + "\r\nfoo\r\n" + rows(`<row r="1"><c r="A1"><v>1</v></c></row>`)[len(`<?xml version="1.0"?>`):]},
+		"read-sheet", nil, "", "", codeInvalidWorkbook, `part xl/worksheets/sheet1.xml is not well-formed XML: text "foo" outside its root element`},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},

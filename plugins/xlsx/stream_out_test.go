@@ -106,8 +106,8 @@ func repeatedString(t *testing.T, dir string, rowCount, cols int) string {
 // range of the rest.
 func TestCLIBudget(t *testing.T) {
 	dir := allowDir(t)
-	narrow := repeatedString(t, dir, 50, 20) // 655 KB of JSON per row
-	wide := repeatedString(t, dir, 5, 40)    // 1.3 MB per row
+	narrow := repeatedString(t, dir, 6, 20) // 655 KB of JSON per row
+	wide := repeatedString(t, dir, 5, 40)   // 1.3 MB per row
 	tests := []struct {
 		name, action string
 		args         map[string]any

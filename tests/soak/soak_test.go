@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package soak drives `host serve` with a mixed concurrent load through a
 // real MCP client for SOAK_DURATION (default 3s in `make test`; `make soak`
 // runs minutes) and checks every answer, that the plugin process is reused

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -161,6 +162,12 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	tool, suggestions := snap.Tool(call.Name)
 	if tool == nil {
+		if b := brokenManifest(snap, call.Name); b != nil {
+			out := Fail(&wire.Error{Code: wire.CodeNotReady,
+				Message:  fmt.Sprintf("%s cannot run: its manifest is broken: %s", call.Name, b.Error),
+				NextStep: fmt.Sprintf("fix %s (host check lists every problem), then approve the folder again", b.Path)})
+			return nil, nil, nil, &out
+		}
 		out := Fail(&wire.Error{Code: wire.CodeUnknownTool,
 			Message:    fmt.Sprintf("no %s named %q", kind, call.Name),
 			DidYouMean: suggestions,
@@ -353,4 +360,15 @@ func capResult(tool *registry.Tool, action *manifests.Action, res *wire.Result, 
 		md = "" // the JSON fits; its Markdown rendering does not
 	}
 	return Outcome{JSON: body, Markdown: md}
+}
+
+// brokenManifest is the broken tool.yaml of a plugin folder named name (the
+// folder's name is all a broken manifest reliably gives), or nil.
+func brokenManifest(snap *registry.Snapshot, name string) *registry.Broken {
+	for i, b := range snap.Broken {
+		if filepath.Base(b.Path) == manifests.FileName && filepath.Base(filepath.Dir(b.Path)) == name {
+			return &snap.Broken[i]
+		}
+	}
+	return nil
 }

@@ -116,8 +116,8 @@ func TestLiveRegistryLifecycle(t *testing.T) {
 		tool, _ := s.Tool("testtool")
 		return tool == nil && len(s.Broken) == 2
 	})
-	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeUnknownTool {
-		t.Fatalf("broken tool still callable: %s", o.Body())
+	if o := h.run("echo", `{"text":"x"}`); o.Code() != wire.CodeNotReady || !strings.Contains(string(o.Body()), "its manifest is broken") {
+		t.Fatalf("broken tool: got %s, want not_ready naming the manifest's error", o.Body())
 	}
 	os.WriteFile(manifest, b, 0o644)
 	h.waitFor(t, "testtool mended", hasTool)

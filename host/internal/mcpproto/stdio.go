@@ -100,12 +100,14 @@ type lineWriter struct {
 	w  io.Writer
 }
 
+// writeLine writes b and a newline in one write. It appends the newline to
+// b itself (the encoders leave room for it), so the caller must not use b
+// again.
 func (l *lineWriter) writeLine(b []byte) error {
+	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	buf := make([]byte, 0, len(b)+1)
-	buf = append(append(buf, b...), '\n')
-	if _, err := l.w.Write(buf); err != nil {
+	if _, err := l.w.Write(b); err != nil {
 		return fmt.Errorf("mcp: write: %w", err)
 	}
 	return nil
@@ -210,14 +212,18 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 		c.writeError(nil, jsonrpc.CodeInvalidRequest, batchRefused, nil)
 		return nil
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	req, wireID, err := decodeRequest(line)
 	if err != nil {
-		c.writeError(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error(), nil)
-		return nil
-	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok {
-		return msg
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			c.writeError(rawID(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error(), nil)
+			return nil
+		}
+		r, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg
+		}
+		req, wireID = r, rawID(line)
 	}
 	if !req.IsCall() {
 		if req.Method == "notifications/cancelled" && !c.retargetCancel(req) {
@@ -228,7 +234,6 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 		}
 		return req
 	}
-	wireID := rawID(line)
 	if data := unsupportedVersion(req, c.versions); data != nil {
 		c.writeError(wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil
@@ -569,7 +574,7 @@ func withWireID(b []byte, id jsonrpc.ID, wireID json.RawMessage) []byte {
 	}
 	prefix := `{"jsonrpc":"2.0","id":` + fmt.Sprint(id.Raw())
 	if bytes.HasPrefix(b, []byte(prefix)) && len(b) > len(prefix) && (b[len(prefix)] == ',' || b[len(prefix)] == '}') {
-		out := make([]byte, 0, len(b)-len(prefix)+len(wireID)+len(`{"jsonrpc":"2.0","id":`))
+		out := make([]byte, 0, len(b)-len(prefix)+len(wireID)+len(`{"jsonrpc":"2.0","id":`)+1) // +1: writeLine's newline
 		out = append(append(out, `{"jsonrpc":"2.0","id":`...), wireID...)
 		return append(out, b[len(prefix):]...)
 	}

@@ -129,7 +129,7 @@ func names(list any, key string) []string {
 func TestPromptsAndResourcesLegacy(t *testing.T) {
 	s, _, plugin, _ := newContentServer(t)
 	ws := startWire(t, s)
-	init := result(t, ws.call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire-test","version":"9.9"}}}`))
+	init := result(t, ws.Call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire-test","version":"9.9"}}}`))
 	caps, _ := init["capabilities"].(map[string]any)
 	for _, k := range []string{"prompts", "resources"} {
 		c, _ := caps[k].(map[string]any)
@@ -137,22 +137,22 @@ func TestPromptsAndResourcesLegacy(t *testing.T) {
 			t.Errorf("capabilities.%s: got %v, want listChanged true", k, caps[k])
 		}
 	}
-	ws.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ws.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))["tools"], "name"); !slices.Equal(got, []string{"capabilities", "get_skill", "run_agent", "run_agent_confirmed", "run_tool", "run_tool_confirmed"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))["tools"], "name"); !slices.Equal(got, []string{"capabilities", "get_skill", "run_agent", "run_agent_confirmed", "run_tool", "run_tool_confirmed"}) {
 		t.Errorf("tools: got %v, want the six", got)
 	}
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
 		t.Errorf("prompts: got %v, want [brainy/ingest]", got)
 	}
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`))["resources"], "uri"); !slices.Equal(got, []string{"brainy://index"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":3,"method":"resources/list"}`))["resources"], "uri"); !slices.Equal(got, []string{"brainy://index"}) {
 		t.Errorf("resources: got %v", got)
 	}
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`))["resourceTemplates"], "uriTemplate"); !slices.Equal(got, []string{"brainy://page/{+path}"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":4,"method":"resources/templates/list"}`))["resourceTemplates"], "uriTemplate"); !slices.Equal(got, []string{"brainy://page/{+path}"}) {
 		t.Errorf("templates: got %v", got)
 	}
 
-	got := result(t, ws.call(`{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"brainy/ingest","arguments":{"source":"a.md"}}}`))
+	got := result(t, ws.Call(`{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"brainy/ingest","arguments":{"source":"a.md"}}}`))
 	if msgs := fmt.Sprint(got["messages"]); msgs != "[map[content:map[text:ingest a.md type:text] role:user]]" {
 		t.Errorf("prompt messages: got %s", msgs)
 	}
@@ -160,18 +160,18 @@ func TestPromptsAndResourcesLegacy(t *testing.T) {
 		plugin.prompts[0].GetCaller().GetClientName() != "wire-test" {
 		t.Errorf("the plugin got %v, want prompt ingest from wire-test over mcp", plugin.prompts)
 	}
-	if r := ws.call(`{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"brainy/ingest"}}`); errCode(r) != -32602 || len(plugin.prompts) != 1 {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"brainy/ingest"}}`); errCode(r) != -32602 || len(plugin.prompts) != 1 {
 		t.Errorf("a missing required argument: got %v (plugin asked %d times), want -32602 without asking", r, len(plugin.prompts))
 	}
 
-	page := result(t, ws.call(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"brainy://page/wiki/a%20b.md"}}`))
+	page := result(t, ws.Call(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"brainy://page/wiki/a%20b.md"}}`))
 	if c := fmt.Sprint(page["contents"]); c != "[map[mimeType:text/markdown text:text of brainy://page/wiki/a%20b.md uri:brainy://page/wiki/a%20b.md]]" {
 		t.Errorf("read page: got %s", c)
 	}
-	if r := ws.call(`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"brainy://page/missing.md"}}`); errCode(r) != -32602 {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"brainy://page/missing.md"}}`); errCode(r) != -32602 {
 		t.Errorf("a missing page: got %v, want -32602 Resource not found (SEP-2164)", r)
 	}
-	if r := ws.call(`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"sheets://index"}}`); errCode(r) != -32602 || slices.Contains(plugin.reads, "sheets://index") {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"sheets://index"}}`); errCode(r) != -32602 || slices.Contains(plugin.reads, "sheets://index") {
 		t.Errorf("an undeclared URI: got %v, want -32602 without a launch", r)
 	}
 }
@@ -185,7 +185,7 @@ func listChanged(t *testing.T, ws *wireSession, methods ...string) {
 		want[m] = true
 	}
 	for len(want) > 0 {
-		m := ws.next()
+		m := ws.Next()
 		delete(want, fmt.Sprint(m["method"]))
 	}
 }
@@ -193,29 +193,29 @@ func listChanged(t *testing.T, ws *wireSession, methods ...string) {
 func TestListChangedWhenPluginsComeAndGo(t *testing.T) {
 	s, reg, plugin, root := newContentServer(t)
 	ws := startWire(t, s)
-	ws.initialize()
+	ws.Initialize("wire-test")
 	must(t, os.RemoveAll(filepath.Join(root, "brainy")))
 	s.SyncContent(reg.Scan())
 	listChanged(t, ws, "notifications/prompts/list_changed", "notifications/resources/list_changed")
 	// With no prompt published the capability is withdrawn: -32601.
-	if r := ws.call(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`); errCode(r) != -32601 {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`); errCode(r) != -32601 {
 		t.Errorf("prompts/list after the plugin left: got %v, want -32601 (no prompts published)", r)
 	}
 
 	writeTool(t, root, "brainy", brainyManifest)
 	s.SyncContent(reg.Scan())
 	listChanged(t, ws, "notifications/prompts/list_changed", "notifications/resources/list_changed")
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
 		t.Errorf("prompts after the plugin came back: got %v", got)
 	}
 
 	// An older binary answers Unimplemented: it contributes nothing.
 	plugin.unimplemented = true
-	if r := ws.call(`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"brainy/ingest","arguments":{"source":"x"}}}`); r["error"] == nil {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"brainy/ingest","arguments":{"source":"x"}}}`); r["error"] == nil {
 		t.Errorf("prompt from a plugin without the RPC: got %v, want an error", r)
 	}
 	listChanged(t, ws, "notifications/prompts/list_changed")
-	if r := ws.call(`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`); errCode(r) != -32601 {
+	if r := ws.Call(`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`); errCode(r) != -32601 {
 		t.Errorf("prompts/list once the only plugin answered Unimplemented: got %v, want -32601 (none published)", r)
 	}
 }
@@ -224,15 +224,15 @@ func TestModernEraListsAndReads(t *testing.T) {
 	s, _, _, _ := newContentServer(t)
 	ws := startWire(t, s)
 	meta := fmt.Sprintf(modernMeta, "2026-07-28")
-	d := result(t, ws.call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`))
+	d := result(t, ws.Call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`))
 	caps, _ := d["capabilities"].(map[string]any)
 	if caps["prompts"] == nil || caps["resources"] == nil {
 		t.Errorf("discover capabilities: got %v, want prompts and resources", caps)
 	}
-	if got := names(result(t, ws.call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{`+meta+`}}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
+	if got := names(result(t, ws.Call(`{"jsonrpc":"2.0","id":2,"method":"prompts/list","params":{`+meta+`}}`))["prompts"], "name"); !slices.Equal(got, []string{"brainy/ingest"}) {
 		t.Errorf("modern prompts/list: got %v", got)
 	}
-	r := result(t, ws.call(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"brainy://index",`+meta+`}}`))
+	r := result(t, ws.Call(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"brainy://index",`+meta+`}}`))
 	if c := fmt.Sprint(r["contents"]); c != "[map[mimeType:text/markdown text:text of brainy://index uri:brainy://index]]" {
 		t.Errorf("modern resources/read: got %s", c)
 	}
@@ -241,7 +241,7 @@ func TestModernEraListsAndReads(t *testing.T) {
 func TestNoContentNoCapabilities(t *testing.T) {
 	s := newTestServer(t, nil)
 	ws := startWire(t, s)
-	init := result(t, ws.call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
+	init := result(t, ws.Call(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
 	caps, _ := init["capabilities"].(map[string]any)
 	if caps["prompts"] != nil || caps["resources"] != nil {
 		t.Errorf("capabilities with no plugin contributing: got %v, want tools only", caps)
@@ -256,21 +256,21 @@ func TestModernListenGetsListChanged(t *testing.T) {
 	s, reg, _, root := newContentServer(t)
 	ws := startWire(t, s)
 	meta := fmt.Sprintf(modernMeta, "2026-07-28")
-	result(t, ws.call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`))
-	ws.send(`{"jsonrpc":"2.0","id":"listen:7","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"promptsListChanged":true,"resourcesListChanged":true}}}`)
+	result(t, ws.Call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`))
+	ws.Send(`{"jsonrpc":"2.0","id":"listen:7","method":"subscriptions/listen","params":{` + meta + `,"notifications":{"promptsListChanged":true,"resourcesListChanged":true}}}`)
 	subID := func(m map[string]any) any {
 		p, _ := m["params"].(map[string]any)
 		mt, _ := p["_meta"].(map[string]any)
 		return mt["io.modelcontextprotocol/subscriptionId"]
 	}
-	if ack := ws.next(); ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != "listen:7" {
+	if ack := ws.Next(); ack["method"] != "notifications/subscriptions/acknowledged" || subID(ack) != "listen:7" {
 		t.Fatalf("listen acknowledgement: got %v, want subscriptionId listen:7", ack)
 	}
 	must(t, os.RemoveAll(filepath.Join(root, "brainy")))
 	s.SyncContent(reg.Scan())
 	seen := map[string]bool{}
 	for len(seen) < 2 {
-		m := ws.next()
+		m := ws.Next()
 		if sid := subID(m); sid != "listen:7" {
 			t.Errorf("%v: subscriptionId %v, want listen:7", m["method"], sid)
 		}
@@ -279,8 +279,8 @@ func TestModernListenGetsListChanged(t *testing.T) {
 	if !seen["notifications/prompts/list_changed"] || !seen["notifications/resources/list_changed"] {
 		t.Errorf("got %v, want prompts and resources list_changed", seen)
 	}
-	ws.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:7",` + meta + `}}`)
-	if r := ws.call(`{"jsonrpc":"2.0","id":"after","method":"prompts/list","params":{` + meta + `}}`); r["id"] != "after" {
+	ws.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"listen:7",` + meta + `}}`)
+	if r := ws.Call(`{"jsonrpc":"2.0","id":"after","method":"prompts/list","params":{` + meta + `}}`); r["id"] != "after" {
 		t.Errorf("after the cancelled listen: got %v, want the answer to id after", r)
 	}
 }

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/internal/rpctest"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -23,22 +23,14 @@ func startRawWire(t *testing.T, s *Server, stop <-chan struct{}) (*io.PipeWriter
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	lines := make(chan string, 100)
+	c := rpctest.New(t, inW, outR)
 	done := make(chan error, 1)
 	go func() {
 		done <- s.Run(context.Background(), &mcpproto.StdioTransport{In: inR, Out: outW, Versions: s.Versions(), Stop: stop})
 		outW.Close()
 	}()
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
 	t.Cleanup(func() { inW.Close() })
-	return inW, lines, done
+	return inW, c.Lines(), done
 }
 
 const initRaw = `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -94,7 +86,7 @@ func TestDuplicateIDsInFlightAreBothAnswered(t *testing.T) {
 
 func TestCallBeforeInitializeHasACode(t *testing.T) {
 	ws := startWire(t, newTestServer(t, nil))
-	r := ws.call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	r := ws.Call(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if errCode(r) != -32600 {
 		t.Errorf("tools/list before initialize: got %v, want code -32600", r)
 	}

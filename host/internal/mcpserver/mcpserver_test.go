@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/internal/rpctest"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -117,75 +117,24 @@ func newTestServer(t testing.TB, r Runner) *Server {
 	return New(Options{Registry: reg, Runner: r, Version: "test"})
 }
 
-// wireSession drives a server over the stdio transport with raw lines.
+// wireSession drives a server over the stdio transport with raw lines
+// (rpctest, the one JSON-RPC test driver).
 type wireSession struct {
-	t     *testing.T
-	in    *io.PipeWriter
-	lines chan string
-	done  chan error
+	*rpctest.Conn
+	done chan error
 }
 
 func startWire(t *testing.T, s *Server) *wireSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	ws := &wireSession{t: t, in: inW, lines: make(chan string, 100), done: make(chan error, 1)}
+	ws := &wireSession{Conn: rpctest.New(t, inW, outR), done: make(chan error, 1)}
 	go func() {
 		ws.done <- s.Run(context.Background(), &mcpproto.StdioTransport{In: inR, Out: outW, Versions: s.Versions()})
 		outW.Close()
 	}()
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			ws.lines <- sc.Text()
-		}
-		close(ws.lines)
-	}()
 	t.Cleanup(func() { inW.Close() })
 	return ws
-}
-
-func (ws *wireSession) send(line string) {
-	ws.t.Helper()
-	if _, err := io.WriteString(ws.in, line+"\n"); err != nil {
-		ws.t.Fatalf("write %s: %v", line, err)
-	}
-}
-
-// next returns the next line the server wrote, decoded.
-func (ws *wireSession) next() map[string]any {
-	ws.t.Helper()
-	line, ok := <-ws.lines
-	if !ok {
-		ws.t.Fatal("the server closed its output")
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(line), &m); err != nil {
-		ws.t.Fatalf("the server wrote a line that is not JSON: %q", line)
-	}
-	return m
-}
-
-// call sends a request and returns its response, skipping notifications.
-func (ws *wireSession) call(line string) map[string]any {
-	ws.t.Helper()
-	ws.send(line)
-	for {
-		m := ws.next()
-		if _, ok := m["method"]; !ok {
-			return m
-		}
-	}
-}
-
-func (ws *wireSession) initialize() {
-	ws.t.Helper()
-	r := ws.call(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"wire-test","version":"9.9"}}}`)
-	if r["error"] != nil {
-		ws.t.Fatalf("initialize: %v", r["error"])
-	}
-	ws.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
 func errCode(m map[string]any) float64 {
@@ -198,7 +147,7 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":%q,"io.mo
 
 func TestBadLinesAreAnsweredAndServingGoesOn(t *testing.T) {
 	ws := startWire(t, newTestServer(t, nil))
-	ws.initialize()
+	ws.Initialize("wire-test")
 	tests := []struct {
 		name string
 		line string
@@ -215,14 +164,14 @@ func TestBadLinesAreAnsweredAndServingGoesOn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := ws.call(tt.line)
+			r := ws.Call(tt.line)
 			if got := errCode(r); got != tt.code {
 				t.Fatalf("got %v, want error %v", r, tt.code)
 			}
 			if r["id"] != tt.id {
 				t.Errorf("id: got %v, want %v", r["id"], tt.id)
 			}
-			if pong := ws.call(`{"jsonrpc":"2.0","id":"after","method":"ping"}`); pong["error"] != nil {
+			if pong := ws.Call(`{"jsonrpc":"2.0","id":"after","method":"ping"}`); pong["error"] != nil {
 				t.Fatalf("the server stopped serving after %s: %v", tt.name, pong)
 			}
 		})
@@ -243,7 +192,7 @@ func TestModernVersionNotListedGets32022(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			r := ws.call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{`+modernMeta+`}}`, i, tt.version))
+			r := ws.Call(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{`+modernMeta+`}}`, i, tt.version))
 			if got := errCode(r); got != tt.want {
 				t.Fatalf("got %v, want code %v", r, tt.want)
 			}
@@ -277,7 +226,7 @@ func TestInitializeAnswersAListedLegacyVersion(t *testing.T) {
 		t.Run(tt.requested, func(t *testing.T) {
 			s := newTestServer(t, nil)
 			ws := startWire(t, s)
-			r := ws.call(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{}}}`, tt.requested))
+			r := ws.Call(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{}}}`, tt.requested))
 			got := r["result"].(map[string]any)["protocolVersion"]
 			if got != tt.want {
 				t.Fatalf("got %v, want %s", got, tt.want)
@@ -292,10 +241,10 @@ func TestInitializeAnswersAListedLegacyVersion(t *testing.T) {
 func TestDiscoverThenInitialize(t *testing.T) {
 	runner := &fakeRunner{}
 	s := newTestServer(t, runner)
-	fresh := startWire(t, s).call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"1"}}}`)
+	fresh := startWire(t, s).Call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"1"}}}`)
 
 	ws := startWire(t, s)
-	d := ws.call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + fmt.Sprintf(modernMeta, "2026-07-28") + `}}`)
+	d := ws.Call(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + fmt.Sprintf(modernMeta, "2026-07-28") + `}}`)
 	res, _ := d["result"].(map[string]any)
 	if res == nil {
 		t.Fatalf("discover: %v", d)
@@ -303,15 +252,15 @@ func TestDiscoverThenInitialize(t *testing.T) {
 	if got := res["_meta"].(map[string]any)[mcpproto.DigestMetaKey]; got != s.ToolsDigest() {
 		t.Errorf("discover digest: got %v, want %s", got, s.ToolsDigest())
 	}
-	init := ws.call(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"1"}}}`)
+	init := ws.Call(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cc","version":"1"}}}`)
 	if init["error"] != nil {
 		t.Fatalf("initialize after discover: %v", init["error"])
 	}
 	if diff := cmp.Diff(fresh["result"], init["result"]); diff != "" {
 		t.Errorf("initialize after discover differs from a fresh one (-fresh +after):\n%s", diff)
 	}
-	ws.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	r := ws.call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
+	ws.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r := ws.Call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
 	if r["error"] != nil {
 		t.Fatalf("legacy call after discover+initialize: %v", r["error"])
 	}
@@ -319,7 +268,7 @@ func TestDiscoverThenInitialize(t *testing.T) {
 	if c.Caller.GetClientName() != "cc" || c.Caller.GetRequestId() != "3" {
 		t.Errorf("caller: got %v", c.Caller)
 	}
-	dup := ws.call(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	dup := ws.Call(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	if dup["error"] == nil {
 		t.Errorf("a second initialize was accepted: %v", dup)
 	}
@@ -344,8 +293,8 @@ func TestCallerReachesTheRunner(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runner := &fakeRunner{}
 			ws := startWire(t, newTestServer(t, runner))
-			ws.initialize()
-			if r := ws.call(tt.line); r["error"] != nil {
+			ws.Initialize("wire-test")
+			if r := ws.Call(tt.line); r["error"] != nil {
 				t.Fatal(r["error"])
 			}
 			c := runner.lastCall(t)
@@ -374,8 +323,8 @@ func TestToolInputMistakesAnswerThemselves(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runner := &fakeRunner{}
 			ws := startWire(t, newTestServer(t, runner))
-			ws.initialize()
-			r := ws.call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":` + tt.args + `}}`)
+			ws.Initialize("wire-test")
+			r := ws.Call(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":` + tt.args + `}}`)
 			res := r["result"].(map[string]any)
 			if res["isError"] != true {
 				t.Fatalf("got %v, want isError", res)
@@ -402,11 +351,11 @@ func TestToolInputMistakesAnswerThemselves(t *testing.T) {
 func TestProgressBecomesNotifications(t *testing.T) {
 	runner := &fakeRunner{progress: 3}
 	ws := startWire(t, newTestServer(t, runner))
-	ws.initialize()
-	ws.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"tok"},"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
+	ws.Initialize("wire-test")
+	ws.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"tok"},"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
 	var progress []float64
 	for {
-		m := ws.next()
+		m := ws.Next()
 		if m["method"] == "notifications/progress" {
 			p := m["params"].(map[string]any)
 			if p["progressToken"] != "tok" {
@@ -427,10 +376,10 @@ func TestProgressBecomesNotifications(t *testing.T) {
 func TestCancelledReachesTheCall(t *testing.T) {
 	runner := &fakeRunner{block: make(chan struct{}), started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 	ws := startWire(t, newTestServer(t, runner))
-	ws.initialize()
-	ws.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
+	ws.Initialize("wire-test")
+	ws.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
 	<-runner.started
-	ws.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	ws.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
 	// The plugin call itself must see the cancel: its context ends while
 	// block is never closed. (A generous bound, only so that a host that
 	// drops the cancel fails here instead of hanging the run.)
@@ -441,10 +390,9 @@ func TestCancelledReachesTheCall(t *testing.T) {
 	}
 	// The call's context is cancelled, so the runner returns; the server
 	// answers or drops the call, and goes on serving either way.
-	if r := ws.call(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); r["id"] == float64(1) {
-		res := r["result"].(map[string]any)
-		if res["isError"] != true {
-			t.Fatalf("the cancelled call succeeded: %v", r)
+	for _, line := range ws.Exchange(`{"jsonrpc":"2.0","id":2,"method":"ping"}`) {
+		if strings.HasPrefix(line, `{"jsonrpc":"2.0","id":1,`) && !strings.Contains(line, `"isError":true`) {
+			t.Fatalf("the cancelled call succeeded: %s", line)
 		}
 	}
 }
@@ -452,12 +400,12 @@ func TestCancelledReachesTheCall(t *testing.T) {
 func TestEndOfInputAnswersCallsInFlight(t *testing.T) {
 	runner := &fakeRunner{block: make(chan struct{}), started: make(chan struct{}, 1)}
 	ws := startWire(t, newTestServer(t, runner))
-	ws.initialize()
-	ws.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
+	ws.Initialize("wire-test")
+	ws.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet"}}}`)
 	<-runner.started
-	ws.in.Close() // the client closes stdin with the call in flight
+	ws.Close() // the client closes stdin with the call in flight
 	close(runner.block)
-	r := ws.next()
+	r := ws.Next()
 	if r["id"] != float64(1) || r["result"] == nil {
 		t.Fatalf("got %v, want the answer to call 1", r)
 	}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/internal/rpctest"
 )
 
 // These tests pin the go-sdk v1.8.0 behaviours this package works around,
@@ -29,7 +30,7 @@ func rawSDK(t *testing.T, lines ...string) ([]string, error) {
 		outW.Close()
 	}()
 	var got []string
-	sc := bufio.NewScanner(outR)
+	out := rpctest.New(t, inW, outR).Lines()
 	for _, l := range lines {
 		if _, err := io.WriteString(inW, l+"\n"); err != nil {
 			break // the server stopped reading
@@ -40,14 +41,15 @@ func rawSDK(t *testing.T, lines ...string) ([]string, error) {
 		if json.Unmarshal([]byte(l), &m) != nil || len(m.ID) == 0 {
 			continue
 		}
-		if !sc.Scan() {
+		line, ok := <-out
+		if !ok {
 			break
 		}
-		got = append(got, sc.Text())
+		got = append(got, line)
 	}
 	inW.Close()
-	for sc.Scan() {
-		got = append(got, sc.Text())
+	for line := range out {
+		got = append(got, line)
 	}
 	return got, <-done
 }
@@ -96,16 +98,16 @@ func TestSDKDefectEndOfInputDropsCallsInFlight(t *testing.T) {
 		done <- srv.Run(context.Background(), &mcp.IOTransport{Reader: inR, Writer: outW})
 		outW.Close()
 	}()
-	sc := bufio.NewScanner(outR)
+	out := rpctest.New(t, inW, outR).Lines()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`+"\n")
-	sc.Scan()
+	<-out
 	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{}}}`+"\n")
 	<-started
 	inW.Close() // stdin closes with the call in flight: the SDK cancels it
 	var rest []string
-	for sc.Scan() {
-		rest = append(rest, sc.Text())
+	for line := range out {
+		rest = append(rest, line)
 	}
 	<-done
 	if len(rest) != 0 {

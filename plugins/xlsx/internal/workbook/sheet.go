@@ -248,6 +248,11 @@ func (p *sheetParser) run(ctx context.Context) error {
 				return err
 			}
 		case tokText:
+			if p.depth == 0 && len(bytes.Trim(s.text, " \t\r\n\ufeff")) > 0 { // a byte-order mark is no text
+				// Text outside the root element: not XML (openpyxl and
+				// Excel refuse the part too).
+				return invalidf(nil, "part %s is not well-formed XML: text %q outside its root element", p.partName(), firstText(s.text))
+			}
 			if p.inV {
 				if p.statsOnly {
 					// Only whether there is a value matters.
@@ -267,6 +272,15 @@ func (p *sheetParser) run(ctx context.Context) error {
 }
 
 func (p *sheetParser) partName() string { return p.part }
+
+// firstText is the start of a text for an error message.
+func firstText(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 20 {
+		return string(b[:20]) + "…"
+	}
+	return string(b)
+}
 
 func (p *sheetParser) start() error {
 	s := p.s

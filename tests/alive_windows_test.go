@@ -1,0 +1,15 @@
+package tests
+
+import "golang.org/x/sys/windows"
+
+// alive reports whether pid is a running process (its exit code is still
+// STILL_ACTIVE).
+func alive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259 // STILL_ACTIVE
+}
