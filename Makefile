@@ -8,7 +8,10 @@ KUBECONFORM := github.com/yannh/kubeconform/cmd/kubeconform@v0.7.0
 K8S_VERSION := 1.32.2
 export GOFLAGS ?= -buildvcs=false
 
-.PHONY: all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
+
+.PHONY: proto all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
 
 all: build
 
@@ -44,6 +47,16 @@ python-gen: deps
 # or through passwordless sudo; otherwise it names the command to run).
 deps:
 	@sh scripts/debian-deps.sh
+
+# Regenerates sdk/wire's Go code from plugin.proto: protoc from Debian
+# (scripts/debian-packages-proto.txt), the generators at the pinned versions
+# the generated files name.
+proto:
+	@sh scripts/debian-deps.sh debian-packages-proto.txt
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(CURDIR)/bin $(GO) install $(PROTOC_GEN_GO_GRPC)
+	cd sdk/wire && PATH="$(CURDIR)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin.proto
 
 # The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
 npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)

@@ -65,8 +65,18 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			return err
 		}
 	} else {
-		srv = mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.callRunner(),
-			CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger}).Server
+		// Subscribe before the first sync, so no change falls between.
+		changes := a.registry.Changes()
+		gs := mcpserver.New(mcpserver.Options{Registry: a.registry, Runner: a.callRunner(),
+			CapabilitiesMaxBytes: a.capsMaxBytes, Version: version, Logger: a.logger, Content: a.supervisor})
+		srv = gs.Server
+		// Prompts and resources follow plugins as they come and go.
+		contentDone := make(chan struct{})
+		go func() {
+			defer close(contentDone)
+			gs.FollowContent(bgCtx, changes)
+		}()
+		defer func() { stopBackground(); <-contentDone }()
 	}
 	force := forceContext(ctx)
 	var err error

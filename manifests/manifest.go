@@ -52,6 +52,12 @@ type Manifest struct {
 	Uses    []Use
 	Secrets []Secret
 	Actions []Action
+	// Prompts, Resources and ResourceTemplates are the MCP prompts and
+	// read-only resources the plugin contributes (content.go); the host
+	// lists them from here without launching the plugin.
+	Prompts           []Prompt
+	Resources         []Resource
+	ResourceTemplates []ResourceTemplate
 }
 
 // Use is one entry of an agent's uses: a tool, and optionally one of its

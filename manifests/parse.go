@@ -57,7 +57,7 @@ func ParseMemory(s string) (int64, error) {
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
@@ -201,6 +201,9 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	p.uses(fs["uses"], m)
 	p.secrets(fs["secrets"], m)
 	p.actions(fs["actions"], m)
+	p.prompts(fs["prompts"], m)
+	p.resources(fs["resources"], m)
+	p.resourceTemplates(fs["resource_templates"], m)
 }
 
 // uses reads an agent's uses: each entry "tool" or "tool/action".

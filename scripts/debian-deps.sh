@@ -2,9 +2,10 @@
 # Installs the Debian packages listed in scripts/debian-packages.txt that
 # are not installed yet. Runs apt-get as root, or through sudo when that
 # works without a password; otherwise names the missing packages and the
-# command that installs them, and fails.
+# command that installs them, and fails. An argument names another list
+# (`make proto` passes debian-packages-proto.txt).
 set -eu
-list="$(dirname "$0")/debian-packages.txt"
+list="$(dirname "$0")/${1:-debian-packages.txt}"
 missing=""
 for p in $(sed 's/#.*//' "$list"); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -82,7 +82,7 @@ func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []str
 	if err != nil {
 		return w.Fail(AsError(err))
 	}
-	req.Caller = Caller{ClientName: "cli"}
+	req.Caller = Caller{ClientName: "cli", Channel: ChannelTerminal}
 	req.progress = func(pr Progress) { w.Progress(pr.Progress, pr.Total, pr.Message) }
 	if ctxTimeout := m.Timeout; ctxTimeout > 0 {
 		var cancel context.CancelFunc

@@ -27,6 +27,15 @@ type Plugin struct {
 	// the plugin (not in CLI mode), e.g. to warm a cache. Its context ends
 	// when the plugin stops.
 	Start func(ctx context.Context)
+	// Prompts, optional, maps each prompt name tool.yaml declares under
+	// prompts to its handler (see content.go).
+	Prompts map[string]PromptHandler
+	// Resources, optional, reads every resource tool.yaml declares under
+	// resources and resource_templates; ResourceURIs and ResourceTemplates
+	// name them for `host check`.
+	Resources         ResourceHandler
+	ResourceURIs      []string
+	ResourceTemplates []string
 }
 
 // Caller says who made a call. It crosses the wire with every call.
@@ -46,7 +55,23 @@ type Caller struct {
 	// MaxResultBytes is the byte budget of the result's JSON; 0 means no
 	// budget was given.
 	MaxResultBytes int `json:"max_result_bytes,omitempty"`
+	// Channel is how the call reached the host, set by the host and never
+	// by a client: ChannelTerminal for a person at `host call` (and plugin
+	// CLI mode), ChannelMCP for an MCP client or an agent's nested call.
+	// Decide privileges on it, never on ClientName, which a client picks.
+	Channel string `json:"channel"`
 }
+
+// The channels a call comes through (Caller.Channel).
+const (
+	ChannelTerminal = "terminal"
+	ChannelMCP      = "mcp"
+)
+
+// FromTerminal reports whether a person at a terminal made the call
+// (`host call`, or the plugin run by hand): the host sets this, no MCP
+// client or agent can claim it.
+func (c Caller) FromTerminal() bool { return c.Channel == ChannelTerminal }
 
 // Request is one call of one action.
 type Request struct {
@@ -84,7 +109,7 @@ func NewRequest(action string, args any) (*Request, error) {
 		}
 		raw = b
 	}
-	return &Request{Action: action, Args: raw, Caller: Caller{ClientName: "unknown"}}, nil
+	return &Request{Action: action, Args: raw, Caller: Caller{ClientName: "unknown", Channel: ChannelMCP}}, nil
 }
 
 // WithProgress returns a copy of r whose Progress calls go to fn.

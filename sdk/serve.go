@@ -170,7 +170,7 @@ func ErrorFromWire(w *wire.ErrorEnvelope) *Error { return wire.ErrorFrom(w) }
 
 func callerFromWire(c *wire.Caller) Caller {
 	if c == nil {
-		return Caller{ClientName: "unknown"}
+		return Caller{ClientName: "unknown", Channel: ChannelMCP}
 	}
 	return Caller{
 		ClientName:     c.GetClientName(),
@@ -179,7 +179,17 @@ func callerFromWire(c *wire.Caller) Caller {
 		Confirmed:      c.GetConfirmed(),
 		Agent:          c.GetAgent(),
 		MaxResultBytes: int(c.GetMaxResultBytes()),
+		Channel:        channelFromWire(c.GetChannel()),
 	}
+}
+
+// channelFromWire maps the wire's channel to Caller.Channel: anything but
+// "terminal" (an older host sends "") is an MCP call.
+func channelFromWire(c string) string {
+	if c == ChannelTerminal {
+		return ChannelTerminal
+	}
+	return ChannelMCP
 }
 
 func actionNames(p Plugin) []string {

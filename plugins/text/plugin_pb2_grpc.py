@@ -24,6 +24,26 @@ class PluginStub(object):
         request_serializer=plugin__pb2.CallRequest.SerializeToString,
         response_deserializer=plugin__pb2.CallEvent.FromString,
         )
+    self.ListPrompts = channel.unary_unary(
+        '/toolhost.plugin.v1.Plugin/ListPrompts',
+        request_serializer=plugin__pb2.ListPromptsRequest.SerializeToString,
+        response_deserializer=plugin__pb2.ListPromptsResponse.FromString,
+        )
+    self.GetPrompt = channel.unary_unary(
+        '/toolhost.plugin.v1.Plugin/GetPrompt',
+        request_serializer=plugin__pb2.GetPromptRequest.SerializeToString,
+        response_deserializer=plugin__pb2.GetPromptResponse.FromString,
+        )
+    self.ListResources = channel.unary_unary(
+        '/toolhost.plugin.v1.Plugin/ListResources',
+        request_serializer=plugin__pb2.ListResourcesRequest.SerializeToString,
+        response_deserializer=plugin__pb2.ListResourcesResponse.FromString,
+        )
+    self.ReadResource = channel.unary_unary(
+        '/toolhost.plugin.v1.Plugin/ReadResource',
+        request_serializer=plugin__pb2.ReadResourceRequest.SerializeToString,
+        response_deserializer=plugin__pb2.ReadResourceResponse.FromString,
+        )
 
 
 class PluginServicer(object):
@@ -45,6 +65,43 @@ class PluginServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
+  def ListPrompts(self, request, context):
+    """The four RPCs below are optional: a plugin that answers Unimplemented
+    (an older binary, a plugin in another language) contributes no prompts
+    and no resources. The host lists what tool.yaml declares without
+    launching the plugin; it calls GetPrompt or ReadResource only when a
+    client asks for one.
+
+    ListPrompts names the prompts the binary serves (`host check` compares
+    them with tool.yaml).
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def GetPrompt(self, request, context):
+    """GetPrompt renders one prompt with its arguments.
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def ListResources(self, request, context):
+    """ListResources names the resources and resource templates the binary
+    serves (`host check` compares them with tool.yaml).
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def ReadResource(self, request, context):
+    """ReadResource reads one resource by URI (a declared resource, or one a
+    declared template matches).
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
 
 def add_PluginServicer_to_server(servicer, server):
   rpc_method_handlers = {
@@ -57,6 +114,26 @@ def add_PluginServicer_to_server(servicer, server):
           servicer.Call,
           request_deserializer=plugin__pb2.CallRequest.FromString,
           response_serializer=plugin__pb2.CallEvent.SerializeToString,
+      ),
+      'ListPrompts': grpc.unary_unary_rpc_method_handler(
+          servicer.ListPrompts,
+          request_deserializer=plugin__pb2.ListPromptsRequest.FromString,
+          response_serializer=plugin__pb2.ListPromptsResponse.SerializeToString,
+      ),
+      'GetPrompt': grpc.unary_unary_rpc_method_handler(
+          servicer.GetPrompt,
+          request_deserializer=plugin__pb2.GetPromptRequest.FromString,
+          response_serializer=plugin__pb2.GetPromptResponse.SerializeToString,
+      ),
+      'ListResources': grpc.unary_unary_rpc_method_handler(
+          servicer.ListResources,
+          request_deserializer=plugin__pb2.ListResourcesRequest.FromString,
+          response_serializer=plugin__pb2.ListResourcesResponse.SerializeToString,
+      ),
+      'ReadResource': grpc.unary_unary_rpc_method_handler(
+          servicer.ReadResource,
+          request_deserializer=plugin__pb2.ReadResourceRequest.FromString,
+          response_serializer=plugin__pb2.ReadResourceResponse.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(

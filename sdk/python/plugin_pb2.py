@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='plugin.proto',
   package='toolhost.plugin.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x0cplugin.proto\x12\x12toolhost.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"0\n\x10\x44\x65scribeResponse\x12\x0f\n\x07\x61\x63tions\x18\x01 \x03(\t\x12\x0b\n\x03sdk\x18\x02 \x01(\t\"\x85\x01\n\x06\x43\x61ller\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\r\n\x05\x61gent\x18\x05 \x01(\t\x12\x18\n\x10max_result_bytes\x18\x06 \x01(\x03\"t\n\x0b\x43\x61llRequest\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\x11\n\targs_json\x18\x02 \x01(\x0c\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x12\x16\n\x0ehost_broker_id\x18\x04 \x01(\r\"<\n\x08Progress\x12\x10\n\x08progress\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x01\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x82\x01\n\rErrorEnvelope\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x14\n\x0c\x64id_you_mean\x18\x03 \x03(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\x0c\x12\x11\n\tnext_step\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\x06 \x01(\x0c\"Z\n\x06Result\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x12\x10\n\x08markdown\x18\x02 \x01(\t\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"t\n\tCallEvent\x12\x30\n\x08progress\x18\x01 \x01(\x0b\x32\x1c.toolhost.plugin.v1.ProgressH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.ResultH\x00\x42\x07\n\x05\x65vent\"U\n\x0fHostCallRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x11\n\targs_json\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x32\xa9\x01\n\x06Plugin\x12U\n\x08\x44\x65scribe\x12#.toolhost.plugin.v1.DescribeRequest\x1a$.toolhost.plugin.v1.DescribeResponse\x12H\n\x04\x43\x61ll\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x32T\n\x04Host\x12L\n\x04\x43\x61ll\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x42\'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3')
+  serialized_pb=_b('\n\x0cplugin.proto\x12\x12toolhost.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"0\n\x10\x44\x65scribeResponse\x12\x0f\n\x07\x61\x63tions\x18\x01 \x03(\t\x12\x0b\n\x03sdk\x18\x02 \x01(\t\"\x96\x01\n\x06\x43\x61ller\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\r\n\x05\x61gent\x18\x05 \x01(\t\x12\x18\n\x10max_result_bytes\x18\x06 \x01(\x03\x12\x0f\n\x07\x63hannel\x18\x07 \x01(\t\"t\n\x0b\x43\x61llRequest\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\x11\n\targs_json\x18\x02 \x01(\x0c\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x12\x16\n\x0ehost_broker_id\x18\x04 \x01(\r\"<\n\x08Progress\x12\x10\n\x08progress\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x01\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x82\x01\n\rErrorEnvelope\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x14\n\x0c\x64id_you_mean\x18\x03 \x03(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\x0c\x12\x11\n\tnext_step\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\x06 \x01(\x0c\"Z\n\x06Result\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x12\x10\n\x08markdown\x18\x02 \x01(\t\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"t\n\tCallEvent\x12\x30\n\x08progress\x18\x01 \x01(\x0b\x32\x1c.toolhost.plugin.v1.ProgressH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.ResultH\x00\x42\x07\n\x05\x65vent\"U\n\x0fHostCallRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x11\n\targs_json\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\"\x14\n\x12ListPromptsRequest\"$\n\x13ListPromptsResponse\x12\r\n\x05names\x18\x01 \x03(\t\"\xc6\x01\n\x10GetPromptRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x46\n\targuments\x18\x02 \x03(\x0b\x32\x33.toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x1a\x30\n\x0e\x41rgumentsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"+\n\rPromptMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x8f\x01\n\x11GetPromptResponse\x12\x13\n\x0b\x64\x65scription\x18\x01 \x01(\t\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32!.toolhost.plugin.v1.PromptMessage\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"\x16\n\x14ListResourcesRequest\"<\n\x15ListResourcesResponse\x12\x0c\n\x04uris\x18\x01 \x03(\t\x12\x15\n\ruri_templates\x18\x02 \x03(\t\"N\n\x13ReadResourceRequest\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12*\n\x06\x63\x61ller\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\"N\n\x10ResourceContents\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04\x62lob\x18\x04 \x01(\x0c\"\x80\x01\n\x14ReadResourceResponse\x12\x36\n\x08\x63ontents\x18\x01 \x03(\x0b\x32$.toolhost.plugin.v1.ResourceContents\x12\x30\n\x05\x65rror\x18\x02 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope2\xac\x04\n\x06Plugin\x12U\n\x08\x44\x65scribe\x12#.toolhost.plugin.v1.DescribeRequest\x1a$.toolhost.plugin.v1.DescribeResponse\x12H\n\x04\x43\x61ll\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12^\n\x0bListPrompts\x12&.toolhost.plugin.v1.ListPromptsRequest\x1a\'.toolhost.plugin.v1.ListPromptsResponse\x12X\n\tGetPrompt\x12$.toolhost.plugin.v1.GetPromptRequest\x1a%.toolhost.plugin.v1.GetPromptResponse\x12\x64\n\rListResources\x12(.toolhost.plugin.v1.ListResourcesRequest\x1a).toolhost.plugin.v1.ListResourcesResponse\x12\x61\n\x0cReadResource\x12\'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2T\n\x04Host\x12L\n\x04\x43\x61ll\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x42\'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3')
 )
 
 
@@ -136,6 +136,13 @@ _CALLER = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='channel', full_name='toolhost.plugin.v1.Caller.channel', index=6,
+      number=7, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -149,7 +156,7 @@ _CALLER = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=106,
-  serialized_end=239,
+  serialized_end=256,
 )
 
 
@@ -200,8 +207,8 @@ _CALLREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=241,
-  serialized_end=357,
+  serialized_start=258,
+  serialized_end=374,
 )
 
 
@@ -245,8 +252,8 @@ _PROGRESS = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=359,
-  serialized_end=419,
+  serialized_start=376,
+  serialized_end=436,
 )
 
 
@@ -311,8 +318,8 @@ _ERRORENVELOPE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=422,
-  serialized_end=552,
+  serialized_start=439,
+  serialized_end=569,
 )
 
 
@@ -356,8 +363,8 @@ _RESULT = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=554,
-  serialized_end=644,
+  serialized_start=571,
+  serialized_end=661,
 )
 
 
@@ -397,8 +404,8 @@ _CALLEVENT = _descriptor.Descriptor(
       name='event', full_name='toolhost.plugin.v1.CallEvent.event',
       index=0, containing_type=None, fields=[]),
   ],
-  serialized_start=646,
-  serialized_end=762,
+  serialized_start=663,
+  serialized_end=779,
 )
 
 
@@ -449,8 +456,418 @@ _HOSTCALLREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=764,
-  serialized_end=849,
+  serialized_start=781,
+  serialized_end=866,
+)
+
+
+_LISTPROMPTSREQUEST = _descriptor.Descriptor(
+  name='ListPromptsRequest',
+  full_name='toolhost.plugin.v1.ListPromptsRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=868,
+  serialized_end=888,
+)
+
+
+_LISTPROMPTSRESPONSE = _descriptor.Descriptor(
+  name='ListPromptsResponse',
+  full_name='toolhost.plugin.v1.ListPromptsResponse',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='names', full_name='toolhost.plugin.v1.ListPromptsResponse.names', index=0,
+      number=1, type=9, cpp_type=9, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=890,
+  serialized_end=926,
+)
+
+
+_GETPROMPTREQUEST_ARGUMENTSENTRY = _descriptor.Descriptor(
+  name='ArgumentsEntry',
+  full_name='toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='key', full_name='toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry.key', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='value', full_name='toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry.value', index=1,
+      number=2, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=_descriptor._ParseOptions(descriptor_pb2.MessageOptions(), _b('8\001')),
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1079,
+  serialized_end=1127,
+)
+
+_GETPROMPTREQUEST = _descriptor.Descriptor(
+  name='GetPromptRequest',
+  full_name='toolhost.plugin.v1.GetPromptRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='name', full_name='toolhost.plugin.v1.GetPromptRequest.name', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='arguments', full_name='toolhost.plugin.v1.GetPromptRequest.arguments', index=1,
+      number=2, type=11, cpp_type=10, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='caller', full_name='toolhost.plugin.v1.GetPromptRequest.caller', index=2,
+      number=3, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[_GETPROMPTREQUEST_ARGUMENTSENTRY, ],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=929,
+  serialized_end=1127,
+)
+
+
+_PROMPTMESSAGE = _descriptor.Descriptor(
+  name='PromptMessage',
+  full_name='toolhost.plugin.v1.PromptMessage',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='role', full_name='toolhost.plugin.v1.PromptMessage.role', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='text', full_name='toolhost.plugin.v1.PromptMessage.text', index=1,
+      number=2, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1129,
+  serialized_end=1172,
+)
+
+
+_GETPROMPTRESPONSE = _descriptor.Descriptor(
+  name='GetPromptResponse',
+  full_name='toolhost.plugin.v1.GetPromptResponse',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='description', full_name='toolhost.plugin.v1.GetPromptResponse.description', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='messages', full_name='toolhost.plugin.v1.GetPromptResponse.messages', index=1,
+      number=2, type=11, cpp_type=10, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='error', full_name='toolhost.plugin.v1.GetPromptResponse.error', index=2,
+      number=3, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1175,
+  serialized_end=1318,
+)
+
+
+_LISTRESOURCESREQUEST = _descriptor.Descriptor(
+  name='ListResourcesRequest',
+  full_name='toolhost.plugin.v1.ListResourcesRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1320,
+  serialized_end=1342,
+)
+
+
+_LISTRESOURCESRESPONSE = _descriptor.Descriptor(
+  name='ListResourcesResponse',
+  full_name='toolhost.plugin.v1.ListResourcesResponse',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='uris', full_name='toolhost.plugin.v1.ListResourcesResponse.uris', index=0,
+      number=1, type=9, cpp_type=9, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='uri_templates', full_name='toolhost.plugin.v1.ListResourcesResponse.uri_templates', index=1,
+      number=2, type=9, cpp_type=9, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1344,
+  serialized_end=1404,
+)
+
+
+_READRESOURCEREQUEST = _descriptor.Descriptor(
+  name='ReadResourceRequest',
+  full_name='toolhost.plugin.v1.ReadResourceRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='uri', full_name='toolhost.plugin.v1.ReadResourceRequest.uri', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='caller', full_name='toolhost.plugin.v1.ReadResourceRequest.caller', index=1,
+      number=2, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1406,
+  serialized_end=1484,
+)
+
+
+_RESOURCECONTENTS = _descriptor.Descriptor(
+  name='ResourceContents',
+  full_name='toolhost.plugin.v1.ResourceContents',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='uri', full_name='toolhost.plugin.v1.ResourceContents.uri', index=0,
+      number=1, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='mime_type', full_name='toolhost.plugin.v1.ResourceContents.mime_type', index=1,
+      number=2, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='text', full_name='toolhost.plugin.v1.ResourceContents.text', index=2,
+      number=3, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='blob', full_name='toolhost.plugin.v1.ResourceContents.blob', index=3,
+      number=4, type=12, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b(""),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1486,
+  serialized_end=1564,
+)
+
+
+_READRESOURCERESPONSE = _descriptor.Descriptor(
+  name='ReadResourceResponse',
+  full_name='toolhost.plugin.v1.ReadResourceResponse',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='contents', full_name='toolhost.plugin.v1.ReadResourceResponse.contents', index=0,
+      number=1, type=11, cpp_type=10, label=3,
+      has_default_value=False, default_value=[],
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='error', full_name='toolhost.plugin.v1.ReadResourceResponse.error', index=1,
+      number=2, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=1567,
+  serialized_end=1695,
 )
 
 _CALLREQUEST.fields_by_name['caller'].message_type = _CALLER
@@ -463,6 +880,14 @@ _CALLEVENT.fields_by_name['progress'].containing_oneof = _CALLEVENT.oneofs_by_na
 _CALLEVENT.oneofs_by_name['event'].fields.append(
   _CALLEVENT.fields_by_name['result'])
 _CALLEVENT.fields_by_name['result'].containing_oneof = _CALLEVENT.oneofs_by_name['event']
+_GETPROMPTREQUEST_ARGUMENTSENTRY.containing_type = _GETPROMPTREQUEST
+_GETPROMPTREQUEST.fields_by_name['arguments'].message_type = _GETPROMPTREQUEST_ARGUMENTSENTRY
+_GETPROMPTREQUEST.fields_by_name['caller'].message_type = _CALLER
+_GETPROMPTRESPONSE.fields_by_name['messages'].message_type = _PROMPTMESSAGE
+_GETPROMPTRESPONSE.fields_by_name['error'].message_type = _ERRORENVELOPE
+_READRESOURCEREQUEST.fields_by_name['caller'].message_type = _CALLER
+_READRESOURCERESPONSE.fields_by_name['contents'].message_type = _RESOURCECONTENTS
+_READRESOURCERESPONSE.fields_by_name['error'].message_type = _ERRORENVELOPE
 DESCRIPTOR.message_types_by_name['DescribeRequest'] = _DESCRIBEREQUEST
 DESCRIPTOR.message_types_by_name['DescribeResponse'] = _DESCRIBERESPONSE
 DESCRIPTOR.message_types_by_name['Caller'] = _CALLER
@@ -472,6 +897,16 @@ DESCRIPTOR.message_types_by_name['ErrorEnvelope'] = _ERRORENVELOPE
 DESCRIPTOR.message_types_by_name['Result'] = _RESULT
 DESCRIPTOR.message_types_by_name['CallEvent'] = _CALLEVENT
 DESCRIPTOR.message_types_by_name['HostCallRequest'] = _HOSTCALLREQUEST
+DESCRIPTOR.message_types_by_name['ListPromptsRequest'] = _LISTPROMPTSREQUEST
+DESCRIPTOR.message_types_by_name['ListPromptsResponse'] = _LISTPROMPTSRESPONSE
+DESCRIPTOR.message_types_by_name['GetPromptRequest'] = _GETPROMPTREQUEST
+DESCRIPTOR.message_types_by_name['PromptMessage'] = _PROMPTMESSAGE
+DESCRIPTOR.message_types_by_name['GetPromptResponse'] = _GETPROMPTRESPONSE
+DESCRIPTOR.message_types_by_name['ListResourcesRequest'] = _LISTRESOURCESREQUEST
+DESCRIPTOR.message_types_by_name['ListResourcesResponse'] = _LISTRESOURCESRESPONSE
+DESCRIPTOR.message_types_by_name['ReadResourceRequest'] = _READRESOURCEREQUEST
+DESCRIPTOR.message_types_by_name['ResourceContents'] = _RESOURCECONTENTS
+DESCRIPTOR.message_types_by_name['ReadResourceResponse'] = _READRESOURCERESPONSE
 _sym_db.RegisterFileDescriptor(DESCRIPTOR)
 
 DescribeRequest = _reflection.GeneratedProtocolMessageType('DescribeRequest', (_message.Message,), dict(
@@ -537,9 +972,89 @@ HostCallRequest = _reflection.GeneratedProtocolMessageType('HostCallRequest', (_
   ))
 _sym_db.RegisterMessage(HostCallRequest)
 
+ListPromptsRequest = _reflection.GeneratedProtocolMessageType('ListPromptsRequest', (_message.Message,), dict(
+  DESCRIPTOR = _LISTPROMPTSREQUEST,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ListPromptsRequest)
+  ))
+_sym_db.RegisterMessage(ListPromptsRequest)
+
+ListPromptsResponse = _reflection.GeneratedProtocolMessageType('ListPromptsResponse', (_message.Message,), dict(
+  DESCRIPTOR = _LISTPROMPTSRESPONSE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ListPromptsResponse)
+  ))
+_sym_db.RegisterMessage(ListPromptsResponse)
+
+GetPromptRequest = _reflection.GeneratedProtocolMessageType('GetPromptRequest', (_message.Message,), dict(
+
+  ArgumentsEntry = _reflection.GeneratedProtocolMessageType('ArgumentsEntry', (_message.Message,), dict(
+    DESCRIPTOR = _GETPROMPTREQUEST_ARGUMENTSENTRY,
+    __module__ = 'plugin_pb2'
+    # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry)
+    ))
+  ,
+  DESCRIPTOR = _GETPROMPTREQUEST,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.GetPromptRequest)
+  ))
+_sym_db.RegisterMessage(GetPromptRequest)
+_sym_db.RegisterMessage(GetPromptRequest.ArgumentsEntry)
+
+PromptMessage = _reflection.GeneratedProtocolMessageType('PromptMessage', (_message.Message,), dict(
+  DESCRIPTOR = _PROMPTMESSAGE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.PromptMessage)
+  ))
+_sym_db.RegisterMessage(PromptMessage)
+
+GetPromptResponse = _reflection.GeneratedProtocolMessageType('GetPromptResponse', (_message.Message,), dict(
+  DESCRIPTOR = _GETPROMPTRESPONSE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.GetPromptResponse)
+  ))
+_sym_db.RegisterMessage(GetPromptResponse)
+
+ListResourcesRequest = _reflection.GeneratedProtocolMessageType('ListResourcesRequest', (_message.Message,), dict(
+  DESCRIPTOR = _LISTRESOURCESREQUEST,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ListResourcesRequest)
+  ))
+_sym_db.RegisterMessage(ListResourcesRequest)
+
+ListResourcesResponse = _reflection.GeneratedProtocolMessageType('ListResourcesResponse', (_message.Message,), dict(
+  DESCRIPTOR = _LISTRESOURCESRESPONSE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ListResourcesResponse)
+  ))
+_sym_db.RegisterMessage(ListResourcesResponse)
+
+ReadResourceRequest = _reflection.GeneratedProtocolMessageType('ReadResourceRequest', (_message.Message,), dict(
+  DESCRIPTOR = _READRESOURCEREQUEST,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ReadResourceRequest)
+  ))
+_sym_db.RegisterMessage(ReadResourceRequest)
+
+ResourceContents = _reflection.GeneratedProtocolMessageType('ResourceContents', (_message.Message,), dict(
+  DESCRIPTOR = _RESOURCECONTENTS,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ResourceContents)
+  ))
+_sym_db.RegisterMessage(ResourceContents)
+
+ReadResourceResponse = _reflection.GeneratedProtocolMessageType('ReadResourceResponse', (_message.Message,), dict(
+  DESCRIPTOR = _READRESOURCERESPONSE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ReadResourceResponse)
+  ))
+_sym_db.RegisterMessage(ReadResourceResponse)
+
 
 DESCRIPTOR.has_options = True
 DESCRIPTOR._options = _descriptor._ParseOptions(descriptor_pb2.FileOptions(), _b('Z%github.com/toolhost/toolhost/sdk/wire'))
+_GETPROMPTREQUEST_ARGUMENTSENTRY.has_options = True
+_GETPROMPTREQUEST_ARGUMENTSENTRY._options = _descriptor._ParseOptions(descriptor_pb2.MessageOptions(), _b('8\001'))
 
 _PLUGIN = _descriptor.ServiceDescriptor(
   name='Plugin',
@@ -547,8 +1062,8 @@ _PLUGIN = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=852,
-  serialized_end=1021,
+  serialized_start=1698,
+  serialized_end=2254,
   methods=[
   _descriptor.MethodDescriptor(
     name='Describe',
@@ -568,6 +1083,42 @@ _PLUGIN = _descriptor.ServiceDescriptor(
     output_type=_CALLEVENT,
     options=None,
   ),
+  _descriptor.MethodDescriptor(
+    name='ListPrompts',
+    full_name='toolhost.plugin.v1.Plugin.ListPrompts',
+    index=2,
+    containing_service=None,
+    input_type=_LISTPROMPTSREQUEST,
+    output_type=_LISTPROMPTSRESPONSE,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='GetPrompt',
+    full_name='toolhost.plugin.v1.Plugin.GetPrompt',
+    index=3,
+    containing_service=None,
+    input_type=_GETPROMPTREQUEST,
+    output_type=_GETPROMPTRESPONSE,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='ListResources',
+    full_name='toolhost.plugin.v1.Plugin.ListResources',
+    index=4,
+    containing_service=None,
+    input_type=_LISTRESOURCESREQUEST,
+    output_type=_LISTRESOURCESRESPONSE,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='ReadResource',
+    full_name='toolhost.plugin.v1.Plugin.ReadResource',
+    index=5,
+    containing_service=None,
+    input_type=_READRESOURCEREQUEST,
+    output_type=_READRESOURCERESPONSE,
+    options=None,
+  ),
 ])
 _sym_db.RegisterServiceDescriptor(_PLUGIN)
 
@@ -580,8 +1131,8 @@ _HOST = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=1023,
-  serialized_end=1107,
+  serialized_start=2256,
+  serialized_end=2340,
   methods=[
   _descriptor.MethodDescriptor(
     name='Call',

@@ -126,8 +126,13 @@ type Caller struct {
 	Agent string `protobuf:"bytes,5,opt,name=agent,proto3" json:"agent,omitempty"`
 	// The byte budget of the result's JSON; 0 means none.
 	MaxResultBytes int64 `protobuf:"varint,6,opt,name=max_result_bytes,json=maxResultBytes,proto3" json:"max_result_bytes,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Channel is how the call reached the host, set by the host and never by
+	// a client: "terminal" (a person at `host call`) or "mcp" (an MCP
+	// client). A nested call (an agent's) is always "mcp". Empty from an
+	// older host: treat it as "mcp".
+	Channel       string `protobuf:"bytes,7,opt,name=channel,proto3" json:"channel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Caller) Reset() {
@@ -200,6 +205,13 @@ func (x *Caller) GetMaxResultBytes() int64 {
 		return x.MaxResultBytes
 	}
 	return 0
+}
+
+func (x *Caller) GetChannel() string {
+	if x != nil {
+		return x.Channel
+	}
+	return ""
 }
 
 type CallRequest struct {
@@ -635,6 +647,529 @@ func (x *HostCallRequest) GetConfirmed() bool {
 	return false
 }
 
+type ListPromptsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPromptsRequest) Reset() {
+	*x = ListPromptsRequest{}
+	mi := &file_plugin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPromptsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPromptsRequest) ProtoMessage() {}
+
+func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
+func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{9}
+}
+
+type ListPromptsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Prompt names, kebab-case, as in tool.yaml (without the tool's prefix).
+	Names         []string `protobuf:"bytes,1,rep,name=names,proto3" json:"names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPromptsResponse) Reset() {
+	*x = ListPromptsResponse{}
+	mi := &file_plugin_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPromptsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPromptsResponse) ProtoMessage() {}
+
+func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
+func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListPromptsResponse) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+type GetPromptRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The prompt's name as tool.yaml declares it (without the tool's prefix).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The arguments the client gave, by name.
+	Arguments     map[string]string `protobuf:"bytes,2,rep,name=arguments,proto3" json:"arguments,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Caller        *Caller           `protobuf:"bytes,3,opt,name=caller,proto3" json:"caller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPromptRequest) Reset() {
+	*x = GetPromptRequest{}
+	mi := &file_plugin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPromptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPromptRequest) ProtoMessage() {}
+
+func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
+func (*GetPromptRequest) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetPromptRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *GetPromptRequest) GetArguments() map[string]string {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+func (x *GetPromptRequest) GetCaller() *Caller {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
+// PromptMessage is one message of a rendered prompt.
+type PromptMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "user" or "assistant".
+	Role          string `protobuf:"bytes,1,opt,name=role,proto3" json:"role,omitempty"`
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PromptMessage) Reset() {
+	*x = PromptMessage{}
+	mi := &file_plugin_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PromptMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PromptMessage) ProtoMessage() {}
+
+func (x *PromptMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PromptMessage.ProtoReflect.Descriptor instead.
+func (*PromptMessage) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PromptMessage) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *PromptMessage) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+type GetPromptResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Description string                 `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	Messages    []*PromptMessage       `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
+	// Set instead of messages when the prompt cannot be rendered.
+	Error         *ErrorEnvelope `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPromptResponse) Reset() {
+	*x = GetPromptResponse{}
+	mi := &file_plugin_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPromptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPromptResponse) ProtoMessage() {}
+
+func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
+func (*GetPromptResponse) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *GetPromptResponse) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *GetPromptResponse) GetMessages() []*PromptMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *GetPromptResponse) GetError() *ErrorEnvelope {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+type ListResourcesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResourcesRequest) Reset() {
+	*x = ListResourcesRequest{}
+	mi := &file_plugin_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResourcesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResourcesRequest) ProtoMessage() {}
+
+func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
+func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{14}
+}
+
+type ListResourcesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The URIs of the fixed resources served.
+	Uris []string `protobuf:"bytes,1,rep,name=uris,proto3" json:"uris,omitempty"`
+	// The URI templates (RFC 6570) served.
+	UriTemplates  []string `protobuf:"bytes,2,rep,name=uri_templates,json=uriTemplates,proto3" json:"uri_templates,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResourcesResponse) Reset() {
+	*x = ListResourcesResponse{}
+	mi := &file_plugin_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResourcesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResourcesResponse) ProtoMessage() {}
+
+func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResourcesResponse.ProtoReflect.Descriptor instead.
+func (*ListResourcesResponse) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListResourcesResponse) GetUris() []string {
+	if x != nil {
+		return x.Uris
+	}
+	return nil
+}
+
+func (x *ListResourcesResponse) GetUriTemplates() []string {
+	if x != nil {
+		return x.UriTemplates
+	}
+	return nil
+}
+
+type ReadResourceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	Caller        *Caller                `protobuf:"bytes,2,opt,name=caller,proto3" json:"caller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadResourceRequest) Reset() {
+	*x = ReadResourceRequest{}
+	mi := &file_plugin_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadResourceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadResourceRequest) ProtoMessage() {}
+
+func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadResourceRequest.ProtoReflect.Descriptor instead.
+func (*ReadResourceRequest) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ReadResourceRequest) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *ReadResourceRequest) GetCaller() *Caller {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
+// ResourceContents is one read resource: text, or bytes in blob.
+type ResourceContents struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Uri           string                 `protobuf:"bytes,1,opt,name=uri,proto3" json:"uri,omitempty"`
+	MimeType      string                 `protobuf:"bytes,2,opt,name=mime_type,json=mimeType,proto3" json:"mime_type,omitempty"`
+	Text          string                 `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	Blob          []byte                 `protobuf:"bytes,4,opt,name=blob,proto3" json:"blob,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResourceContents) Reset() {
+	*x = ResourceContents{}
+	mi := &file_plugin_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceContents) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceContents) ProtoMessage() {}
+
+func (x *ResourceContents) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceContents.ProtoReflect.Descriptor instead.
+func (*ResourceContents) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ResourceContents) GetUri() string {
+	if x != nil {
+		return x.Uri
+	}
+	return ""
+}
+
+func (x *ResourceContents) GetMimeType() string {
+	if x != nil {
+		return x.MimeType
+	}
+	return ""
+}
+
+func (x *ResourceContents) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ResourceContents) GetBlob() []byte {
+	if x != nil {
+		return x.Blob
+	}
+	return nil
+}
+
+type ReadResourceResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Contents []*ResourceContents    `protobuf:"bytes,1,rep,name=contents,proto3" json:"contents,omitempty"`
+	// Set instead of contents when the resource cannot be read; code
+	// "not_found" when no such resource exists.
+	Error         *ErrorEnvelope `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadResourceResponse) Reset() {
+	*x = ReadResourceResponse{}
+	mi := &file_plugin_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadResourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadResourceResponse) ProtoMessage() {}
+
+func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadResourceResponse.ProtoReflect.Descriptor instead.
+func (*ReadResourceResponse) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ReadResourceResponse) GetContents() []*ResourceContents {
+	if x != nil {
+		return x.Contents
+	}
+	return nil
+}
+
+func (x *ReadResourceResponse) GetError() *ErrorEnvelope {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 var File_plugin_proto protoreflect.FileDescriptor
 
 const file_plugin_proto_rawDesc = "" +
@@ -643,7 +1178,7 @@ const file_plugin_proto_rawDesc = "" +
 	"\x0fDescribeRequest\">\n" +
 	"\x10DescribeResponse\x12\x18\n" +
 	"\aactions\x18\x01 \x03(\tR\aactions\x12\x10\n" +
-	"\x03sdk\x18\x02 \x01(\tR\x03sdk\"\xcd\x01\n" +
+	"\x03sdk\x18\x02 \x01(\tR\x03sdk\"\xe7\x01\n" +
 	"\x06Caller\x12\x1f\n" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
 	"clientName\x12%\n" +
@@ -652,7 +1187,8 @@ const file_plugin_proto_rawDesc = "" +
 	"request_id\x18\x03 \x01(\tR\trequestId\x12\x1c\n" +
 	"\tconfirmed\x18\x04 \x01(\bR\tconfirmed\x12\x14\n" +
 	"\x05agent\x18\x05 \x01(\tR\x05agent\x12(\n" +
-	"\x10max_result_bytes\x18\x06 \x01(\x03R\x0emaxResultBytes\"\x9c\x01\n" +
+	"\x10max_result_bytes\x18\x06 \x01(\x03R\x0emaxResultBytes\x12\x18\n" +
+	"\achannel\x18\a \x01(\tR\achannel\"\x9c\x01\n" +
 	"\vCallRequest\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x1b\n" +
 	"\targs_json\x18\x02 \x01(\fR\bargsJson\x122\n" +
@@ -683,10 +1219,46 @@ const file_plugin_proto_rawDesc = "" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x1b\n" +
 	"\targs_json\x18\x03 \x01(\fR\bargsJson\x12\x1c\n" +
-	"\tconfirmed\x18\x04 \x01(\bR\tconfirmed2\xa9\x01\n" +
+	"\tconfirmed\x18\x04 \x01(\bR\tconfirmed\"\x14\n" +
+	"\x12ListPromptsRequest\"+\n" +
+	"\x13ListPromptsResponse\x12\x14\n" +
+	"\x05names\x18\x01 \x03(\tR\x05names\"\xeb\x01\n" +
+	"\x10GetPromptRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12Q\n" +
+	"\targuments\x18\x02 \x03(\v23.toolhost.plugin.v1.GetPromptRequest.ArgumentsEntryR\targuments\x122\n" +
+	"\x06caller\x18\x03 \x01(\v2\x1a.toolhost.plugin.v1.CallerR\x06caller\x1a<\n" +
+	"\x0eArgumentsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"7\n" +
+	"\rPromptMessage\x12\x12\n" +
+	"\x04role\x18\x01 \x01(\tR\x04role\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xad\x01\n" +
+	"\x11GetPromptResponse\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12=\n" +
+	"\bmessages\x18\x02 \x03(\v2!.toolhost.plugin.v1.PromptMessageR\bmessages\x127\n" +
+	"\x05error\x18\x03 \x01(\v2!.toolhost.plugin.v1.ErrorEnvelopeR\x05error\"\x16\n" +
+	"\x14ListResourcesRequest\"P\n" +
+	"\x15ListResourcesResponse\x12\x12\n" +
+	"\x04uris\x18\x01 \x03(\tR\x04uris\x12#\n" +
+	"\ruri_templates\x18\x02 \x03(\tR\furiTemplates\"[\n" +
+	"\x13ReadResourceRequest\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\x122\n" +
+	"\x06caller\x18\x02 \x01(\v2\x1a.toolhost.plugin.v1.CallerR\x06caller\"i\n" +
+	"\x10ResourceContents\x12\x10\n" +
+	"\x03uri\x18\x01 \x01(\tR\x03uri\x12\x1b\n" +
+	"\tmime_type\x18\x02 \x01(\tR\bmimeType\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12\x12\n" +
+	"\x04blob\x18\x04 \x01(\fR\x04blob\"\x91\x01\n" +
+	"\x14ReadResourceResponse\x12@\n" +
+	"\bcontents\x18\x01 \x03(\v2$.toolhost.plugin.v1.ResourceContentsR\bcontents\x127\n" +
+	"\x05error\x18\x02 \x01(\v2!.toolhost.plugin.v1.ErrorEnvelopeR\x05error2\xac\x04\n" +
 	"\x06Plugin\x12U\n" +
 	"\bDescribe\x12#.toolhost.plugin.v1.DescribeRequest\x1a$.toolhost.plugin.v1.DescribeResponse\x12H\n" +
-	"\x04Call\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x012T\n" +
+	"\x04Call\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12^\n" +
+	"\vListPrompts\x12&.toolhost.plugin.v1.ListPromptsRequest\x1a'.toolhost.plugin.v1.ListPromptsResponse\x12X\n" +
+	"\tGetPrompt\x12$.toolhost.plugin.v1.GetPromptRequest\x1a%.toolhost.plugin.v1.GetPromptResponse\x12d\n" +
+	"\rListResources\x12(.toolhost.plugin.v1.ListResourcesRequest\x1a).toolhost.plugin.v1.ListResourcesResponse\x12a\n" +
+	"\fReadResource\x12'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2T\n" +
 	"\x04Host\x12L\n" +
 	"\x04Call\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01B'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3"
 
@@ -702,34 +1274,60 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_plugin_proto_goTypes = []any{
-	(*DescribeRequest)(nil),  // 0: toolhost.plugin.v1.DescribeRequest
-	(*DescribeResponse)(nil), // 1: toolhost.plugin.v1.DescribeResponse
-	(*Caller)(nil),           // 2: toolhost.plugin.v1.Caller
-	(*CallRequest)(nil),      // 3: toolhost.plugin.v1.CallRequest
-	(*Progress)(nil),         // 4: toolhost.plugin.v1.Progress
-	(*ErrorEnvelope)(nil),    // 5: toolhost.plugin.v1.ErrorEnvelope
-	(*Result)(nil),           // 6: toolhost.plugin.v1.Result
-	(*CallEvent)(nil),        // 7: toolhost.plugin.v1.CallEvent
-	(*HostCallRequest)(nil),  // 8: toolhost.plugin.v1.HostCallRequest
+	(*DescribeRequest)(nil),       // 0: toolhost.plugin.v1.DescribeRequest
+	(*DescribeResponse)(nil),      // 1: toolhost.plugin.v1.DescribeResponse
+	(*Caller)(nil),                // 2: toolhost.plugin.v1.Caller
+	(*CallRequest)(nil),           // 3: toolhost.plugin.v1.CallRequest
+	(*Progress)(nil),              // 4: toolhost.plugin.v1.Progress
+	(*ErrorEnvelope)(nil),         // 5: toolhost.plugin.v1.ErrorEnvelope
+	(*Result)(nil),                // 6: toolhost.plugin.v1.Result
+	(*CallEvent)(nil),             // 7: toolhost.plugin.v1.CallEvent
+	(*HostCallRequest)(nil),       // 8: toolhost.plugin.v1.HostCallRequest
+	(*ListPromptsRequest)(nil),    // 9: toolhost.plugin.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),   // 10: toolhost.plugin.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),      // 11: toolhost.plugin.v1.GetPromptRequest
+	(*PromptMessage)(nil),         // 12: toolhost.plugin.v1.PromptMessage
+	(*GetPromptResponse)(nil),     // 13: toolhost.plugin.v1.GetPromptResponse
+	(*ListResourcesRequest)(nil),  // 14: toolhost.plugin.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil), // 15: toolhost.plugin.v1.ListResourcesResponse
+	(*ReadResourceRequest)(nil),   // 16: toolhost.plugin.v1.ReadResourceRequest
+	(*ResourceContents)(nil),      // 17: toolhost.plugin.v1.ResourceContents
+	(*ReadResourceResponse)(nil),  // 18: toolhost.plugin.v1.ReadResourceResponse
+	nil,                           // 19: toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
-	2, // 0: toolhost.plugin.v1.CallRequest.caller:type_name -> toolhost.plugin.v1.Caller
-	5, // 1: toolhost.plugin.v1.Result.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
-	4, // 2: toolhost.plugin.v1.CallEvent.progress:type_name -> toolhost.plugin.v1.Progress
-	6, // 3: toolhost.plugin.v1.CallEvent.result:type_name -> toolhost.plugin.v1.Result
-	0, // 4: toolhost.plugin.v1.Plugin.Describe:input_type -> toolhost.plugin.v1.DescribeRequest
-	3, // 5: toolhost.plugin.v1.Plugin.Call:input_type -> toolhost.plugin.v1.CallRequest
-	8, // 6: toolhost.plugin.v1.Host.Call:input_type -> toolhost.plugin.v1.HostCallRequest
-	1, // 7: toolhost.plugin.v1.Plugin.Describe:output_type -> toolhost.plugin.v1.DescribeResponse
-	7, // 8: toolhost.plugin.v1.Plugin.Call:output_type -> toolhost.plugin.v1.CallEvent
-	7, // 9: toolhost.plugin.v1.Host.Call:output_type -> toolhost.plugin.v1.CallEvent
-	7, // [7:10] is the sub-list for method output_type
-	4, // [4:7] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	2,  // 0: toolhost.plugin.v1.CallRequest.caller:type_name -> toolhost.plugin.v1.Caller
+	5,  // 1: toolhost.plugin.v1.Result.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
+	4,  // 2: toolhost.plugin.v1.CallEvent.progress:type_name -> toolhost.plugin.v1.Progress
+	6,  // 3: toolhost.plugin.v1.CallEvent.result:type_name -> toolhost.plugin.v1.Result
+	19, // 4: toolhost.plugin.v1.GetPromptRequest.arguments:type_name -> toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
+	2,  // 5: toolhost.plugin.v1.GetPromptRequest.caller:type_name -> toolhost.plugin.v1.Caller
+	12, // 6: toolhost.plugin.v1.GetPromptResponse.messages:type_name -> toolhost.plugin.v1.PromptMessage
+	5,  // 7: toolhost.plugin.v1.GetPromptResponse.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
+	2,  // 8: toolhost.plugin.v1.ReadResourceRequest.caller:type_name -> toolhost.plugin.v1.Caller
+	17, // 9: toolhost.plugin.v1.ReadResourceResponse.contents:type_name -> toolhost.plugin.v1.ResourceContents
+	5,  // 10: toolhost.plugin.v1.ReadResourceResponse.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
+	0,  // 11: toolhost.plugin.v1.Plugin.Describe:input_type -> toolhost.plugin.v1.DescribeRequest
+	3,  // 12: toolhost.plugin.v1.Plugin.Call:input_type -> toolhost.plugin.v1.CallRequest
+	9,  // 13: toolhost.plugin.v1.Plugin.ListPrompts:input_type -> toolhost.plugin.v1.ListPromptsRequest
+	11, // 14: toolhost.plugin.v1.Plugin.GetPrompt:input_type -> toolhost.plugin.v1.GetPromptRequest
+	14, // 15: toolhost.plugin.v1.Plugin.ListResources:input_type -> toolhost.plugin.v1.ListResourcesRequest
+	16, // 16: toolhost.plugin.v1.Plugin.ReadResource:input_type -> toolhost.plugin.v1.ReadResourceRequest
+	8,  // 17: toolhost.plugin.v1.Host.Call:input_type -> toolhost.plugin.v1.HostCallRequest
+	1,  // 18: toolhost.plugin.v1.Plugin.Describe:output_type -> toolhost.plugin.v1.DescribeResponse
+	7,  // 19: toolhost.plugin.v1.Plugin.Call:output_type -> toolhost.plugin.v1.CallEvent
+	10, // 20: toolhost.plugin.v1.Plugin.ListPrompts:output_type -> toolhost.plugin.v1.ListPromptsResponse
+	13, // 21: toolhost.plugin.v1.Plugin.GetPrompt:output_type -> toolhost.plugin.v1.GetPromptResponse
+	15, // 22: toolhost.plugin.v1.Plugin.ListResources:output_type -> toolhost.plugin.v1.ListResourcesResponse
+	18, // 23: toolhost.plugin.v1.Plugin.ReadResource:output_type -> toolhost.plugin.v1.ReadResourceResponse
+	7,  // 24: toolhost.plugin.v1.Host.Call:output_type -> toolhost.plugin.v1.CallEvent
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_plugin_proto_init() }
@@ -747,7 +1345,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

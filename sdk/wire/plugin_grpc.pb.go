@@ -22,8 +22,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Plugin_Describe_FullMethodName = "/toolhost.plugin.v1.Plugin/Describe"
-	Plugin_Call_FullMethodName     = "/toolhost.plugin.v1.Plugin/Call"
+	Plugin_Describe_FullMethodName      = "/toolhost.plugin.v1.Plugin/Describe"
+	Plugin_Call_FullMethodName          = "/toolhost.plugin.v1.Plugin/Call"
+	Plugin_ListPrompts_FullMethodName   = "/toolhost.plugin.v1.Plugin/ListPrompts"
+	Plugin_GetPrompt_FullMethodName     = "/toolhost.plugin.v1.Plugin/GetPrompt"
+	Plugin_ListResources_FullMethodName = "/toolhost.plugin.v1.Plugin/ListResources"
+	Plugin_ReadResource_FullMethodName  = "/toolhost.plugin.v1.Plugin/ReadResource"
 )
 
 // PluginClient is the client API for Plugin service.
@@ -37,6 +41,23 @@ type PluginClient interface {
 	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
 	// Call runs one action: zero or more progress events, then one result.
 	Call(ctx context.Context, in *CallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error)
+	// The four RPCs below are optional: a plugin that answers Unimplemented
+	// (an older binary, a plugin in another language) contributes no prompts
+	// and no resources. The host lists what tool.yaml declares without
+	// launching the plugin; it calls GetPrompt or ReadResource only when a
+	// client asks for one.
+	//
+	// ListPrompts names the prompts the binary serves (`host check` compares
+	// them with tool.yaml).
+	ListPrompts(ctx context.Context, in *ListPromptsRequest, opts ...grpc.CallOption) (*ListPromptsResponse, error)
+	// GetPrompt renders one prompt with its arguments.
+	GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error)
+	// ListResources names the resources and resource templates the binary
+	// serves (`host check` compares them with tool.yaml).
+	ListResources(ctx context.Context, in *ListResourcesRequest, opts ...grpc.CallOption) (*ListResourcesResponse, error)
+	// ReadResource reads one resource by URI (a declared resource, or one a
+	// declared template matches).
+	ReadResource(ctx context.Context, in *ReadResourceRequest, opts ...grpc.CallOption) (*ReadResourceResponse, error)
 }
 
 type pluginClient struct {
@@ -76,6 +97,46 @@ func (c *pluginClient) Call(ctx context.Context, in *CallRequest, opts ...grpc.C
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_CallClient = grpc.ServerStreamingClient[CallEvent]
 
+func (c *pluginClient) ListPrompts(ctx context.Context, in *ListPromptsRequest, opts ...grpc.CallOption) (*ListPromptsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPromptsResponse)
+	err := c.cc.Invoke(ctx, Plugin_ListPrompts_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) GetPrompt(ctx context.Context, in *GetPromptRequest, opts ...grpc.CallOption) (*GetPromptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPromptResponse)
+	err := c.cc.Invoke(ctx, Plugin_GetPrompt_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) ListResources(ctx context.Context, in *ListResourcesRequest, opts ...grpc.CallOption) (*ListResourcesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListResourcesResponse)
+	err := c.cc.Invoke(ctx, Plugin_ListResources_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pluginClient) ReadResource(ctx context.Context, in *ReadResourceRequest, opts ...grpc.CallOption) (*ReadResourceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadResourceResponse)
+	err := c.cc.Invoke(ctx, Plugin_ReadResource_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // PluginServer is the server API for Plugin service.
 // All implementations must embed UnimplementedPluginServer
 // for forward compatibility.
@@ -87,6 +148,23 @@ type PluginServer interface {
 	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
 	// Call runs one action: zero or more progress events, then one result.
 	Call(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error
+	// The four RPCs below are optional: a plugin that answers Unimplemented
+	// (an older binary, a plugin in another language) contributes no prompts
+	// and no resources. The host lists what tool.yaml declares without
+	// launching the plugin; it calls GetPrompt or ReadResource only when a
+	// client asks for one.
+	//
+	// ListPrompts names the prompts the binary serves (`host check` compares
+	// them with tool.yaml).
+	ListPrompts(context.Context, *ListPromptsRequest) (*ListPromptsResponse, error)
+	// GetPrompt renders one prompt with its arguments.
+	GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error)
+	// ListResources names the resources and resource templates the binary
+	// serves (`host check` compares them with tool.yaml).
+	ListResources(context.Context, *ListResourcesRequest) (*ListResourcesResponse, error)
+	// ReadResource reads one resource by URI (a declared resource, or one a
+	// declared template matches).
+	ReadResource(context.Context, *ReadResourceRequest) (*ReadResourceResponse, error)
 	mustEmbedUnimplementedPluginServer()
 }
 
@@ -102,6 +180,18 @@ func (UnimplementedPluginServer) Describe(context.Context, *DescribeRequest) (*D
 }
 func (UnimplementedPluginServer) Call(*CallRequest, grpc.ServerStreamingServer[CallEvent]) error {
 	return status.Errorf(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedPluginServer) ListPrompts(context.Context, *ListPromptsRequest) (*ListPromptsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListPrompts not implemented")
+}
+func (UnimplementedPluginServer) GetPrompt(context.Context, *GetPromptRequest) (*GetPromptResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method GetPrompt not implemented")
+}
+func (UnimplementedPluginServer) ListResources(context.Context, *ListResourcesRequest) (*ListResourcesResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ListResources not implemented")
+}
+func (UnimplementedPluginServer) ReadResource(context.Context, *ReadResourceRequest) (*ReadResourceResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ReadResource not implemented")
 }
 func (UnimplementedPluginServer) mustEmbedUnimplementedPluginServer() {}
 func (UnimplementedPluginServer) testEmbeddedByValue()                {}
@@ -153,6 +243,78 @@ func _Plugin_Call_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Plugin_CallServer = grpc.ServerStreamingServer[CallEvent]
 
+func _Plugin_ListPrompts_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPromptsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ListPrompts(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ListPrompts_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ListPrompts(ctx, req.(*ListPromptsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_GetPrompt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPromptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).GetPrompt(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_GetPrompt_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).GetPrompt(ctx, req.(*GetPromptRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_ListResources_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListResourcesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ListResources(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ListResources_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ListResources(ctx, req.(*ListResourcesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Plugin_ReadResource_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadResourceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PluginServer).ReadResource(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Plugin_ReadResource_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PluginServer).ReadResource(ctx, req.(*ReadResourceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Plugin_ServiceDesc is the grpc.ServiceDesc for Plugin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -163,6 +325,22 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Describe",
 			Handler:    _Plugin_Describe_Handler,
+		},
+		{
+			MethodName: "ListPrompts",
+			Handler:    _Plugin_ListPrompts_Handler,
+		},
+		{
+			MethodName: "GetPrompt",
+			Handler:    _Plugin_GetPrompt_Handler,
+		},
+		{
+			MethodName: "ListResources",
+			Handler:    _Plugin_ListResources_Handler,
+		},
+		{
+			MethodName: "ReadResource",
+			Handler:    _Plugin_ReadResource_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -39,6 +39,14 @@ type Runner interface {
 	Call(ctx context.Context, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) *wire.Result
 }
 
+// The channels a call comes through (wire.Caller.Channel), set by the host
+// and never by a client: ChannelTerminal only for `host call`, ChannelMCP
+// for every MCP call and every nested call of an agent.
+const (
+	ChannelTerminal = "terminal"
+	ChannelMCP      = "mcp"
+)
+
 // Snapshotter gives the registry's current snapshot.
 type Snapshotter interface {
 	Snapshot() *registry.Snapshot
@@ -282,6 +290,9 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	caller := &wire.Caller{ClientName: "unknown"}
 	if call.Caller != nil {
 		caller = proto.Clone(call.Caller).(*wire.Caller)
+	}
+	if caller.Channel != ChannelTerminal {
+		caller.Channel = ChannelMCP // only the terminal commands set terminal
 	}
 	caller.Confirmed = call.Confirmed
 	caller.MaxResultBytes = int64(max)

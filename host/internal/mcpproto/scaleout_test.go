@@ -141,10 +141,9 @@ func TestPromptsOnlyWhenContributed(t *testing.T) {
 	}
 
 	// What a plugin contributing a prompt does to the server.
-	s.MCP().AddPrompt(&mcp.Prompt{Name: "notes/ingest"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	s.AddPrompt(&mcp.Prompt{Name: "notes/ingest"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "ingest"}}}}, nil
 	})
-	s.SetContentCapabilities(true, false)
 	if caps := discover(); caps["prompts"] == nil {
 		t.Errorf("a prompt published: discover does not declare prompts: %v", caps)
 	}
@@ -154,8 +153,7 @@ func TestPromptsOnlyWhenContributed(t *testing.T) {
 		t.Errorf("prompts/list: got %v, want notes/ingest", ans)
 	}
 
-	s.MCP().RemovePrompts("notes/ingest")
-	s.SetContentCapabilities(false, false)
+	s.RemovePrompts("notes/ingest")
 	if caps := discover(); caps["prompts"] != nil {
 		t.Errorf("last prompt withdrawn: discover still declares prompts: %v", caps)
 	}

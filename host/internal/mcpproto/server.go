@@ -81,31 +81,12 @@ type Server struct {
 	// idSeq numbers the markers that stand in for HTTP request ids the SDK
 	// would not round-trip exactly.
 	idSeq atomic.Int64
-	// prompts and resources say whether plugins contribute any (see
-	// SetContentCapabilities).
-	prompts, resources atomic.Bool
-}
-
-// SetContentCapabilities records whether any plugin contributes prompts
-// or resources, for the capabilities of an initialize the SDK does not
-// answer itself (the SDK derives its own from what is registered).
-func (s *Server) SetContentCapabilities(prompts, resources bool) {
-	s.prompts.Store(prompts)
-	s.resources.Store(resources)
-}
-
-// capabilities are the server's capabilities: tools always (the list never
-// changes), prompts and resources with listChanged while a plugin
-// contributes them.
-func (s *Server) capabilities() *mcp.ServerCapabilities {
-	c := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}
-	if s.prompts.Load() {
-		c.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-	}
-	if s.resources.Load() {
-		c.Resources = &mcp.ResourceCapabilities{ListChanged: true}
-	}
-	return c
+	// prompts names the published prompts (prompts.go).
+	promptsMu sync.Mutex
+	prompts   map[string]bool
+	// resources names the published resources and templates (prompts.go).
+	resourcesMu sync.Mutex
+	resources   map[string]bool
 }
 
 // New builds the server and registers its tools. It panics when two tools
@@ -209,7 +190,9 @@ func Canonical(raw []byte) ([]byte, error) {
 // (modern: the request's _meta; legacy: initialize's clientInfo) and the
 // request id.
 func (s *Server) Caller(req *mcp.CallToolRequest) *wire.Caller {
-	c := &wire.Caller{ClientName: "unknown"}
+	// The channel is the host's to say: whatever name the client gives, a
+	// call over MCP is never the terminal's.
+	c := &wire.Caller{ClientName: "unknown", Channel: "mcp"}
 	if info := req.ClientInfo(); info != nil && info.Name != "" {
 		c.ClientName, c.ClientVersion = info.Name, info.Version
 	}

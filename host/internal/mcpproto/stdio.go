@@ -485,12 +485,20 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	var cl *call
 	if isResp {
 		if n, ok := resp.ID.Raw().(int64); ok {
-			cl = c.done(n)
+			if cl = c.done(n); cl == nil {
+				// The client cancelled it (a subscriptions/listen it closed):
+				// its transport id means nothing to the client, and could
+				// be one of the client's own ids.
+				return nil
+			}
 		}
 		if resp.Error != nil {
 			resp = &jsonrpc.Response{ID: resp.ID, Error: codedError(resp.Error)}
 			msg = resp
 		}
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {
+		req.Params = c.clientSubscriptionID(req.Params)
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
@@ -500,6 +508,43 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		b = withWireID(b, resp.ID, cl.wireID)
 	}
 	return c.out.writeLine(b)
+}
+
+// clientSubscriptionID puts the client's id of a subscriptions/listen back
+// in a notification's _meta subscriptionId, where the SDK stamps the
+// transport's id: a client matches its listen's acknowledgement and
+// list_changed notifications by it (MCP Inspector waits a minute for an
+// acknowledgement it cannot match).
+func (c *stdioConn) clientSubscriptionID(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(mcp.MetaKeySubscriptionID)) {
+		return params
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(obj["_meta"], &meta) != nil {
+		return params
+	}
+	n, err := strconv.ParseInt(string(meta[mcp.MetaKeySubscriptionID]), 10, 64)
+	if err != nil {
+		return params
+	}
+	c.mu.Lock()
+	cl := c.pending[n]
+	c.mu.Unlock()
+	if cl == nil || len(cl.wireID) == 0 {
+		return params
+	}
+	meta[mcp.MetaKeySubscriptionID] = cl.wireID
+	if obj["_meta"], err = json.Marshal(meta); err != nil {
+		return params
+	}
+	if b, err := json.Marshal(obj); err == nil {
+		return b
+	}
+	return params
 }
 
 // codedError gives an error the SDK answered without a JSON-RPC code (it

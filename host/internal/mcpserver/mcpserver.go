@@ -11,6 +11,7 @@ package mcpserver
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -40,6 +41,9 @@ type Options struct {
 	Version string
 	// Logger receives the server's and the SDK's logs (default: none).
 	Logger hclog.Logger
+	// Content, when set, serves the prompts and resources the plugins
+	// contribute (content.go); nil publishes none.
+	Content ContentUser
 }
 
 // Server is the MCP server with the six tools, on the shared protocol
@@ -50,6 +54,9 @@ type Server struct {
 	// stateKey signs the requestState of the gate's input-required
 	// results (see personGate).
 	stateKey []byte
+	// contentMu guards content, the published prompts and resources.
+	contentMu sync.Mutex
+	content   content
 }
 
 // Instructions are the server instructions every client receives.
@@ -58,7 +65,8 @@ call capabilities with {} for the list, {"search":"words"} to find an action, {"
 
 // New builds the server and its six tools.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, stateKey: newStateKey()}
+	s := &Server{opts: opts, stateKey: newStateKey(),
+		content: content{published: map[string]string{}, silent: map[string]string{}}}
 	defs := s.toolDefs()
 	tools := make([]mcpproto.Tool, len(defs))
 	for i, d := range defs {
@@ -66,5 +74,8 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcpproto.New(mcpproto.Options{Name: ServerName, Title: "toolhost", Version: opts.Version,
 		Instructions: Instructions, Tools: tools, Logger: opts.Logger})
+	if opts.Registry != nil {
+		s.SyncContent(opts.Registry.Snapshot())
+	}
 	return s
 }

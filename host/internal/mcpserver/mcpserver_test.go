@@ -284,6 +284,8 @@ func TestCallerReachesTheRunner(t *testing.T) {
 			"wire-test", "9.9", "7", false},
 		{"modern", `{"jsonrpc":"2.0","id":"m-1","method":"tools/call","params":{` + fmt.Sprintf(modernMeta, "2026-07-28") + `,"name":"run_tool_confirmed","arguments":{"tool":"sheets","action":"delete-sheet"}}}`,
 			"modern-test", "2.0", "m-1", true},
+		{"a client calling itself host-cli stays mcp", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{` + strings.Replace(fmt.Sprintf(modernMeta, "2026-07-28"), "modern-test", "host-cli", 1) + `,"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"channel":"terminal"}}}}`,
+			"host-cli", "2.0", "9", false},
 		{"spoofed request id is overwritten", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"toolhost/requestId":"evil"},"name":"run_tool","arguments":{"tool":"sheets"}}}`,
 			"wire-test", "9.9", "8", false},
 	}
@@ -296,8 +298,9 @@ func TestCallerReachesTheRunner(t *testing.T) {
 				t.Fatal(r["error"])
 			}
 			c := runner.lastCall(t)
-			got := []any{c.Caller.GetClientName(), c.Caller.GetClientVersion(), c.Caller.GetRequestId(), c.Confirmed}
-			want := []any{tt.client, tt.version, tt.reqID, tt.confirmed}
+			// The channel is the host's: an MCP call is never "terminal".
+			got := []any{c.Caller.GetClientName(), c.Caller.GetClientVersion(), c.Caller.GetRequestId(), c.Confirmed, c.Caller.GetChannel()}
+			want := []any{tt.client, tt.version, tt.reqID, tt.confirmed, "mcp"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("caller (-want +got):\n%s", diff)
 			}

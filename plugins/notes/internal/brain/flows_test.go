@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/sdk"
 )
 
 func TestBrainCreatedOnFirstUse(t *testing.T) {
@@ -401,16 +403,33 @@ func TestUndoLastAndNothingToUndo(t *testing.T) {
 	}
 }
 
+// TestUndoUserOpNeedsConfirmation: undoing what a person wrote at the
+// terminal needs confirmation; the host-set channel decides, so an MCP
+// client that calls itself host-cli (or cli) writes as an agent.
 func TestUndoUserOpNeedsConfirmation(t *testing.T) {
 	requireGit(t)
-	e := newEnv(t)
-	m, err := e.callAs("cli", "remember", map[string]any{"type": "gotcha", "content": "Written by the user through the plugin's own command line"})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		caller sdk.Caller
+		want   string
+	}{
+		{"terminal", sdk.Caller{ClientName: "cli", Channel: sdk.ChannelTerminal}, "confirmation_required"},
+		{"host call", sdk.Caller{ClientName: "host-cli", Channel: sdk.ChannelTerminal}, "confirmation_required"},
+		{"mcp client named host-cli", sdk.Caller{ClientName: "host-cli", Channel: sdk.ChannelMCP}, ""},
+		{"mcp client named cli", sdk.Caller{ClientName: "cli", Channel: sdk.ChannelMCP}, ""},
 	}
-	first := e.ok("undo", map[string]any{"op": str(m, "op")})
-	if str(first, "status") != "confirmation_required" {
-		t.Fatalf("undo of a user's op: %v", first)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			m, err := e.callWith(tt.caller, "remember", map[string]any{"type": "gotcha", "content": "Written through " + tt.name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := e.ok("undo", map[string]any{"op": str(m, "op")})
+			if got := str(first, "status"); got != tt.want {
+				t.Errorf("undo of an op by %s: status %q, want %q (%v)", tt.name, got, tt.want, first)
+			}
+		})
 	}
 }
 

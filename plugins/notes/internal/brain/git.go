@@ -83,6 +83,8 @@ type trailers struct {
 	Request  string
 	Approved bool
 	Undoes   []string
+	// Channel is the host-set channel of the call: terminal or mcp.
+	Channel string
 }
 
 func commitMessage(subject string, body []string, t trailers) string {
@@ -96,6 +98,9 @@ func commitMessage(subject string, body []string, t trailers) string {
 	fmt.Fprintf(&b, "Notes-Op: %s\nNotes-Action: %s\nNotes-Session: %s\nNotes-Client: %s\n", t.Op, t.Action, t.Session, t.Client)
 	if t.Request != "" {
 		fmt.Fprintf(&b, "Notes-Request: %s\n", t.Request)
+	}
+	if t.Channel != "" {
+		fmt.Fprintf(&b, "Notes-Channel: %s\n", t.Channel)
 	}
 	if t.Approved {
 		b.WriteString("Notes-Approved: user\n")
@@ -148,6 +153,8 @@ func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error)
 				e.Trailer.Client = v
 			case "Notes-Request":
 				e.Trailer.Request = v
+			case "Notes-Channel":
+				e.Trailer.Channel = v
 			case "Notes-Approved":
 				e.Trailer.Approved = true
 			case "Notes-Undoes":

@@ -155,7 +155,7 @@ func (s *Service) Warm(ctx context.Context) {
 
 // Plugin returns the notes actions.
 func (s *Service) Plugin() sdk.Plugin {
-	return sdk.Plugin{Start: s.Warm, Actions: map[string]sdk.Handler{
+	p := sdk.Plugin{Start: s.Warm, Actions: map[string]sdk.Handler{
 		"recall":       handle(s, (*Brain).Recall),
 		"search":       handle(s, (*Brain).Search),
 		"read":         handle(s, (*Brain).Read),
@@ -171,4 +171,8 @@ func (s *Service) Plugin() sdk.Plugin {
 		"forget":       handle(s, (*Brain).Forget),
 		"undo":         handle(s, (*Brain).Undo),
 	}}
+	// The MCP prompts and resources tool.yaml declares (content.go).
+	p.Prompts, p.Resources = s.Prompts(), s.ReadResource
+	p.ResourceURIs, p.ResourceTemplates = []string{SchemaURI, IndexURI}, []string{PageTemplate}
+	return p
 }

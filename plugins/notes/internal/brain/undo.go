@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/toolhost/toolhost/sdk"
 )
 
 // UndoArgs are undo's args.
@@ -32,12 +34,19 @@ type UndoResult struct {
 	*Confirmation
 }
 
-// userClients are the clients whose operations a person made by hand.
-var userClients = []string{"cli", "host-cli"}
+// legacyUserClients are the client names that marked a person's operation
+// in commits written before the Notes-Channel trailer.
+var legacyUserClients = []string{"cli", "host-cli"}
 
+// isUserOp reports whether a person made the operation at the terminal:
+// the host-set channel its commit records, never the client name an MCP
+// client picks (a commit from before the trailer falls back to the name).
 func isUserOp(e logEntry) bool {
+	if e.Trailer.Channel != "" {
+		return e.Trailer.Channel == sdk.ChannelTerminal
+	}
 	name, _, _ := strings.Cut(e.Trailer.Client, "/")
-	for _, u := range userClients {
+	for _, u := range legacyUserClients {
 		if name == u {
 			return true
 		}
@@ -219,7 +228,7 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 		undoLines = append(undoLines, "undo "+l)
 	}
 	msg := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
-		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops})
+		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops, Channel: c.Caller.Channel})
 	if _, err := g.run(ctx, append([]string{"commit", "-q", "--allow-empty", "-m", msg, "--"}, paths...)...); err != nil {
 		abort()
 		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)

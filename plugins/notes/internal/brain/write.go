@@ -207,7 +207,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	}
 	crashPoint("add")
 	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
-		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved,
+		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
 	})
 	// Only these paths: whatever else a person staged stays staged.
 	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {

@@ -1,0 +1,68 @@
+// ts-content drives `host serve` with a real TypeScript MCP client and
+// prints one JSON object on stdout: the server's capabilities, the tools,
+// the prompts and resources the plugins contribute, one prompt rendered
+// and three resources read (the notes schema, its index, and a page
+// written first through run_tool).
+//
+//   node ts-content.mjs <sdk-legacy|v2-legacy|v2-auto> <host binary>
+const [mode, host] = process.argv.slice(2);
+if (!mode || !host) {
+  console.error("usage: node ts-content.mjs <mode> <host binary>");
+  process.exit(2);
+}
+
+let Client, StdioClientTransport, options = {};
+if (mode === "sdk-legacy") {
+  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
+} else {
+  ({ Client } = await import("@modelcontextprotocol/client"));
+  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
+  const negotiation = { "v2-legacy": "legacy", "v2-auto": "auto" }[mode];
+  if (!negotiation) {
+    console.error(`unknown mode ${mode}`);
+    process.exit(2);
+  }
+  options = { versionNegotiation: { mode: negotiation } };
+}
+
+const client = new Client({ name: `ts-${mode}`, version: "0.0.1" }, options);
+const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
+await client.connect(transport);
+const caps = client.getServerCapabilities() ?? {};
+const { tools } = await client.listTools();
+const { prompts } = await client.listPrompts();
+const prompt = await client.getPrompt({ name: "notes/ingest", arguments: { source: "queues.md" } });
+const { resources } = await client.listResources();
+const { resourceTemplates } = await client.listResourceTemplates();
+const write = await client.callTool({
+  name: "run_tool",
+  arguments: { tool: "notes", action: "write-page", args: { path: "wiki/concepts/Queues.md", mode: "create",
+    content: `Queues decouple producers from consumers (${mode}).`, frontmatter: { type: "concept" } } },
+});
+const text = async (uri) => {
+  const r = await client.readResource({ uri });
+  return { uri: r.contents[0].uri, mimeType: r.contents[0].mimeType ?? null, text: r.contents[0].text };
+};
+const schema = await text("notes://schema");
+const index = await text("notes://index");
+const page = await text("notes://page/wiki/concepts/Queues.md");
+let missing = null;
+try {
+  await client.readResource({ uri: "notes://page/wiki/concepts/Nowhere.md" });
+} catch (e) {
+  missing = { code: e.code ?? null, message: String(e.message) };
+}
+const version = typeof client.getNegotiatedProtocolVersion === "function" ? client.getNegotiatedProtocolVersion() : undefined;
+await client.close();
+process.stdout.write(JSON.stringify({
+  protocolVersion: version ?? null,
+  capabilities: { prompts: caps.prompts ?? null, resources: caps.resources ?? null },
+  tools: tools.map((t) => t.name),
+  prompts: prompts.map((p) => ({ name: p.name, arguments: (p.arguments ?? []).map((a) => a.name) })),
+  promptText: prompt.messages.map((m) => m.content.text).join("\n"),
+  resources: resources.map((r) => r.uri),
+  templates: resourceTemplates.map((r) => r.uriTemplate),
+  writeIsError: write.isError ?? false,
+  schema, index, page, missing,
+}) + "\n");
