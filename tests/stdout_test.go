@@ -34,8 +34,13 @@ import (
 var stdoutAllowed = map[string]string{
 	"sdk/main_impl.go:mainImpl":                          "a plugin run without the go-plugin cookie is a CLI: its result goes to stdout",
 	"host/internal/mcpproto/stdout_other.go:GuardStdout": "takes the real stdout for the protocol where fd 1 cannot be redirected",
-	"host/internal/supervisor/reaper.go:Reap":            "the reaper is its own process: it hands the pipes the host gave it (the plugin's handshake and log pipes, never the MCP stream) to the plugin it runs",
+	"host/internal/supervisor/hygiene_linux.go:Reap":     reaperPipes,
+	"host/internal/supervisor/hygiene_darwin.go:Reap":    reaperPipes,
+	"host/internal/supervisor/hygiene_windows.go:Reap":   reaperPipes,
 }
+
+// reaperPipes is why each platform's reaper may name os.Stdout.
+const reaperPipes = "the reaper is its own process: it hands the pipes the host gave it (the plugin's handshake and log pipes, never the MCP stream) to the plugin it runs"
 
 // stdoutViolation is one forbidden use.
 type stdoutViolation struct {
