@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,7 +86,7 @@ func main() {
 		ms = ms[:*sample]
 		sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	counts := map[string]int{}
 	for _, m := range ms {
@@ -148,9 +149,9 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		return "", fmt.Errorf("apply %s: %w", m, err)
 	}
 	defer os.WriteFile(m.file, orig, 0o644)
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	tctx, cancel := context.WithTimeout(ctx, timeout+time.Minute) // go test's own -timeout ends it first
 	defer cancel()
-	args := []string{"test", "-count=1", "-failfast"}
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
 	if run != "" {
 		args = append(args, "-run", run)
 	}
@@ -163,7 +164,7 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		return "", fmt.Errorf("run %s: interrupted", m)
 	case err == nil:
 		return "LIVED", nil
-	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+	case errors.Is(tctx.Err(), context.DeadlineExceeded) || strings.Contains(out.String(), "panic: test timed out"):
 		return "TIMED OUT", nil
 	case strings.Contains(out.String(), "[build failed]") || strings.Contains(out.String(), "[setup failed]"):
 		return "NOT VIABLE", nil
