@@ -30,9 +30,9 @@ var metaCases = []struct {
 	{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"},"name":"x"}`, true},
 	{`{"_meta":{"io.modelcontextprotocol/protocolVersion":5}}`, true},
 	{`{"name":"x","_meta":{"toolhost/requestId":"spoofed"}}`, true}, // the id key is overwritten by the general path
-	{`{"_meta":5,"name":"x"}`, true},                                 // not an object: left as it is
-	{`{"_meta":{"a":1},"_meta":{"b":2}}`, false},                     // given twice
-	{`{"\u005fmeta":{"a":1}}`, false},                                // a key with escapes
+	{`{"_meta":5,"name":"x"}`, true},                                // not an object: left as it is
+	{`{"_meta":{"a":1},"_meta":{"b":2}}`, false},                    // given twice
+	{`{"\u005fmeta":{"a":1}}`, false},                               // a key with escapes
 	{`null`, false},
 	{``, false},
 	{`[1]`, false},
