@@ -474,6 +474,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			msg = resp
 		}
 	}
+	if cl != nil && resp.Error == nil {
+		if buf, ok := encodeResult(cl.wireID, resp.Result); ok {
+			err := c.out.writeLine(buf.Bytes())
+			putLineBuffer(buf)
+			return err
+		}
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {
 		req.Params = c.clientSubscriptionID(req.Params)
 	}
