@@ -140,13 +140,18 @@ func toSDK(err error) error {
 
 type noArgs struct{}
 
-// Warm opens the brain and brings its index up to date, so the first call
-// after the host launches the plugin does not pay for a rebuild.
+// Warm opens the brain, starts its watcher (hand edits reach the index
+// while the plugin is resident) and brings its index up to date, so the
+// first call after the host launches the plugin does not pay for a
+// rebuild.
 func (s *Service) Warm(ctx context.Context) {
 	b, _, err := s.Brain(ctx)
 	if err != nil {
 		sdk.Logger().Warn("notes: warm", "err", err)
 		return
+	}
+	if err := b.Watch(ctx); err != nil {
+		sdk.Logger().Warn("notes: watch the brain", "err", err)
 	}
 	if err := b.fresh(ctx); err != nil {
 		sdk.Logger().Warn("notes: warm the index", "err", err)
