@@ -18,6 +18,10 @@ type Service struct {
 	// Configure, when set, runs on every brain the service opens (tests set
 	// the clock and lock timeout here).
 	Configure func(*Brain)
+	// Watch starts a watcher on every brain the service opens, before its
+	// first action runs: hand edits reach the index while the plugin is
+	// resident (the host launched it). Close stops them.
+	Watch bool
 
 	mu     sync.Mutex
 	brains map[string]*Brain
@@ -72,6 +76,11 @@ func (s *Service) Brain(ctx context.Context) (*Brain, bool, error) {
 	}
 	if s.Configure != nil {
 		s.Configure(b)
+	}
+	if s.Watch {
+		if err := b.Watch(context.WithoutCancel(ctx)); err != nil {
+			sdk.Logger().Warn("notes: watch the brain", "root", root, "err", err)
+		}
 	}
 	if s.brains == nil {
 		s.brains = map[string]*Brain{}
@@ -140,18 +149,13 @@ func toSDK(err error) error {
 
 type noArgs struct{}
 
-// Warm opens the brain, starts its watcher (hand edits reach the index
-// while the plugin is resident) and brings its index up to date, so the
-// first call after the host launches the plugin does not pay for a
-// rebuild.
+// Warm opens the brain and brings its index up to date, so the first call
+// after the host launches the plugin does not pay for a rebuild.
 func (s *Service) Warm(ctx context.Context) {
 	b, _, err := s.Brain(ctx)
 	if err != nil {
 		sdk.Logger().Warn("notes: warm", "err", err)
 		return
-	}
-	if err := b.Watch(ctx); err != nil {
-		sdk.Logger().Warn("notes: watch the brain", "err", err)
 	}
 	if err := b.fresh(ctx); err != nil {
 		sdk.Logger().Warn("notes: warm the index", "err", err)

@@ -153,6 +153,29 @@ type watcher struct {
 // journal holds are left to their write. It returns once the watches are
 // in place.
 func (b *Brain) Watch(ctx context.Context) error {
+	if err := b.startWatch(ctx); err != nil {
+		return err
+	}
+	// What changed by hand while no watcher ran: an index holding hand
+	// edits of an earlier process is rebuilt, and uncommitted notes are
+	// taken in.
+	if b.ix.Meta(ctx, handEditsMeta) != "" {
+		b.forceRescan.Store(true)
+		return nil
+	}
+	st, err := b.gitStatus(ctx)
+	if err != nil {
+		return err
+	}
+	for p := range st {
+		b.indexHandEdit(ctx, p)
+	}
+	return nil
+}
+
+// startWatch puts the watches in place and starts the watcher's loop,
+// once.
+func (b *Brain) startWatch(ctx context.Context) error {
 	b.watchMu.Lock()
 	defer b.watchMu.Unlock()
 	if b.watch != nil {
@@ -178,20 +201,6 @@ func (b *Brain) Watch(ctx context.Context) error {
 	}
 	b.watch = w
 	go w.loop(ctx)
-	// What changed by hand while no watcher ran: an index holding hand
-	// edits of an earlier process is rebuilt, and uncommitted notes are
-	// taken in.
-	if b.ix.Meta(ctx, handEditsMeta) != "" {
-		b.forceRescan.Store(true)
-		return nil
-	}
-	st, err := b.gitStatus(ctx)
-	if err != nil {
-		return err
-	}
-	for p := range st {
-		b.indexHandEdit(ctx, p)
-	}
 	return nil
 }
 
