@@ -624,7 +624,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 				line = fmt.Appendf(line, "... [truncated at %d non-empty rows]\n", a.MaxResults)
 			}
 			size += len(line)
-			runes += utf8.RuneCount(line)
+			runes += workbook.RuneCount(line)
 			if _, err := out.Write(line); err != nil {
 				return err
 			}

@@ -130,3 +130,35 @@ func plainWords(s string, i int) int {
 	}
 	return i
 }
+
+// RuneCount is utf8.RuneCount, eight bytes at a time through ASCII text
+// (utf8.RuneCount steps byte by byte; dump counts every character it
+// writes).
+func RuneCount(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		i := 0
+		for ; i+8 <= len(b); i += 8 {
+			c := b[i : i+8]
+			w := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
+				uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
+			if w&lanes80 != 0 {
+				break
+			}
+		}
+		n += i
+		b = b[i:]
+		if len(b) == 0 {
+			break
+		}
+		if b[0] < utf8.RuneSelf {
+			n++
+			b = b[1:]
+			continue
+		}
+		_, size := utf8.DecodeRune(b)
+		n++
+		b = b[size:]
+	}
+	return n
+}
