@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,7 +99,7 @@ func (b *Brain) Move(ctx context.Context, c Call, a MoveArgs) (*MoveResult, erro
 	}
 	reasons := elevation(from, true, cur.FM.Type, cur.FM.Trust)
 	for _, r := range elevation(to, false, cur.FM.Type, "") {
-		if !contains(reasons, r) {
+		if !slices.Contains(reasons, r) {
 			reasons = append(reasons, r)
 		}
 	}
