@@ -165,13 +165,15 @@ func newCallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm]",
 		Short: "Call a tool's action through the full host path (checker, gate, supervisor)",
-		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap)\n" +
-			"and prints its Markdown, or its JSON with --json; an error prints the error envelope.\n\n" + exitCodeTable,
+		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap).\n" +
+			"On a terminal it prints the result for a person (Markdown rendered, rows as tables, errors as\n" +
+			"sentences, one progress line); piped, or with --json, it prints the Markdown or JSON and the error\n" +
+			"envelope as scripts read them. NO_COLOR (or TERM=dumb) turns colour off.\n\n" + cli.ExitCodeTable,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
-			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON}
+			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON, Term: terminal(cmd, asJSON)}
 			snap := a.registry.Scan()
 			action := ""
 			if len(args) == 2 {
@@ -194,7 +196,7 @@ func newCallCmd() *cobra.Command {
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: dispatch.ChannelTerminal}},
 				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
 			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
-			if out.Code() == wire.CodeApprovalRequired && !confirm {
+			if out.Code() == wire.CodeApprovalRequired && !confirm && !w.Term.Render {
 				fmt.Fprintln(w.Err, "this action is irreversible: run it again with --confirm if you mean it")
 			}
 			if code != cli.ExitOK {
@@ -243,7 +245,7 @@ func newCapabilitiesCmd() *cobra.Command {
 			}
 			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
 			if env != nil {
-				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(env))
+				return exitCode((&cli.Writer{Out: cmd.OutOrStdout(), Term: terminal(cmd, false)}).Fail(env))
 			}
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},
@@ -339,11 +341,3 @@ func firstLine(s string) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
-
-// exitCodeTable is the exit codes of `host call` and of a plugin's CLI
-// mode (one table, in package cli), for --help.
-var exitCodeTable = fmt.Sprintf("Exit codes (the same in a plugin's CLI mode):\n"+
-	"  %d  the action ran and answered\n"+
-	"  %d  the action failed, or was refused when it ran (approval_required, not_ready, timeout, …)\n"+
-	"  %d  the command line was wrong: unknown tool, action or arg, a missing or mistyped arg (invalid_args, unknown_*)",
-	cli.ExitOK, cli.ExitFailure, cli.ExitUsage)
