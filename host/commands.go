@@ -205,7 +205,9 @@ func newCallCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = completeToolAction
 	cmd.Flags().StringArrayVar(&argPairs, "arg", nil, "an arg as NAME=VALUE, typed by the manifest (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("arg", completeArgFlag)
 	cmd.Flags().StringVar(&argsJSON, "args", "", "all args as one JSON object")
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "confirm an irreversible action (as run_tool_confirmed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON result even when the tool gave Markdown")
@@ -250,6 +252,7 @@ func newCapabilitiesCmd() *cobra.Command {
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},
 	}
+	cmd.ValidArgsFunction = completeCapabilities
 	cmd.Flags().StringVar(&q.Search, "search", "", "find actions matching these words")
 	cmd.Flags().StringVar(&q.Kind, "kind", "", "only tool, agent or skill")
 	return cmd
@@ -257,9 +260,10 @@ func newCapabilitiesCmd() *cobra.Command {
 
 func newSkillCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "skill NAME",
-		Short: "Print a skill's Markdown, as get_skill answers it",
-		Args:  cobra.ExactArgs(1),
+		Use:               "skill NAME",
+		Short:             "Print a skill's Markdown, as get_skill answers it",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSkill,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
