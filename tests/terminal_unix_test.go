@@ -130,7 +130,7 @@ func TestHostCallOnATerminalAndPiped(t *testing.T) {
 		{name: "no progress when stderr is piped", vars: noColour, tty: true, args: []string{"call", "testtool", "slow", "--arg", "ms=60"},
 			want: []string{"slept_ms"}, refuse: []string{"working"}, stderrNo: "working"},
 		{name: "an unknown action in the terminal's words", vars: noColour, tty: true, args: []string{"call", "testtool", "ehco"}, code: 2,
-			want: []string{"error: testtool has no action \"ehco\"", "did you mean: echo", "next: run `host capabilities testtool` to list its actions"},
+			want:   []string{"error: testtool has no action \"ehco\"", "did you mean: echo", "next: run `host capabilities testtool` to list its actions"},
 			refuse: []string{"call capabilities with", `"error"`}},
 		{name: "piped: the envelope as it always was", vars: noColour, args: []string{"call", "testtool", "ehco"}, code: 2,
 			want: []string{`"code": "unknown_action"`, `"next_step": "call capabilities with {\"name\":\"testtool\"} to list its actions"`}},
