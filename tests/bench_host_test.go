@@ -73,10 +73,12 @@ func BenchmarkHostSpeed(b *testing.B) {
 		r4 := float64(start50.warm) / float64(start1.warm)
 		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
 		fmt.Printf("  first start (hash cache empty): 50 plugins %v, 1 plugin %v\n", start50.first, start1.first)
+		fmt.Printf("  host CPU per MCP call (ping or run_tool, start-up included): %v\n", host.cpuPerCall)
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")
 		b.ReportMetric(r3, "8inflight/raw")
 		b.ReportMetric(r4, "start50/start1")
+		b.ReportMetric(float64(host.cpuPerCall.Nanoseconds()), "host-cpu-ns/call")
 	}
 }
 
@@ -185,6 +187,10 @@ func benchExec(b *testing.B, bin string, n int) time.Duration {
 type hostFigures struct {
 	ping, runTool time.Duration
 	throughput8   float64
+	// cpuPerCall is the host process's CPU time (start-up and the plugin
+	// launch included) over the MCP calls it answered, pings included:
+	// it moves far less with the machine's load than the wall times.
+	cpuPerCall time.Duration
 }
 
 // benchHost times MCP ping and a warm run_tool, interleaved so both see the
@@ -199,7 +205,8 @@ func benchHost(b *testing.B, calls int) hostFigures {
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: e.serveCmd()},
+	cmd := e.serveCmd()
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		b.Fatal(err)
@@ -223,7 +230,14 @@ func benchHost(b *testing.B, calls int) hostFigures {
 		pings = append(pings, timed(1, ping)...)
 		runs = append(runs, timed(1, runTool)...)
 	}
-	return hostFigures{ping: p50(pings), runTool: p50(runs), throughput8: throughput(calls, 8, runTool)}
+	fig := hostFigures{ping: p50(pings), runTool: p50(runs), throughput8: throughput(calls, 8, runTool)}
+	// The host's own CPU: the session ends (stdin closes) and the SDK's
+	// transport waits for the process, whose CPU time is then known.
+	if err := cs.Close(); err == nil && cmd.ProcessState != nil {
+		n := calls/10*2 + calls*2 + calls // warm pairs, measured pairs, 8 in flight
+		fig.cpuPerCall = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / time.Duration(n)
+	}
+	return fig
 }
 
 type startFigures struct {
