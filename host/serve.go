@@ -20,6 +20,7 @@ import (
 // ends too (a second signal) it stops at once, cancelling the calls in
 // flight, and returns an error.
 func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *httpFlags) error {
+	tuneGC()
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
