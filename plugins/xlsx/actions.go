@@ -17,10 +17,6 @@ import (
 	"github.com/toolhost/toolhost/sdk"
 )
 
-// defaultMaxResults is max-results when a call gives none (the host fills
-// tool.yaml's default; direct calls may not).
-const defaultMaxResults = 1000
-
 // openWorkbook resolves and opens a workbook, mapping failures to codes.
 func openWorkbook(p string) (*workbook.Workbook, error) {
 	f, err := openWorkbookFile(p)
@@ -361,22 +357,16 @@ type readSheetArgs struct {
 	Sheet      string `json:"sheet"`
 	MaxResults int    `json:"max-results"`
 	Offset     int    `json:"offset"`
-	SkipEmpty  *bool  `json:"skip-empty"`
+	SkipEmpty  bool   `json:"skip-empty"`
 	Formulas   bool   `json:"formulas"`
 }
 
 func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a readSheetArgs
+	var a readSheetArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
-	if a.MaxResults <= 0 {
-		a.MaxResults = defaultMaxResults
-	}
-	if a.Offset < 0 {
-		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
-	}
-	skipEmpty := a.SkipEmpty == nil || *a.SkipEmpty
+	skipEmpty := a.SkipEmpty
 	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
