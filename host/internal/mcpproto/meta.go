@@ -28,52 +28,75 @@ type member struct {
 // reports ok false when the scan cannot decide: obj is not an object, a key
 // is written with escapes (it could spell key), or key is given twice.
 func findMember(obj []byte, key string) (m member, empty, ok bool) {
+	n := 0
+	twice := false
+	ok = eachMember(obj, func(name []byte, start, end int) {
+		n++
+		if string(name) == key {
+			twice = twice || m.found
+			m = member{start: start, end: end, found: true}
+		}
+	})
+	if !ok || twice {
+		return member{}, false, false
+	}
+	return m, n == 0, true
+}
+
+// ObjectKeys returns the keys of raw's top level, in order, when raw is a
+// valid JSON object whose keys are written without escapes; else ok is
+// false and the caller decodes raw as a whole. It reads raw in place,
+// without decoding a value.
+func ObjectKeys(raw []byte) (keys []string, ok bool) {
+	ok = eachMember(raw, func(name []byte, _, _ int) {
+		keys = append(keys, string(name))
+	})
+	return keys, ok
+}
+
+// eachMember calls fn with each top-level member of obj, a valid JSON
+// object: its key (as written) and where its value lies. It reports false
+// when obj is not an object or a key is written with escapes (then fn may
+// have seen some members).
+func eachMember(obj []byte, fn func(name []byte, start, end int)) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return member{}, false, false
+		return false
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return member{}, true, true
+		return skipSpace(obj, i+1) == len(obj)
 	}
 	for i < len(obj) {
 		if obj[i] != '"' {
-			return member{}, false, false
+			return false
 		}
 		end := stringEnd(obj, i)
 		if end < 0 {
-			return member{}, false, false
+			return false
 		}
 		name := obj[i+1 : end-1]
 		if bytes.IndexByte(name, '\\') >= 0 {
-			return member{}, false, false
+			return false
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
-			return member{}, false, false
+			return false
 		}
 		start := skipSpace(obj, i+1)
 		stop := valueEnd(obj, start)
 		if stop < 0 {
-			return member{}, false, false
+			return false
 		}
-		if string(name) == key {
-			if m.found {
-				return member{}, false, false
-			}
-			m = member{start: start, end: stop, found: true}
-		}
+		fn(name, start, stop)
 		i = skipSpace(obj, stop)
 		if i < len(obj) && obj[i] == ',' {
 			i = skipSpace(obj, i+1)
 			continue
 		}
-		if i < len(obj) && obj[i] == '}' {
-			return m, false, true
-		}
-		return member{}, false, false
+		return i < len(obj) && obj[i] == '}' && skipSpace(obj, i+1) == len(obj)
 	}
-	return member{}, false, false
+	return false
 }
 
 // skipSpace returns the index of the first non-space byte of b from i.

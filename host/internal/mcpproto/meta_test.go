@@ -3,6 +3,7 @@ package mcpproto
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"testing"
@@ -112,6 +113,43 @@ func TestScanMetaSplicesInPlace(t *testing.T) {
 	} {
 		if got := string(scanMeta(json.RawMessage(tt.in)).withRequestID("7")); got != tt.want {
 			t.Errorf("%s: got %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestObjectKeysAgreesWithDecoding: the keys ObjectKeys reads in place are
+// the keys a decode into a map finds, and what it cannot vouch for it
+// leaves to that decode.
+func TestObjectKeysAgreesWithDecoding(t *testing.T) {
+	for _, tc := range []struct {
+		raw string
+		ok  bool
+	}{
+		{`{"tool":"t","action":"a","args":{"x":[1,"}"]}}`, true},
+		{` { } `, true},
+		{`{"a":1,"a":2}`, true},
+		{`{"é":null,"b":"\"","c":-1e5}`, true},
+		{`{"\u0074ool":"t"}`, false}, // a key with escapes
+		{`[1]`, false},
+		{`"s"`, false},
+		{`null`, false},
+		{`{"a":1} x`, false},
+	} {
+		keys, ok := ObjectKeys([]byte(tc.raw))
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.raw, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(tc.raw), &m); err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		slices.Sort(keys)
+		if want := slices.Sorted(maps.Keys(m)); !slices.Equal(slices.Compact(keys), want) {
+			t.Errorf("%s: keys %q, want %q", tc.raw, keys, want)
 		}
 	}
 }

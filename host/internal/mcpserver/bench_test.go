@@ -36,7 +36,7 @@ func (answerAtOnce) Call(context.Context, *registry.Tool, *wire.CallRequest, fun
 func BenchmarkServe(b *testing.B) {
 	const (
 		ping    = `{"jsonrpc":"2.0","id":7,"method":"ping"}`
-		runTool = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read","args":{"path":"a.xlsx"}}}}`
+		runTool = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"a.xlsx"}}}}`
 	)
 	for _, tc := range []struct {
 		name     string
@@ -49,7 +49,8 @@ func BenchmarkServe(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			conn := startBenchServer(b)
-			if r := conn.Call(tc.line); r["error"] != nil || r["result"] == nil {
+			r := conn.Call(tc.line)
+			if res, _ := r["result"].(map[string]any); res == nil || res["isError"] == true {
 				b.Fatalf("warm call: %v", r)
 			}
 			b.ReportAllocs()

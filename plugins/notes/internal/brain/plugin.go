@@ -179,6 +179,9 @@ func (s *Service) Plugin() sdk.Plugin {
 		"relate":       handle(s, (*Brain).Relate),
 		"forget":       handle(s, (*Brain).Forget),
 		"undo":         handle(s, (*Brain).Undo),
+		"consolidate":  handle(s, (*Brain).Consolidate),
+		"recent":       handle(s, (*Brain).Recent),
+		"move":         handle(s, (*Brain).Move),
 	}}
 	// The MCP prompts and resources tool.yaml declares (content.go).
 	p.Prompts, p.Resources = s.Prompts(), s.ReadResource
