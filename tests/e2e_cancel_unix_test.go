@@ -38,34 +38,7 @@ func TestCancelReachesNestedCall(t *testing.T) {
 					"args": map[string]any{"tool": "testtool", "action": "hold", "args": map[string]any{"fifo": fifo}}}})
 				returned <- err
 			}()
-			lines := make(chan string)
-			go func() {
-				defer close(lines)
-				f, err := os.Open(fifo) // blocks until the nested plugin opens it
-				if err != nil {
-					return
-				}
-				defer f.Close()
-				sc := bufio.NewScanner(f)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-			}()
-			next := func(what string, returned <-chan error) string {
-				t.Helper()
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						t.Fatalf("the nested call closed its pipe before %s", what)
-					}
-					return l
-				case err := <-returned:
-					t.Fatalf("run_agent returned (%v) before %s", err, what)
-				case <-time.After(90 * time.Second): // a hang guard, not a speed bound
-					t.Fatalf("no %s from the nested call", what)
-				}
-				return ""
-			}
+			next := pipeLines(t, fifo, "the nested call")
 			if got := next("its start", returned); got != "started" {
 				t.Fatalf("got %q, want started", got)
 			}
@@ -74,5 +47,39 @@ func TestCancelReachesNestedCall(t *testing.T) {
 				t.Fatalf("the nested plugin saw %q, want %q", got, context.Canceled)
 			}
 		})
+	}
+}
+
+// pipeLines reads the lines the hold action writes to fifo (its start, then
+// its context's end) and returns a function that waits for the next one,
+// failing the test when who closes the pipe or the call returns first.
+func pipeLines(t *testing.T, fifo, who string) func(what string, returned <-chan error) string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		f, err := os.Open(fifo) // blocks until the plugin opens it
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return func(what string, returned <-chan error) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("%s closed its pipe before %s", who, what)
+			}
+			return l
+		case err := <-returned:
+			t.Fatalf("the call returned (%v) before %s", err, what)
+		case <-time.After(90 * time.Second): // a hang guard, not a speed bound
+			t.Fatalf("no %s from %s", what, who)
+		}
+		return ""
 	}
 }

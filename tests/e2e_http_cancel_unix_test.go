@@ -3,16 +3,13 @@
 package tests
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestHTTPCancelByDisconnect: over stateless HTTP a client cancels a call
@@ -37,34 +34,7 @@ func TestHTTPCancelByDisconnect(t *testing.T) {
 				_, _, err := call.post(t, client, h.url)
 				returned <- err
 			}()
-			lines := make(chan string)
-			go func() {
-				defer close(lines)
-				f, err := os.Open(fifo) // blocks until the plugin opens it
-				if err != nil {
-					return
-				}
-				defer f.Close()
-				sc := bufio.NewScanner(f)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-			}()
-			next := func(what string, returned <-chan error) string {
-				t.Helper()
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						t.Fatalf("the plugin closed its pipe before %s", what)
-					}
-					return l
-				case err := <-returned:
-					t.Fatalf("the call returned (%v) before %s", err, what)
-				case <-time.After(90 * time.Second): // a hang guard
-					t.Fatalf("no %s from the plugin", what)
-				}
-				return ""
-			}
+			next := pipeLines(t, fifo, "the plugin")
 			if got := next("its start", returned); got != "started" {
 				t.Fatalf("got %q, want started", got)
 			}

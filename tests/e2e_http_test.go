@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"net/http"
+	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
@@ -15,15 +16,28 @@ import (
 
 var httpAddrLine = regexp.MustCompile(`addr=(http://\S+/mcp)`)
 
-// startHTTP runs `host serve --http addr` in e and returns its /mcp URL.
+// startHTTP runs `host serve --http addr` in e and returns its /mcp URL;
+// the host is interrupted at the test's end.
 func startHTTP(t *testing.T, e *env, addr string) string {
+	t.Helper()
+	u, _ := serveHTTP(t, e, addr, false)
+	return u
+}
+
+// serveHTTP runs `host serve --http addr` in e and returns its /mcp URL
+// and the process, which the test's end kills (kill) or interrupts.
+func serveHTTP(t *testing.T, e *env, addr string, kill bool) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := e.serveCmd("--http", addr)
 	stderr, err := cmd.StderrPipe()
 	must(t, err)
 	must(t, cmd.Start())
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(interrupt)
+		if kill {
+			_ = cmd.Process.Kill()
+		} else {
+			_ = cmd.Process.Signal(interrupt)
+		}
 		_ = cmd.Wait()
 	})
 	urls := make(chan string, 1)
@@ -40,11 +54,11 @@ func startHTTP(t *testing.T, e *env, addr string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return u, cmd
 	case <-time.After(60 * time.Second):
 		t.Fatal("host serve --http did not say where it listens")
 	}
-	return ""
+	return "", nil
 }
 
 func TestHTTPServe(t *testing.T) {

@@ -5,7 +5,6 @@ package tests
 // request gets an answer under the id it was sent with, and SIGTERM drains.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
@@ -255,33 +253,7 @@ func TestHardeningMalformedResults(t *testing.T) {
 // /mcp URL and the process.
 func startHTTPProc(t *testing.T, e *env) (string, *exec.Cmd) {
 	t.Helper()
-	cmd := e.serveCmd("--http", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	must(t, err)
-	must(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := httpAddrLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case urls <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case u := <-urls:
-		return u, cmd
-	case <-time.After(60 * time.Second):
-		t.Fatal("host serve --http did not say where it listens")
-	}
-	return "", nil
+	return serveHTTP(t, e, "127.0.0.1:0", true)
 }
 
 // postRPC posts one JSON-RPC body and returns the status and the JSON of

@@ -139,16 +139,9 @@ func usageDaily(t *testing.T, plugin string, env []string, provider string) map[
 	out := runCmd(t, env, plugin, "get-usage", "--json", args)
 	var doc struct {
 		Rows []struct {
-			Key    string  `json:"key"`
-			Cost   float64 `json:"cost_usd"`
-			Models []struct {
-				Key        string  `json:"key"`
-				Input      int64   `json:"input_tokens"`
-				Output     int64   `json:"output_tokens"`
-				CacheWrite int64   `json:"cache_write_tokens"`
-				CacheRead  int64   `json:"cache_read_tokens"`
-				Cost       float64 `json:"cost_usd"`
-			} `json:"models"`
+			Key    string          `json:"key"`
+			Cost   float64         `json:"cost_usd"`
+			Models []usageModelRow `json:"models"`
 		} `json:"rows"`
 		Degraded []json.RawMessage `json:"degraded"`
 	}
@@ -387,15 +380,8 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 			}
 			var ours struct {
 				Rows []struct {
-					Key    string `json:"key"`
-					Models []struct {
-						Key        string  `json:"key"`
-						Input      int64   `json:"input_tokens"`
-						Output     int64   `json:"output_tokens"`
-						CacheWrite int64   `json:"cache_write_tokens"`
-						CacheRead  int64   `json:"cache_read_tokens"`
-						Cost       float64 `json:"cost_usd"`
-					} `json:"models"`
+					Key    string          `json:"key"`
+					Models []usageModelRow `json:"models"`
 				} `json:"rows"`
 			}
 			out = runCmd(t, env, plugin, "get-usage", "--json",
@@ -450,4 +436,14 @@ func usageHome(t *testing.T) string {
 // pinned Node first on PATH.
 func nodeEnv(node, home string) []string {
 	return []string{"HOME=" + home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+// usageModelRow is one model's line in a usage row, as get-usage answers it.
+type usageModelRow struct {
+	Key        string  `json:"key"`
+	Input      int64   `json:"input_tokens"`
+	Output     int64   `json:"output_tokens"`
+	CacheWrite int64   `json:"cache_write_tokens"`
+	CacheRead  int64   `json:"cache_read_tokens"`
+	Cost       float64 `json:"cost_usd"`
 }

@@ -236,10 +236,7 @@ func TestAgentCallsThroughTheHostUnderTheGate(t *testing.T) {
 	testplugin.InstallAgent(t, plugins)
 	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
 	reg.Scan()
-	d := &Dispatcher{Registry: reg}
-	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
-	t.Cleanup(sup.Close)
-	d.Runner = sup
+	d := agentHost(t, reg)
 
 	relay := func(kind manifests.Kind, name, action string, confirmedOuter, confirmedInner bool) Outcome {
 		args, _ := json.Marshal(map[string]any{"tool": "testtool", "action": action, "args": map[string]any{"text": "via agent"}, "confirmed": confirmedInner})
@@ -294,10 +291,7 @@ func TestAgentCallingItselfIsRefusedAtOnce(t *testing.T) {
 	if snap := reg.Scan(); len(snap.Tools) != 3 {
 		t.Fatalf("want 3 plugins, got %+v %+v", snap.Tools, snap.Broken)
 	}
-	d := &Dispatcher{Registry: reg}
-	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
-	t.Cleanup(sup.Close)
-	d.Runner = sup
+	d := agentHost(t, reg)
 
 	echo := map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "x"}}
 	for _, tc := range []struct {
@@ -343,10 +337,7 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 	testplugin.CopyBinary(t, testplugin.Build(t, "1"), filepath.Join(other, "testtool"))
 	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
 	reg.Scan()
-	d := &Dispatcher{Registry: reg}
-	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
-	t.Cleanup(sup.Close)
-	d.Runner = sup
+	d := agentHost(t, reg)
 
 	// asked records every question; answer is what the person says.
 	var mu sync.Mutex
@@ -422,4 +413,15 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.Body(), len(asked), c.code, c.asked)
 		}
 	}
+}
+
+// agentHost returns a Dispatcher over reg whose supervisor gives agents a
+// host client, so their nested calls come back through the dispatcher.
+func agentHost(t *testing.T, reg *registry.Registry) *Dispatcher {
+	t.Helper()
+	d := &Dispatcher{Registry: reg}
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), HostServer: d.HostServer})
+	t.Cleanup(sup.Close)
+	d.Runner = sup
+	return d
 }
