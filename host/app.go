@@ -57,12 +57,15 @@ func (a *app) callRunner() metrics.Runner {
 // defaultLevel (the terminal commands keep quiet below warnings). The
 // approval lock is on unless HOST_DEV=1.
 func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
-	return newAppDev(logOut, defaultLevel, os.Getenv("HOST_DEV") == "1")
+	return newAppDev(logOut, defaultLevel, os.Getenv("HOST_DEV") == "1", false)
 }
 
 // newAppDev is newApp with the approval lock off when dev is true, which
-// it says loudly on logOut.
-func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
+// it says loudly on logOut. verifyAtLaunch (`host serve`) reads a plugin
+// folder the hash cache has not seen only when the plugin first launches
+// (registry.Options.VerifyAtLaunch), so a start reads no plugin it does not
+// run.
+func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch bool) *app {
 	level := hclog.LevelFromString(os.Getenv("HOST_LOG_LEVEL"))
 	if level == hclog.NoLevel {
 		level = defaultLevel
@@ -78,7 +81,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 	if err != nil {
 		logger.Warn("approval key unreadable: every tool needs approval again", "error", err)
 	}
-	hashes := registry.NewHashCache(filepath.Join(registry.DefaultCacheDir(), "hashes.json"), key)
+	hashes := registry.NewHashCache(registry.HashCachePath(registry.DefaultCacheDir()), key)
 	reg := registry.New(registry.Options{
 		PluginDirs:      pluginPath(),
 		SkillDirs:       skillPath(),
@@ -86,6 +89,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 		RequireApproval: !dev,
 		StateDir:        state,
 		Hashes:          hashes,
+		VerifyAtLaunch:  verifyAtLaunch,
 	})
 	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))
 	a := &app{logger: logger, registry: reg, capsMaxBytes: envInt("HOST_CAPABILITIES_MAX_BYTES", discovery.DefaultMaxBytes),
@@ -114,7 +118,9 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev bool) *app {
 			if m := a.metrics.Load(); m != nil {
 				m.Crashed(tool)
 			}
-		}})
+		},
+		// The refused launch read the changed files: a rescan lists it.
+		OnChanged: func(string) { reg.Scan() }})
 	a.dispatcher.Runner = a.supervisor
 	return a
 }
@@ -198,16 +204,21 @@ func envInt(name string, def int) int {
 // supervisor synced with each new snapshot (a removed or rebuilt plugin's
 // old process is stopped once its calls drain), and eager plugins launched
 // at start. It returns when all of it has stopped.
-func (a *app) background(ctx context.Context) {
+// w, the watcher started with the start's scan, is nil when it could not
+// start.
+func (a *app) background(ctx context.Context, w *registry.Watcher) {
 	changes := a.registry.Changes()
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		if err := a.registry.Watch(ctx); err != nil {
-			a.logger.Warn("registry watcher stopped; plugins are read at start only", "error", err)
-		}
-	}()
+	wg.Add(1)
+	if w != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.Run(ctx); err != nil {
+				a.logger.Warn("registry watcher stopped; plugins are read at start only", "error", err)
+			}
+		}()
+	}
 	go func() {
 		defer wg.Done()
 		for {

@@ -34,7 +34,7 @@ func newApproveCmd() *cobra.Command {
 			if (len(args) > 0) == (all || tracked) {
 				return errors.New("name the tools to approve, or give --all (every tool) or --tracked (the ones git tracks unmodified)")
 			}
-			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false)
+			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false, false)
 			defer a.close()
 			out := cmd.OutOrStdout()
 			how := "host approve"

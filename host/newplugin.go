@@ -60,7 +60,7 @@ func newNewPluginCmd() *cobra.Command {
 			if err := buildAndTest(cmd.Context(), out, o, root); err != nil {
 				return fmt.Errorf("new-plugin: %w (the folder is left as written: fix it, then `host approve %s`)", err, o.Name)
 			}
-			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false)
+			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false, false)
 			defer a.close()
 			if t, _ := a.registry.Scan().Tool(o.Name); t == nil {
 				fmt.Fprintf(out, "%s is not in a plugins folder the host reads: add %s to HOST_PLUGIN_PATH, then run `host approve %s`\n", o.Name, abs, o.Name)

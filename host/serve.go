@@ -20,6 +20,7 @@ import (
 // ends too (a second signal) it stops at once, cancelling the calls in
 // flight, and returns an error.
 func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *httpFlags) error {
+	tuneGC()
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
@@ -29,9 +30,15 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			return fmt.Errorf("serve: %w", err)
 		}
 	}
-	a := newAppDev(os.Stderr, hclog.Info, dev)
+	a := newAppDev(os.Stderr, hclog.Info, dev, true)
 	defer a.close()
-	a.pruneAtStart(a.registry.Scan())
+	// One scan at start, shared with the watcher.
+	w, werr := a.registry.StartWatch()
+	if werr != nil {
+		a.logger.Warn("registry watcher not started; plugins are read at start only", "error", werr)
+		a.registry.Scan()
+	}
+	a.pruneAtStart(a.registry.Snapshot())
 
 	// The watcher keeps the snapshot live so hot-loaded plugins show up in
 	// capabilities (and the supervisor in step with it); it stops with the
@@ -40,7 +47,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 	bgDone := make(chan struct{})
 	go func() {
 		defer close(bgDone)
-		a.background(bgCtx)
+		a.background(bgCtx, w)
 	}()
 	defer func() { stopBackground(); <-bgDone }()
 

@@ -168,6 +168,15 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 		a.Description = v
 	}
 
+	p.argBounds(fs, path, &a, typeOK)
+	p.argItems(fs, &a, typeOK)
+	p.argEnum(fs, &a, typeOK)
+	p.argDefault(fs, &a, typeOK)
+	return a
+}
+
+// argBounds reads an arg's minimum and maximum.
+func (p *parser) argBounds(fs map[string]entry, path string, a *Arg, typeOK bool) {
 	numeric := a.Type == TypeInteger || a.Type == TypeNumber
 	for _, k := range []string{"minimum", "maximum"} {
 		e := fs[k]
@@ -194,7 +203,10 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 	if a.Minimum != nil && a.Maximum != nil && *a.Minimum > *a.Maximum {
 		p.addf(fs["maximum"].val, join(path, "maximum"), "maximum %s is below minimum %s", formatFloat(*a.Maximum), formatFloat(*a.Minimum))
 	}
+}
 
+// argItems reads an array arg's items schema.
+func (p *parser) argItems(fs map[string]entry, a *Arg, typeOK bool) {
 	if e := fs["items"]; e.val != nil {
 		switch {
 		case typeOK && a.Type != TypeArray:
@@ -213,7 +225,10 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 			}
 		}
 	}
+}
 
+// argEnum reads an arg's enum, each value of the arg's type.
+func (p *parser) argEnum(fs map[string]entry, a *Arg, typeOK bool) {
 	if e := fs["enum"]; e.val != nil {
 		switch {
 		case typeOK && (a.Type == TypeArray || a.Type == TypeObject || a.Type == TypeBoolean):
@@ -223,7 +238,7 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 		default:
 			for i, vn := range e.val.Content {
 				field := fmt.Sprintf("%s[%d]", e.field, i)
-				v, ok := p.value(vn, field, &a, typeOK)
+				v, ok := p.value(vn, field, a, typeOK)
 				if !ok {
 					continue
 				}
@@ -238,12 +253,15 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 			}
 		}
 	}
+}
 
+// argDefault reads an arg's default, which must fit its range and enum.
+func (p *parser) argDefault(fs map[string]entry, a *Arg, typeOK bool) {
 	if e := fs["default"]; e.val != nil {
 		if a.Required {
 			p.addf(e.val, e.field, "a required arg cannot have a default (it would never apply)")
 		}
-		if v, ok := p.value(e.val, e.field, &a, typeOK); ok {
+		if v, ok := p.value(e.val, e.field, a, typeOK); ok {
 			switch {
 			case a.checkRange(v) != "":
 				p.addf(e.val, e.field, "%s", a.checkRange(v))
@@ -254,7 +272,6 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 			}
 		}
 	}
-	return a
 }
 
 // value converts a YAML value to the arg's type, as Check would the same

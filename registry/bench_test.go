@@ -43,7 +43,7 @@ func BenchmarkRunCopyCheck(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
-				if err := verifyRunCopy(tool, runCopyDir(runDir, d.Sum), c.hc); err != nil {
+				if err := verifyRunCopy(tool, runCopyDir(runDir, d.Sum), c.hc, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -42,9 +42,22 @@ type FolderDigest struct {
 // it is not nil. A symlink or any other special file is an error: the host
 // runs a copy of the folder and never follows a link out of it.
 func DigestFolder(dir string, hc *HashCache) (*FolderDigest, error) {
-	d := &FolderDigest{Files: map[string]string{}}
+	d, _, err := digestFolder(dir, hc, nil, nil)
+	return d, err
+}
+
+// digestFolder is DigestFolder that, given approved, reads no file it can
+// vouch for another way. known maps a file's slash path to a sum the caller has just read
+// (the manifest the scan parsed). approved, when not nil, is the folder's
+// approved Files: a file the hash cache has never seen is taken at its
+// approved sum unread, and unverified says one was, so the first launch
+// must read them (RunCopy). A file the cache saw with another stat changed
+// since it was hashed and is read again, as is one the approval does not
+// list: a change the scan can see is never taken on trust.
+func digestFolder(dir string, hc *HashCache, approved, known map[string]string) (d *FolderDigest, unverified bool, err error) {
+	d = &FolderDigest{Files: map[string]string{}}
 	h := sha256.New()
-	err := walkFolder(dir, func(path, rel string, e fs.DirEntry) error {
+	err = walkFolder(dir, func(path, rel string, e fs.DirEntry) error {
 		rel = filepath.ToSlash(rel)
 		switch {
 		case e.IsDir():
@@ -55,24 +68,44 @@ func DigestFolder(dir string, hc *HashCache) (*FolderDigest, error) {
 		case !e.Type().IsRegular():
 			return fmt.Errorf("%s is not a regular file (%s): a plugin folder holds only files and folders", path, e.Type())
 		}
-		sum, mode, err := hc.Sum(path)
+		var sum string
+		var mode fs.FileMode
+		var err error
+		if approved == nil {
+			sum, mode, err = hc.Sum(path)
+		} else {
+			var state cacheState
+			sum, mode, state, err = hc.peek(path)
+			switch a, listed := approved[rel]; {
+			case err != nil:
+			case known[rel] != "":
+				sum = known[rel]
+			case state == cacheUnseen && listed:
+				sum, unverified = strings.TrimSuffix(a, executableMark), true
+			case state != cacheHit:
+				sum, mode, err = hc.Sum(path)
+			}
+		}
 		if err != nil {
 			return err
 		}
 		entry := sum
 		if mode&0o111 != 0 {
-			entry += " (executable)"
+			entry += executableMark
 		}
 		d.Files[rel] = entry
 		fmt.Fprintf(h, "file %s %s\n", rel, entry)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("registry: digest %s: %w", dir, err)
+		return nil, false, fmt.Errorf("registry: digest %s: %w", dir, err)
 	}
 	d.Sum = "sha256:" + hex.EncodeToString(h.Sum(nil))
-	return d, nil
+	return d, unverified, nil
 }
+
+// executableMark follows an executable file's sum in FolderDigest.Files.
+const executableMark = " (executable)"
 
 // walkFolder calls fn for every file and folder under dir (dir itself and
 // interpreter caches left out), with its path relative to dir: the one walk
@@ -216,6 +249,58 @@ func (hc *HashCache) Sum(path string) (string, fs.FileMode, error) {
 		}
 	}
 	return sum, st.Mode(), nil
+}
+
+// cacheState is what the hash cache knows of a file.
+type cacheState int
+
+const (
+	// cacheUnseen: no entry for the path (or the system gives no stat key).
+	cacheUnseen cacheState = iota
+	// cacheStale: an entry taken under another stat: the file changed.
+	cacheStale
+	// cacheHit: an entry whose stat matches.
+	cacheHit
+)
+
+// peek returns path's mode and what the cache knows of it, with the sum on
+// a hit, reading nothing but the file's stat.
+func (hc *HashCache) peek(path string) (string, fs.FileMode, cacheState, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return "", 0, cacheUnseen, err
+	}
+	if !st.Mode().IsRegular() {
+		return "", 0, cacheUnseen, fmt.Errorf("%s is not a regular file", path)
+	}
+	key, keyed := statKeyOf(st)
+	if hc == nil || !keyed {
+		return "", st.Mode(), cacheUnseen, nil
+	}
+	hc.mu.Lock()
+	e, ok := hc.entries[path]
+	hc.mu.Unlock()
+	switch {
+	case !ok:
+		return "", st.Mode(), cacheUnseen, nil
+	case e.Key != key:
+		return "", st.Mode(), cacheStale, nil
+	}
+	return e.Sum, st.Mode(), cacheHit, nil
+}
+
+// useKey gives a cache that has a file but no key the user's approval key
+// (made by the approval that is filling it), so what it hashed is saved.
+func (hc *HashCache) useKey(key []byte) {
+	if hc == nil {
+		return
+	}
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if len(hc.key) == 0 && len(key) > 0 {
+		hc.key = key
+		hc.dirty = len(hc.entries) > 0
+	}
 }
 
 // Forget drops the entries of every file under dir.

@@ -258,13 +258,16 @@ const (
 // user's approval key (made on first use), removes run copies that no
 // longer match (they are made again at the next launch), and rescans. by
 // says who approved and how. A tool already approved and unchanged is
-// reported with Was ApprovalOK and left as it is.
+// reported with Was ApprovalOK and left as it is. It reads every file of
+// the folders it approves (whatever Options.VerifyAtLaunch says), and the
+// persisted hash cache keeps their sums, so the next start reads none.
 func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 	key, err := ensureKey(r.opts.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	snap := r.Scan()
+	r.opts.Hashes.useKey(key)
+	snap := r.publish(false)
 	todo := snap.Tools
 	if len(names) > 0 {
 		todo = nil
@@ -315,7 +318,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 		ch.What = append(ch.What, describeChange(old, cur)...)
 		copyDir := runCopyDir(r.opts.RunDir, t.Digest)
 		if _, err := os.Lstat(copyDir); err == nil {
-			if verifyRunCopy(t, copyDir, r.opts.Hashes) != nil {
+			if verifyRunCopy(t, copyDir, r.opts.Hashes, nil) != nil {
 				if err := removeRunCopy(copyDir); err != nil {
 					return nil, fmt.Errorf("registry: approve %s: remove the modified run copy: %w", t.Name(), err)
 				}
@@ -330,6 +333,6 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			return nil, err
 		}
 	}
-	r.Scan()
+	r.publish(false)
 	return changes, nil
 }

@@ -57,6 +57,15 @@ type Options struct {
 	RunDir string
 	// Hashes caches file hashes between scans (default: in memory).
 	Hashes *HashCache
+	// VerifyAtLaunch, with RequireApproval, makes a scan read no file the
+	// hash cache has not seen: such a file of an approved tool is taken at
+	// its approved sum, the tool is marked Unverified, and RunCopy reads
+	// the folder before its first launch, refusing it when it no longer
+	// matches. A file the cache saw under another stat (changed since) is
+	// still read, so a change made while the host runs shows in the scan.
+	// `host serve` turns it on: a start never hashes a plugin it does not
+	// launch. Without RequireApproval it changes nothing.
+	VerifyAtLaunch bool
 }
 
 // DefaultStateDir is $XDG_STATE_HOME/toolhost (default
@@ -78,6 +87,10 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "toolhost-cache")
 }
 
+// HashCachePath is the persisted hash cache in a cache folder (such as
+// DefaultCacheDir()): the file `host approve` fills and `host serve` reads.
+func HashCachePath(cacheDir string) string { return filepath.Join(cacheDir, "hashes.json") }
+
 // DefaultRunDir is DefaultCacheDir()'s run/, where plugins run from.
 func DefaultRunDir() string { return filepath.Join(DefaultCacheDir(), "run") }
 
@@ -87,6 +100,11 @@ type Registry struct {
 	cur  atomic.Pointer[Snapshot]
 
 	scanMu sync.Mutex // one scan at a time
+	// parsed holds the last scan's manifests by path, and skills the
+	// last scan's skills, each with the sha256 of the bytes it was parsed
+	// from: a rescan parses only what changed. Guarded by scanMu.
+	parsed map[string]parsedManifest
+	skills map[string]parsedSkill
 
 	subMu sync.Mutex
 	subs  []chan struct{}
@@ -135,9 +153,15 @@ func (r *Registry) Changes() <-chan struct{} {
 
 // Scan reads every plugin and skill folder now and publishes the result.
 func (r *Registry) Scan() *Snapshot {
+	return r.publish(r.opts.RequireApproval && r.opts.VerifyAtLaunch)
+}
+
+// publish scans (lazy: as Options.VerifyAtLaunch says) and publishes the
+// result, telling the subscribers when it changed.
+func (r *Registry) publish(lazy bool) *Snapshot {
 	r.scanMu.Lock()
 	defer r.scanMu.Unlock()
-	snap := r.scan()
+	snap := r.scan(lazy)
 	old := r.cur.Swap(snap)
 	if old.Digest != snap.Digest {
 		r.opts.Logger.Debug("registry changed", "tools", len(snap.Tools), "skills", len(snap.Skills), "broken", len(snap.Broken))
@@ -153,10 +177,38 @@ func (r *Registry) Scan() *Snapshot {
 	return snap
 }
 
-func (r *Registry) scan() *Snapshot {
+// parsedManifest is a manifest as one scan parsed it.
+type parsedManifest struct {
+	sum [sha256.Size]byte
+	m   *manifests.Manifest
+	err error
+}
+
+// parsedSkill is a SKILL.md as one scan parsed it.
+type parsedSkill struct {
+	sum [sha256.Size]byte
+	sk  *Skill
+	err error
+}
+
+// parse returns the manifest in data, from the last scan when the bytes
+// are the same (a Manifest is never modified once parsed), and remembers
+// it in next.
+func (r *Registry) parse(path string, data []byte, sum [sha256.Size]byte, next map[string]parsedManifest) (*manifests.Manifest, error) {
+	p, ok := r.parsed[path]
+	if !ok || p.sum != sum {
+		p.sum = sum
+		p.m, p.err = manifests.ParseBytes(path, data)
+	}
+	next[path] = p
+	return p.m, p.err
+}
+
+func (r *Registry) scan(lazy bool) *Snapshot {
 	var tools []*Tool
 	var broken []Broken
 	seen := map[string]string{}
+	parsed := make(map[string]parsedManifest, len(r.parsed))
 	var skillDirs []string
 	digest := sha256.New()
 	var key []byte
@@ -192,12 +244,13 @@ func (r *Registry) scan() *Snapshot {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			fmt.Fprintf(digest, "manifest %s %x\n", path, sha256.Sum256(data))
+			sum := sha256.Sum256(data)
+			fmt.Fprintf(digest, "manifest %s %x\n", path, sum)
 			if err != nil {
 				broken = append(broken, Broken{Path: path, Error: err.Error()})
 				continue
 			}
-			m, err := manifests.ParseBytes(path, data)
+			m, err := r.parse(path, data, sum, parsed)
 			if err != nil {
 				broken = append(broken, Broken{Path: path, Error: err.Error()})
 				continue
@@ -207,11 +260,12 @@ func (r *Registry) scan() *Snapshot {
 				continue
 			}
 			seen[m.Name] = path
-			t := r.loadTool(m, dir, &lk)
+			t := r.loadTool(m, dir, hex.EncodeToString(sum[:]), &lk, lazy)
 			fmt.Fprintf(digest, "binary %s %s %s %v %s\n", t.Binary, t.SHA256, t.Digest, t.Ready, t.NotReady)
 			tools = append(tools, t)
 		}
 	}
+	r.parsed = parsed
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name() < tools[j].Name() })
 	checkUses(tools)
 	skills, skillBroken := r.scanSkills(append(append([]string{}, r.opts.SkillDirs...), skillDirs...), digest)
@@ -265,8 +319,10 @@ func checkUses(tools []*Tool) {
 	}
 }
 
-// loadTool resolves a manifest's binary, folder digest and readiness.
-func (r *Registry) loadTool(m *manifests.Manifest, dir string, lk *lockView) *Tool {
+// loadTool resolves a manifest's binary, folder digest and readiness;
+// manifestSum is the hex sha256 of the tool.yaml bytes m was parsed from;
+// lazy reads only what Options.VerifyAtLaunch says.
+func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *lockView, lazy bool) *Tool {
 	t := &Tool{Manifest: m, Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(m.Entrypoint)), Approval: ApprovalOff}
 	st, err := os.Stat(t.Binary)
 	switch {
@@ -277,23 +333,35 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir string, lk *lockView) *To
 		t.NotReady = fmt.Sprintf("%s is not an executable file — chmod +x it or rebuild it", t.Binary)
 		return t
 	}
-	d, err := DigestFolder(dir, r.opts.Hashes)
+	if r.opts.RequireApproval {
+		t.approval = r.lockEntry(t, lk)
+		if t.approval == nil && lazy {
+			// Not approved: it cannot run, and there is nothing to check
+			// its files against; `host approve` reads them.
+			return t
+		}
+	}
+	var approvedFiles map[string]string
+	if lazy {
+		approvedFiles = t.approval.Files
+	}
+	d, unverified, err := digestFolder(dir, r.opts.Hashes, approvedFiles, map[string]string{manifests.FileName: manifestSum})
 	if err != nil {
 		t.NotReady = err.Error()
 		return t
 	}
-	t.Digest, t.Files = d.Sum, d.Files
-	sum, _, err := r.opts.Hashes.Sum(t.Binary)
-	if err != nil {
+	t.Digest, t.Files, t.Unverified = d.Sum, d.Files, unverified
+	if rel, err := filepath.Rel(dir, t.Binary); err == nil && d.Files[filepath.ToSlash(rel)] != "" {
+		t.SHA256 = strings.TrimSuffix(d.Files[filepath.ToSlash(rel)], executableMark)
+	} else if t.SHA256, _, err = r.opts.Hashes.Sum(t.Binary); err != nil {
 		t.NotReady = fmt.Sprintf("read %s: %v", t.Binary, err)
 		return t
 	}
-	t.SHA256 = sum
-	if m.SHA256 != "" && !strings.EqualFold(m.SHA256, sum) {
-		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, sum, m.SHA256)
+	if m.SHA256 != "" && !strings.EqualFold(m.SHA256, t.SHA256) {
+		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, t.SHA256, m.SHA256)
 		return t
 	}
-	if r.opts.RequireApproval && !r.approved(t, d, lk) {
+	if r.opts.RequireApproval && (t.approval == nil || !r.matches(t, d, lazy)) {
 		return t
 	}
 	var missing []string
@@ -310,37 +378,62 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir string, lk *lockView) *To
 	return t
 }
 
-// approved checks t against its lock entry and its run copy, setting
-// t.Approval, and NotReady and NextStep when it is not approved.
-func (r *Registry) approved(t *Tool, d *FolderDigest, lk *lockView) bool {
+// notApproved marks t not approved, in state, saying why and how a person
+// approves it.
+func notApproved(t *Tool, state ApprovalState, why string) {
+	t.Approval = state
+	t.NotReady = fmt.Sprintf("%s — needs approval: %s", state, why)
+	t.NextStep = fmt.Sprintf("a person checks %s and approves it with `host approve %s`", t.Dir, t.Name())
+}
+
+// lockEntry returns t's valid, signed entry in its lock, or nil after
+// marking t new or changed.
+func (r *Registry) lockEntry(t *Tool, lk *lockView) *Approval {
 	name := t.Name()
-	t.NextStep = fmt.Sprintf("a person checks %s and approves it with `host approve %s`", t.Dir, name)
-	notApproved := func(state ApprovalState, why string) bool {
-		t.Approval = state
-		t.NotReady = fmt.Sprintf("%s — needs approval: %s", state, why)
-		return false
-	}
 	if lk.err != nil {
-		return notApproved(ApprovalChanged, lk.err.Error())
+		notApproved(t, ApprovalChanged, lk.err.Error())
+		return nil
 	}
 	a := lk.lock.Tools[name]
 	switch {
 	case a == nil:
-		return notApproved(ApprovalNew, fmt.Sprintf("%s has no approval for it", lk.path))
+		notApproved(t, ApprovalNew, fmt.Sprintf("%s has no approval for it", lk.path))
+		return nil
 	case !a.valid(name, lk.key):
-		return notApproved(ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key (edited by hand, or approved by another user)", lk.path))
-	case a.Digest != d.Sum:
-		return notApproved(ApprovalChanged, strings.Join(describeChange(a, approvalOf(t, d, "", time.Time{})), "; ")+" since "+a.ApprovedBy+" approved it at "+a.ApprovedAt.Format(time.RFC3339))
+		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key (edited by hand, or approved by another user)", lk.path))
+		return nil
+	}
+	return a
+}
+
+// matches checks t's folder digest d and its run copy against its lock
+// entry, setting t.Approval, and NotReady and NextStep when they differ.
+// lazy checks the run copy as the scan checks the folder.
+func (r *Registry) matches(t *Tool, d *FolderDigest, lazy bool) bool {
+	if d.Sum != t.approval.Digest {
+		notApproved(t, ApprovalChanged, changedSince(t, d))
+		return false
 	}
 	copyDir := runCopyDir(r.opts.RunDir, d.Sum)
 	if _, err := os.Lstat(copyDir); err == nil {
-		if err := verifyRunCopy(t, copyDir, r.opts.Hashes); err != nil {
-			return notApproved(ApprovalChanged, err.Error())
+		var approvedFiles map[string]string
+		if lazy {
+			approvedFiles = t.approval.Files
+		}
+		if err := verifyRunCopy(t, copyDir, r.opts.Hashes, approvedFiles); err != nil {
+			notApproved(t, ApprovalChanged, err.Error())
+			return false
 		}
 	}
 	t.Approval = ApprovalOK
-	t.NextStep = ""
 	return true
+}
+
+// changedSince says what differs between t's approval and its folder as d
+// found it, and who approved it when.
+func changedSince(t *Tool, d *FolderDigest) string {
+	a := t.approval
+	return strings.Join(describeChange(a, approvalOf(t, d, "", time.Time{})), "; ") + " since " + a.ApprovedBy + " approved it at " + a.ApprovedAt.Format(time.RFC3339)
 }
 
 // scanSkills reads SKILL.md in each dir's child folders and in the dirs
@@ -349,6 +442,8 @@ func (r *Registry) scanSkills(dirs []string, digest io.Writer) ([]*Skill, []Brok
 	var skills []*Skill
 	var broken []Broken
 	seen := map[string]bool{}
+	parsed := make(map[string]parsedSkill, len(r.skills))
+	defer func() { r.skills = parsed }()
 	add := func(path string) {
 		if seen[path] {
 			return
@@ -358,8 +453,15 @@ func (r *Registry) scanSkills(dirs []string, digest io.Writer) ([]*Skill, []Brok
 		if err != nil {
 			return
 		}
-		fmt.Fprintf(digest, "skill %s %x\n", path, sha256.Sum256(data))
-		sk, err := parseSkill(path, data)
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(digest, "skill %s %x\n", path, sum)
+		p, ok := r.skills[path]
+		if !ok || p.sum != sum {
+			p = parsedSkill{sum: sum}
+			p.sk, p.err = parseSkill(path, data)
+		}
+		parsed[path] = p
+		sk, err := p.sk, p.err
 		if err != nil {
 			broken = append(broken, Broken{Path: path, Error: err.Error()})
 			return
@@ -433,16 +535,42 @@ func isDir(p string) bool {
 // events (debounced) trigger a rescan, and a periodic rescan catches what
 // the watcher misses.
 func (r *Registry) Watch(ctx context.Context) error {
+	w, err := r.StartWatch()
+	if err != nil {
+		return err
+	}
+	return w.Run(ctx)
+}
+
+// Watcher keeps a registry's snapshot current; StartWatch makes one.
+type Watcher struct {
+	r *Registry
+	w *fsnotify.Watcher
+}
+
+// StartWatch watches the plugin and skill folders, then scans once and
+// publishes the snapshot, so a change made once it is out is always seen:
+// the start's one scan, which Run goes on from without scanning again.
+// The caller must Run or Close the Watcher.
+func (r *Registry) StartWatch() (*Watcher, error) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("registry: watch: %w", err)
+		return nil, fmt.Errorf("registry: watch: %w", err)
 	}
-	defer w.Close()
-	// Watch first, then scan: a change made once the first snapshot is out
-	// is always seen.
 	r.rewatch(w)
 	r.Scan()
 	r.rewatch(w)
+	return &Watcher{r: r, w: w}, nil
+}
+
+// Close stops watching, for a Watcher that is not Run.
+func (w *Watcher) Close() error { return w.w.Close() }
+
+// Run rescans on each debounced burst of changes and periodically, until
+// ctx ends; then it closes the watcher.
+func (w *Watcher) Run(ctx context.Context) error {
+	r := w.r
+	defer w.w.Close()
 	ticker := time.NewTicker(r.opts.Rescan)
 	defer ticker.Stop()
 	var debounce <-chan time.Time
@@ -450,7 +578,7 @@ func (r *Registry) Watch(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-w.w.Events:
 			if !ok {
 				return nil
 			}
@@ -459,7 +587,7 @@ func (r *Registry) Watch(ctx context.Context) error {
 			}
 			r.opts.Logger.Trace("fs event", "event", ev.String())
 			debounce = time.After(r.opts.Debounce)
-		case err, ok := <-w.Errors:
+		case err, ok := <-w.w.Errors:
 			if !ok {
 				return nil
 			}
@@ -467,10 +595,10 @@ func (r *Registry) Watch(ctx context.Context) error {
 		case <-debounce:
 			debounce = nil
 			r.Scan()
-			r.rewatch(w)
+			r.rewatch(w.w)
 		case <-ticker.C:
 			r.Scan()
-			r.rewatch(w)
+			r.rewatch(w.w)
 		}
 	}
 }

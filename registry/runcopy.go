@@ -14,6 +14,45 @@ import (
 // matches the digest it was made for.
 var ErrRunCopyChanged = errors.New("run copy changed")
 
+// ApprovalError is RunCopy's error when the folder of an Unverified tool,
+// read before its first launch, no longer matches its approval: the launch
+// is refused as the scan would have refused it.
+type ApprovalError struct {
+	// Tool is the tool's name.
+	Tool string
+	// Reason is what the scan's Tool.NotReady would say: "changed — needs
+	// approval: …".
+	Reason string
+	// NextStep is what a person does about it.
+	NextStep string
+}
+
+// Error returns the reason.
+func (e *ApprovalError) Error() string { return e.Reason }
+
+// verifyFolder reads t's folder through hc (which then remembers it: only
+// the files it has not seen are read) and checks it against the digest the
+// scan found or, for an Unverified tool, took on trust.
+func verifyFolder(t *Tool, hc *HashCache) error {
+	d, err := DigestFolder(t.Dir, hc)
+	if err != nil {
+		return fmt.Errorf("registry: check %s before its first launch: %w", t.Name(), err)
+	}
+	if d.Sum != t.Digest {
+		why := "changed files: " + strings.Join(ChangedFiles(t.Files, d.Files), " ")
+		if t.approval != nil {
+			why = changedSince(t, d)
+		}
+		c := Tool{Manifest: t.Manifest, Dir: t.Dir}
+		notApproved(&c, ApprovalChanged, why)
+		return &ApprovalError{Tool: t.Name(), Reason: c.NotReady, NextStep: c.NextStep}
+	}
+	// Only a cache: when it cannot be saved, the next start reads the
+	// files again.
+	_ = hc.Save()
+	return nil
+}
+
 // runCopyDir is where the run copy of a folder with digest lives in runDir.
 func runCopyDir(runDir, digest string) string {
 	return filepath.Join(runDir, strings.TrimPrefix(digest, "sha256:"))
@@ -25,10 +64,17 @@ func runCopyDir(runDir, digest string) string {
 // the copy when there is none, and checks an existing one every time (hc
 // skips re-reading files whose stat is unchanged, ctime included). A copy
 // that no longer matches is refused with ErrRunCopyChanged, never quietly
-// replaced: `host approve` removes it.
+// replaced: `host approve` removes it. The folder of a tool with an
+// approval is checked first (an Unverified one read, through hc), and one
+// that no longer matches it is refused with an *ApprovalError.
 func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 	if t.Digest == "" {
 		return "", fmt.Errorf("registry: run copy of %s: the folder was not read: %s", t.Name(), t.NotReady)
+	}
+	if t.Unverified || t.approval != nil {
+		if err := verifyFolder(t, hc); err != nil {
+			return "", err
+		}
 	}
 	rel, err := filepath.Rel(t.Dir, t.Binary)
 	if err != nil || strings.HasPrefix(rel, "..") {
@@ -36,7 +82,7 @@ func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 	}
 	dst := runCopyDir(runDir, t.Digest)
 	if _, err := os.Lstat(dst); err == nil {
-		if err := verifyRunCopy(t, dst, hc); err != nil {
+		if err := verifyRunCopy(t, dst, hc, nil); err != nil {
 			return "", err
 		}
 		return filepath.Join(dst, rel), nil
@@ -67,15 +113,17 @@ func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 			return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 		}
 	}
-	if err := verifyRunCopy(t, dst, hc); err != nil {
+	if err := verifyRunCopy(t, dst, hc, nil); err != nil {
 		return "", err
 	}
 	return filepath.Join(dst, rel), nil
 }
 
-// verifyRunCopy checks that the run copy dst still has t's digest.
-func verifyRunCopy(t *Tool, dst string, hc *HashCache) error {
-	d, err := DigestFolder(dst, hc)
+// verifyRunCopy checks that the run copy dst still has t's digest; with
+// approved (a scan under Options.VerifyAtLaunch) it reads only the files
+// the hash cache knows changed, as digestFolder does.
+func verifyRunCopy(t *Tool, dst string, hc *HashCache, approved map[string]string) error {
+	d, _, err := digestFolder(dst, hc, approved, nil)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrRunCopyChanged, dst, err)
 	}

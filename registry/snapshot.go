@@ -43,11 +43,18 @@ type Tool struct {
 	Files  map[string]string
 	// Approval is the tool's standing against its lock file.
 	Approval ApprovalState
+	// Unverified says the scan took files the hash cache had not seen at
+	// their approved sums without reading them (Options.VerifyAtLaunch):
+	// RunCopy reads the folder before the first launch.
+	Unverified bool
 	// Ready says whether the tool can run; NotReady says why not, and
 	// NextStep, when set, what a person does about it.
 	Ready    bool
 	NotReady string
 	NextStep string
+
+	// approval is the tool's valid lock entry, nil when it has none.
+	approval *Approval
 }
 
 // Name returns the tool's name.

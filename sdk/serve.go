@@ -19,6 +19,11 @@ import (
 // sdkName identifies this SDK in Describe.
 const sdkName = "toolhost-go-sdk/1"
 
+// Resident reports whether the host launched this process to serve calls
+// (not plugin CLI mode): a plugin may then keep work running between calls,
+// such as a file watcher.
+func Resident() bool { return servedByHost() }
+
 // servedByHost reports whether the host started this process (the go-plugin
 // magic cookie is present).
 func servedByHost() bool {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -80,6 +82,9 @@ func BenchmarkRunToolRoundTrip(b *testing.B) {
 	})
 	b.Run("mcp-stdio", func(b *testing.B) {
 		e := benchEnv(b)
+		if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
+			e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "roundtrip.pprof"))
+		}
 		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 		cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: e.serveCmd()},
 			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

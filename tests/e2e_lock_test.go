@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/registry"
 )
 
 // host runs `host ARGS…` in e and returns its exit code, stdout and stderr.
@@ -289,5 +291,53 @@ func TestDevModeSkipsTheLockLoudly(t *testing.T) {
 	})
 	if !strings.Contains(stderr.String(), "approval lock is OFF") {
 		t.Fatalf("--dev said nothing on stderr:\n%s", stderr.String())
+	}
+}
+
+// TestStartChecksAtFirstLaunch: `host serve` reads no plugin folder at
+// start that its hash cache has not seen (here the cache is deleted after
+// the approval); the first call reads it before the launch. An unchanged
+// plugin runs; one whose binary was swapped between the start and the
+// first call is refused with what changed and the command that approves
+// it, and is listed not ready from then on.
+func TestStartChecksAtFirstLaunch(t *testing.T) {
+	for _, swap := range []bool{false, true} {
+		t.Run(fmt.Sprintf("swapped=%v", swap), func(t *testing.T) {
+			e := newEnv(t)
+			cmd := e.serveCmd() // approves, keeping the hashes: delete them
+			must(t, os.RemoveAll(registry.HashCachePath(filepath.Join(e.cacheHome(), "toolhost"))))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "lock-e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
+				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			must(t, err)
+			defer cs.Close() // started: its one scan is done
+			if swap {
+				// Rewritten in place, so the file list is unchanged and
+				// only reading the binary shows it.
+				b, err := os.ReadFile(testplugin.Build(t, "2"))
+				must(t, err)
+				must(t, os.WriteFile(filepath.Join(e.plugins, "testtool", "testtool"), b, 0o755))
+			}
+			sc, isErr := callTool(t, cs, "run_tool", map[string]any{"tool": "testtool", "action": "version"})
+			if !swap {
+				if isErr || sc["version"] != "1" {
+					t.Fatalf("the unchanged plugin did not run: %v", sc)
+				}
+				return
+			}
+			if !isErr || errorCode(sc) != "not_ready" {
+				t.Fatalf("the swapped binary ran or was refused wrongly: %v", sc)
+			}
+			env := sc["error"].(map[string]any)
+			if msg, next := env["message"].(string), env["next_step"].(string); !strings.Contains(msg, "changed — needs approval") ||
+				!strings.Contains(msg, "changed files: ~testtool") || !strings.Contains(next, "host approve testtool") {
+				t.Fatalf("refusal does not say what changed and how to approve it: %v", env)
+			}
+			caps, _ := callTool(t, cs, "capabilities", map[string]any{})
+			if !strings.Contains(fmt.Sprint(caps["not_ready"]), "testtool") {
+				t.Fatalf("capabilities after the refused launch does not list testtool not ready: %v", caps)
+			}
+		})
 	}
 }

@@ -67,7 +67,7 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		if len(realPluginNames) > 0 {
-			if err := testplugin.ApproveErr(realPlugins, stateHome); err != nil {
+			if err := testplugin.ApproveErr(realPlugins, stateHome, ""); err != nil {
 				fmt.Fprintf(os.Stderr, "approve the real plugins: %v\n", err)
 				return 1
 			}
@@ -264,17 +264,21 @@ func newEnv(t *testing.T, extra ...string) *env {
 
 // approve approves every plugin in e's plugins folder with the approval key
 // of the XDG_STATE_HOME the host gets (the last one in e.vars), so the
-// end-to-end tests run with the lock on. newEnv and serveCmd call it: what a
+// end-to-end tests run with the lock on, and keeps the files' hashes in the
+// hash cache of its XDG_CACHE_HOME, as `host approve` does. newEnv and serveCmd call it: what a
 // test installs before starting the host runs; what it drops in while the
 // host serves waits for approval.
 func (e *env) approve() {
-	state := stateHome
+	state, cache := stateHome, ""
 	for _, kv := range e.vars {
 		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
 			state = v
 		}
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+			cache = v
+		}
 	}
-	if err := testplugin.ApproveErr(e.plugins, state); err != nil {
+	if err := testplugin.ApproveErr(e.plugins, state, cache); err != nil {
 		e.t.Fatalf("approve %s: %v", e.plugins, err)
 	}
 }

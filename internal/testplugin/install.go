@@ -54,7 +54,7 @@ func HostAndPlugin(t testing.TB, name string) string {
 		if installErr = os.Setenv("XDG_STATE_HOME", state); installErr != nil {
 			return
 		}
-		installErr = approve(filepath.Join(installDir, "plugins"), state)
+		installErr = approve(filepath.Join(installDir, "plugins"), state, "")
 	})
 	if installErr != nil {
 		t.Fatal(installErr)

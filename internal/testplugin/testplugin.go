@@ -184,24 +184,48 @@ func InstallAgent(t testing.TB, pluginsDir string) string {
 // does, with the approval key under stateHome: the XDG_STATE_HOME of the
 // host under test ("" means this process's). A host started with that
 // XDG_STATE_HOME runs them. Call it after installing or replacing a plugin;
-// the end-to-end tests run with the approval lock on.
+// the end-to-end tests run with the approval lock on. The hashes it reads
+// are not kept: use ApproveCached for a host that should find them.
 func Approve(t testing.TB, pluginsDir, stateHome string) {
 	t.Helper()
-	if err := approve(pluginsDir, stateHome); err != nil {
+	if err := approve(pluginsDir, stateHome, ""); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// ApproveErr is Approve for TestMain, where there is no testing.TB.
-func ApproveErr(pluginsDir, stateHome string) error { return approve(pluginsDir, stateHome) }
+// ApproveCached is Approve that also keeps, as `host approve` does, the
+// files' hashes in the persisted hash cache under cacheHome (the host's
+// XDG_CACHE_HOME), so the host's start finds them.
+func ApproveCached(t testing.TB, pluginsDir, stateHome, cacheHome string) {
+	t.Helper()
+	if err := approve(pluginsDir, stateHome, cacheHome); err != nil {
+		t.Fatal(err)
+	}
+}
 
-func approve(pluginsDir, stateHome string) error {
+// ApproveErr is ApproveCached for TestMain, where there is no testing.TB
+// (cacheHome "": the hashes are not kept).
+func ApproveErr(pluginsDir, stateHome, cacheHome string) error {
+	return approve(pluginsDir, stateHome, cacheHome)
+}
+
+func approve(pluginsDir, stateHome, cacheHome string) error {
 	stateDir := registry.DefaultStateDir()
 	if stateHome != "" {
 		stateDir = filepath.Join(stateHome, "toolhost")
 	}
+	hashes := registry.NewHashCache("", nil)
+	if cacheHome != "" {
+		// The key is read as the host reads it; Approve makes it when
+		// there is none yet.
+		key, err := registry.ReadKey(stateDir)
+		if err != nil {
+			return err
+		}
+		hashes = registry.NewHashCache(registry.HashCachePath(filepath.Join(cacheHome, "toolhost")), key)
+	}
 	r := registry.New(registry.Options{PluginDirs: []string{pluginsDir}, RequireApproval: true, StateDir: stateDir,
-		RunDir: filepath.Join(stateDir, "no-run-copies")})
+		RunDir: filepath.Join(stateDir, "no-run-copies"), Hashes: hashes})
 	_, err := r.Approve(nil, "test via testplugin.Approve")
 	return err
 }

@@ -11,6 +11,8 @@ import (
 )
 
 func main() {
-	s := &brain.Service{}
+	// Resident (launched by the host, not CLI mode): watch the brain so hand
+	// edits reach search without a restart.
+	s := &brain.Service{Watch: sdk.Resident()}
 	sdk.Main(s.Plugin())
 }

@@ -54,7 +54,7 @@ func TestBenchResident(t *testing.T) {
 	}
 	args := map[string]any{"from": "2000-01-01", "to": "2100-12-31", "by": "day", "timezone": "UTC", "limit": 100, "pricing": "ccusage"}
 	measure := func(label string) (time.Duration, int64) {
-		req, err := sdk.NewRequest("get-usage", args)
+		req, err := sdk.NewRequestFor("get-usage", args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestBenchResident(t *testing.T) {
 	warm, warmBytes := measure("warm")
 	if n, _ := strconv.Atoi(os.Getenv("USAGE_BENCH_WARM_LOOPS")); n > 0 {
 		for range n {
-			req, _ := sdk.NewRequest("get-usage", args)
+			req, _ := sdk.NewRequestFor("get-usage", args)
 			_, _ = s.getUsage(context.Background(), req)
 		}
 	}

@@ -40,8 +40,11 @@ func (s *service) prewarm(ctx context.Context) {
 	if err := s.store.Watch(ctx); err != nil {
 		sdk.Logger().Warn("usage: watching the logs failed; every call will list them", "error", err)
 	}
-	req, err := sdk.NewRequest("get-usage", map[string]any{"period": "today"})
+	// The call a client makes with no args, tool.yaml's defaults filled in
+	// (the host runs the plugin in its folder, beside its tool.yaml).
+	req, err := sdk.NewRequestFor("get-usage", nil)
 	if err != nil {
+		sdk.Logger().Warn("usage: no prewarm", "error", err)
 		return
 	}
 	if _, err := s.getUsage(ctx, req); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -268,49 +267,6 @@ func num(n int64) string {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// suggest returns the valid values closest to v (edit distance ≤ 3, or a
-// shared prefix).
-func suggest(v string, valid []string) []string {
-	type cand struct {
-		s string
-		d int
-	}
-	var cs []cand
-	norm := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(v))
-	for _, x := range valid {
-		d := lev(norm, x)
-		if d <= 3 || (len(norm) >= 3 && strings.HasPrefix(x, norm)) || strings.Contains(x, norm) && norm != "" {
-			cs = append(cs, cand{x, d})
-		}
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	out := make([]string, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, c.s)
-	}
-	return out
-}
-
-func lev(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
 
 // blocksData is the blocks action's structured result.
 type blocksData struct {

@@ -24,13 +24,6 @@ const (
 	codeBadDate     sdk.Code = "invalid_date"
 )
 
-var (
-	periods  = []string{"today", "last_7_days", "last_30_days", "month_to_date", "last_6_months"}
-	bys      = []string{"project", "model", "task", "provider", "day", "session"}
-	provs    = []string{"claude", "codex", "gemini", "opencode"}
-	pricings = []string{string(pricing.ModeProvider), string(pricing.ModeCCUsage)}
-)
-
 // service is the resident state of the plugin: the parse cache, the price
 // table, the memo of results and the in-flight coalescing of identical calls.
 type service struct {
@@ -101,21 +94,6 @@ type window struct {
 	loc      *time.Location
 }
 
-func oneOf(arg, v string, valid []string) error {
-	for _, x := range valid {
-		if v == x {
-			return nil
-		}
-	}
-	e := sdk.Errorf(sdk.CodeInvalidArgs, "unknown %s %q", arg, v)
-	// Nothing close: every valid value is a suggestion.
-	if e.DidYouMean = suggest(v, valid); len(e.DidYouMean) == 0 {
-		e.DidYouMean = valid
-	}
-	e.Details = map[string]any{"valid": valid}
-	return e
-}
-
 // resolve turns a period or from/to into a time window in the zone.
 func (s *service) resolve(period, from, to, tz string) (*window, error) {
 	loc, name, err := s.zone(tz)
@@ -149,10 +127,7 @@ func (s *service) resolve(period, from, to, tz string) (*window, error) {
 		}
 		label = start.Format("2006-01-02") + ".." + end.AddDate(0, 0, -1).Format("2006-01-02")
 	} else {
-		if err := oneOf("period", period, periods); err != nil {
-			return nil, err
-		}
-		switch period {
+		switch period { // tool.yaml's enum; the host refuses any other value
 		case "today":
 			start = today
 		case "last_7_days":
@@ -163,6 +138,8 @@ func (s *service) resolve(period, from, to, tz string) (*window, error) {
 			start = time.Date(y, m, 1, 0, 0, 0, 0, loc)
 		case "last_6_months":
 			start = today.AddDate(0, -6, 0)
+		default:
+			return nil, sdk.Errorf(sdk.CodeInvalidArgs, "unknown period %q", period)
 		}
 	}
 	return &window{Label: label, From: start.Format("2006-01-02"), To: end.AddDate(0, 0, -1).Format("2006-01-02"),
@@ -313,33 +290,10 @@ func argsKey(action string, v any) string {
 
 // getUsage is the get-usage action.
 func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	a := usageArgs{Period: "today", Limit: 20, Pricing: string(pricing.ModeProvider)}
+	var a usageArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
-	if a.Period == "" {
-		a.Period = "today"
-	}
-	if a.Pricing == "" {
-		a.Pricing = string(pricing.ModeProvider)
-	}
-	if a.By != "" {
-		if err := oneOf("by", a.By, bys); err != nil {
-			return nil, err
-		}
-	}
-	if a.Provider != "" {
-		if err := oneOf("provider", a.Provider, provs); err != nil {
-			return nil, err
-		}
-	}
-	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
-		return nil, err
-	}
-	if a.Limit <= 0 {
-		a.Limit = 20
-	}
-	a.Limit = min(a.Limit, 100)
 	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
 	if err != nil {
 		return nil, err
@@ -372,17 +326,8 @@ type savingsArgs struct {
 
 // getSavings is the get-savings action.
 func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	a := savingsArgs{Period: "last_7_days", Pricing: string(pricing.ModeProvider)}
+	var a savingsArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	if a.Period == "" {
-		a.Period = "last_7_days"
-	}
-	if a.Pricing == "" {
-		a.Pricing = string(pricing.ModeProvider)
-	}
-	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
 		return nil, err
 	}
 	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
@@ -444,29 +389,10 @@ type blocksArgs struct {
 
 // blocks is the blocks action: the rolling five-hour usage windows.
 func (s *service) blocks(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	a := blocksArgs{Period: "last_7_days", Provider: "claude", Limit: 20, Pricing: string(pricing.ModeProvider)}
+	var a blocksArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
-	if a.Period == "" {
-		a.Period = "last_7_days"
-	}
-	if a.Provider == "" {
-		a.Provider = "claude"
-	}
-	if a.Pricing == "" {
-		a.Pricing = string(pricing.ModeProvider)
-	}
-	if err := oneOf("provider", a.Provider, provs); err != nil {
-		return nil, err
-	}
-	if err := oneOf("pricing", a.Pricing, pricings); err != nil {
-		return nil, err
-	}
-	if a.Limit <= 0 {
-		a.Limit = 20
-	}
-	a.Limit = min(a.Limit, 100)
 	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ type usageOut struct {
 
 func call(t *testing.T, s *service, action string, args map[string]any) (*sdk.Result, []byte) {
 	t.Helper()
-	req, err := sdk.NewRequest(action, args)
+	req, err := sdk.NewRequestFor(action, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +275,9 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
-// TestDidYouMean: a near-miss enum value gets suggestions.
+// TestDidYouMean: a near-miss enum value gets suggestions from the
+// manifest's checker (the plugin no longer repeats tool.yaml's enums).
 func TestDidYouMean(t *testing.T) {
-	s := newTestService(t, map[string]string{})
 	tests := []struct {
 		args map[string]any
 		want string
@@ -285,12 +285,17 @@ func TestDidYouMean(t *testing.T) {
 		{map[string]any{"period": "last_7_day"}, "last_7_days"},
 		{map[string]any{"by": "models"}, "model"},
 		{map[string]any{"pricing": "ccusge"}, "ccusage"},
-		{map[string]any{"by": "weekly"}, "project"}, // nothing close: all of them
+		{map[string]any{"by": "weekly"}, ""}, // nothing close: the message lists them all
 	}
 	for _, tt := range tests {
-		req, _ := sdk.NewRequest("get-usage", tt.args)
-		_, err := s.getUsage(context.Background(), req)
+		_, err := sdk.NewRequestFor("get-usage", tt.args) // the host's check of tool.yaml's enums
 		e := sdk.AsError(err)
+		if tt.want == "" {
+			if err == nil || e.Code != sdk.CodeInvalidArgs || !strings.Contains(e.Message, `"project", "model", "task", "provider", "day", "session"`) {
+				t.Errorf("%v: got %v, want invalid_args listing every value", tt.args, err)
+			}
+			continue
+		}
 		if err == nil || e.Code != sdk.CodeInvalidArgs || len(e.DidYouMean) == 0 || e.DidYouMean[0] != tt.want {
 			t.Errorf("%v: got %v (%v), want did_you_mean %s", tt.args, err, e.DidYouMean, tt.want)
 		}
@@ -313,7 +318,7 @@ func TestCoalescing(t *testing.T) {
 	ctxA, cancelA := context.WithCancel(context.Background())
 	errA := make(chan error, 1)
 	go func() {
-		req, _ := sdk.NewRequest("get-usage", args)
+		req, _ := sdk.NewRequestFor("get-usage", args)
 		_, err := s.getUsage(ctxA, req)
 		errA <- err
 	}()
@@ -321,7 +326,7 @@ func TestCoalescing(t *testing.T) {
 	results := make(chan error, n)
 	for range n {
 		go func() {
-			req, _ := sdk.NewRequest("get-usage", args)
+			req, _ := sdk.NewRequestFor("get-usage", args)
 			res, err := s.getUsage(context.Background(), req)
 			if err == nil && res.Data.(*usageData).Usage == nil {
 				err = fmt.Errorf("empty result")
@@ -507,7 +512,7 @@ func TestByteBudget(t *testing.T) {
 	s := newTestService(t, env)
 	for _, budget := range []int{0, 3000, 2000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
-			req, _ := sdk.NewRequest("get-usage", map[string]any{"from": exp.From, "to": exp.To, "by": "day", "timezone": "UTC"})
+			req, _ := sdk.NewRequestFor("get-usage", map[string]any{"from": exp.From, "to": exp.To, "by": "day", "timezone": "UTC"})
 			req.Caller.MaxResultBytes = budget
 			res, err := s.getUsage(context.Background(), req)
 			if err != nil {
@@ -532,5 +537,21 @@ func TestByteBudget(t *testing.T) {
 				t.Errorf("budget %d: got %d bytes, %d rows, truncated=%v", budget, len(b), len(u.Rows), u.Truncated)
 			}
 		})
+	}
+}
+
+// TestManifestDefaultsReachTheHandler: the handler takes its defaults from
+// tool.yaml through the host's check (sdk.NewRequestFor here), not from
+// its own code: with no limit a breakdown has tool.yaml's 20 rows.
+func TestManifestDefaultsReachTheHandler(t *testing.T) {
+	exp, env := generated(t, usagegen.Config{Seed: 4, Days: 30, ContentBytes: 50})
+	s := newTestService(t, env)
+	args := map[string]any{"from": exp.From, "to": exp.To, "by": "day", "timezone": "UTC"}
+	if _, u := usageOf(t, s, args); len(u.Rows) != 20 {
+		t.Fatalf("no limit: got %d rows, want tool.yaml's default 20", len(u.Rows))
+	}
+	args["limit"] = 100
+	if _, u := usageOf(t, s, args); len(u.Rows) != len(exp.Claude.Days) || len(u.Rows) <= 20 {
+		t.Fatalf("limit 100: got %d rows, want one per day of the logs (%d)", len(u.Rows), len(exp.Claude.Days))
 	}
 }

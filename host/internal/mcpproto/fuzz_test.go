@@ -3,6 +3,7 @@ package mcpproto
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,6 +53,30 @@ func FuzzStdioLine(f *testing.F) {
 		}
 		if resp.Error.Code == jsonrpc.CodeInternalError {
 			t.Fatalf("checking %q panicked: %q", line, lines[0])
+		}
+	})
+}
+
+// FuzzScanMeta: for any JSON params, the one-pass scan's request id splice
+// means what the decode-and-re-encode path gives, and is valid JSON.
+func FuzzScanMeta(f *testing.F) {
+	for _, tc := range metaCases {
+		f.Add([]byte(tc.params))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if !json.Valid(params) {
+			return // params are a part of a line already checked as JSON
+		}
+		got := scanMeta(params).withRequestID("9")
+		want := withMeta(params, requestIDMetaKey, "9")
+		if !json.Valid(got) {
+			t.Fatalf("%s: spliced into invalid JSON %s", params, got)
+		}
+		if !json.Valid(want) {
+			return
+		}
+		if g, w := decodeAny(t, got), decodeAny(t, want); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s:\n got %s\nwant %s", params, got, want)
 		}
 	})
 }

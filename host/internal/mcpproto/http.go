@@ -218,13 +218,14 @@ func (s *Server) prepareBody(w http.ResponseWriter, header http.Header, body []b
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeHeaderMismatch, msg)
 		return nil, w
 	}
-	if data := unsupportedVersion(req, s.versions); data != nil {
+	meta := scanMeta(req.Params)
+	if data := meta.unsupportedVersion(s.versions); data != nil {
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil, w
 	}
 	changed := false
 	if req.Method == "tools/call" {
-		req.Params = withMeta(req.Params, requestIDMetaKey, idText(wireID))
+		req.Params = meta.withRequestID(idText(wireID))
 		changed = true
 	}
 	if !exactID(wireID) {

@@ -234,12 +234,13 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 		}
 		return req
 	}
-	if data := unsupportedVersion(req, c.versions); data != nil {
+	meta := scanMeta(req.Params)
+	if data := meta.unsupportedVersion(c.versions); data != nil {
 		c.writeError(wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil
 	}
 	if req.Method == "tools/call" {
-		req.Params = withMeta(req.Params, requestIDMetaKey, idText(wireID))
+		req.Params = meta.withRequestID(idText(wireID))
 	}
 	req.ID = c.track(req.Method, wireID)
 	return req
@@ -247,30 +248,6 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 
 // batchRefused is the answer to a JSON-RPC batch, on stdio and HTTP alike.
 const batchRefused = "Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18): send one message per line or per POST"
-
-// unsupportedVersion returns the -32022 error data {supported, requested}
-// when a call's _meta names a protocol version that is not in versions (the
-// SDK only checks versions from 2026-07-28 on and treats older ones as a
-// legacy request), else nil.
-func unsupportedVersion(req *jsonrpc.Request, versions []string) json.RawMessage {
-	if !req.IsCall() {
-		return nil
-	}
-	var params struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	_ = json.Unmarshal(req.Params, &params)
-	rawVersion, ok := params.Meta[mcp.MetaKeyProtocolVersion]
-	if !ok {
-		return nil
-	}
-	var v string
-	if json.Unmarshal(rawVersion, &v) == nil && slices.Contains(versions, v) {
-		return nil
-	}
-	data, _ := json.Marshal(map[string]any{"supported": versions, "requested": rawVersion})
-	return data
-}
 
 // rawID is the "id" of a line as raw JSON, when it is a string or a
 // number (else nil, which answers with "id": null).
@@ -495,6 +472,13 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if resp.Error != nil {
 			resp = &jsonrpc.Response{ID: resp.ID, Error: codedError(resp.Error)}
 			msg = resp
+		}
+	}
+	if cl != nil && resp.Error == nil {
+		if buf, ok := encodeResult(cl.wireID, resp.Result); ok {
+			err := c.out.writeLine(buf.Bytes())
+			putLineBuffer(buf)
+			return err
 		}
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,14 +123,20 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
-			Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
-		return &out
+	// The keys are read in place; only what that scan cannot vouch for
+	// (not an object, keys written with escapes) is decoded to find them.
+	keys, scanned := mcpproto.ObjectKeys(raw)
+	if !scanned {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
+				Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
+			return &out
+		}
+		keys = slices.Collect(maps.Keys(obj))
 	}
 	var unknown []string
-	for k := range obj {
+	for _, k := range keys {
 		if !contains(fields, k) {
 			unknown = append(unknown, k)
 		}

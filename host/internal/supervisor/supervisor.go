@@ -96,6 +96,10 @@ type Options struct {
 	// must not block.
 	OnLaunch func(tool string)
 	OnCrash  func(tool string)
+	// OnChanged, when set, is told of a tool whose folder, read at its
+	// first launch, no longer matches its approval (the launch is
+	// refused), so the registry can rescan and list it as changed.
+	OnChanged func(tool string)
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -476,6 +480,14 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 				st.mu.Unlock()
 				if ctx.Err() != nil {
 					return nil, ctxFailure(ctx, tool, "while the plugin was starting")
+				}
+				if na, ok := errors.AsType[*registry.ApprovalError](err); ok {
+					// Read at its first launch and found changed: refused
+					// as the scan refuses it.
+					if s.opts.OnChanged != nil {
+						s.opts.OnChanged(tool.Name())
+					}
+					return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s is not ready: %s", tool.Name(), na.Reason), na.NextStep)
 				}
 				return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s could not start: %v", tool.Name(), err),
 					"run `host check` to see what is wrong with the plugin")

@@ -36,8 +36,8 @@ func TestIngestFileInsideTheBrain(t *testing.T) {
 	if n := strings.TrimSpace(e.git("rev-list", "--count", before+"..HEAD")); n != "1" {
 		t.Fatalf("%s commits, want 1", n)
 	}
-	if got := strings.Fields(e.git("diff", "--name-only", before, "HEAD")); len(got) != 1 || got[0] != raw {
-		t.Fatalf("commit changed %v", got)
+	if got := strings.Fields(e.git("diff", "--name-only", before, "HEAD")); len(got) != 3 || !contains(got, raw) || !contains(got, IndexFile) || !contains(got, LogFile) {
+		t.Fatalf("commit changed %v, want the registered copy with the catalogue and journal", got)
 	}
 	body := e.file(raw)
 	for _, want := range []string{"trust: low", "origin: ingest:https://example.org/queue-costs", "author: Ana", "scope: project:atlas", "long polling"} {

@@ -18,6 +18,10 @@ type Service struct {
 	// Configure, when set, runs on every brain the service opens (tests set
 	// the clock and lock timeout here).
 	Configure func(*Brain)
+	// Watch starts a watcher on every brain the service opens, before its
+	// first action runs: hand edits reach the index while the plugin is
+	// resident (the host launched it). Close stops them.
+	Watch bool
 
 	mu     sync.Mutex
 	brains map[string]*Brain
@@ -72,6 +76,11 @@ func (s *Service) Brain(ctx context.Context) (*Brain, bool, error) {
 	}
 	if s.Configure != nil {
 		s.Configure(b)
+	}
+	if s.Watch {
+		if err := b.Watch(context.WithoutCancel(ctx)); err != nil {
+			sdk.Logger().Warn("notes: watch the brain", "root", root, "err", err)
+		}
 	}
 	if s.brains == nil {
 		s.brains = map[string]*Brain{}

@@ -30,11 +30,13 @@ type NoteView struct {
 	Sources     []string `json:"sources"`
 	ContentKind string   `json:"content_kind"`
 	Content     string   `json:"content"`
+	// Uncommitted marks a note as a person left it by hand, not yet in git.
+	Uncommitted bool `json:"uncommitted,omitempty"`
 }
 
 func (b *Brain) view(r index.Row, asOf, kind, content string) NoteView {
 	v := NoteView{ID: r.ID, Path: r.Path, Type: r.Type, Title: r.Title, Scope: r.Scope, Validity: r.Validity(asOf),
-		Trust: r.Trust, Origin: r.Origin, Sources: []string{}, ContentKind: kind, Content: content}
+		Trust: r.Trust, Origin: r.Origin, Sources: []string{}, ContentKind: kind, Content: content, Uncommitted: b.isUncommitted(r.Path)}
 	if r.EditedBy != "" {
 		v.EditedBy = strp(r.EditedBy)
 	}

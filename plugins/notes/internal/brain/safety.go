@@ -107,8 +107,8 @@ func (b *Brain) checkPath(p string, write bool) (string, error) {
 	if !write {
 		return rel, nil
 	}
-	if strings.EqualFold(rel, IndexFile) {
-		return "", fail(CodeInvalidPath, "index.md is the derived catalogue; write the note itself instead.", "%s is derived from the notes and is never written directly", rel)
+	if isDerived(rel) {
+		return "", fail(CodeInvalidPath, "index.md (the catalogue) and log.md (the journal) are derived; write the note itself instead.", "%s is derived from the notes and is never written directly", rel)
 	}
 	if conflictCopy.MatchString(rel) {
 		return "", fail(CodeInvalidPath, "Edit the original note; only sync creates or resolves conflict copies.",

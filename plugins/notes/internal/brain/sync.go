@@ -319,13 +319,22 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 	if _, err := g.run(ctx, "add", "-A", "--", "."); err != nil {
 		return false, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
 	}
-	lines := make([]string, len(paths))
-	for i, p := range paths {
-		lines[i] = "- edit " + p
+	var lines []string
+	for _, p := range paths {
+		if !isDerived(p) {
+			lines = append(lines, "edit "+p)
+		}
 	}
-	msg := commitMessage(fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), lines,
-		trailers{Op: newID(), Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	op := newID()
+	saved := b.saveDerived()
+	if err := b.stageDerived(ctx, g, oldHead, op, lines); err != nil {
+		b.unstageDerived(ctx, g, saved)
+		return false, err
+	}
+	msg := commitMessage(fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
+		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
+		b.unstageDerived(ctx, g, saved)
 		return false, fail(CodeGitFailed, "Check the brain with git status; nothing was lost, the files are as they were.", "%v", err)
 	}
 	head, err := g.headFast(ctx)
@@ -334,7 +343,7 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 	}
 	res.Committed = strp(head)
 	res.ChangedPaths = append(res.ChangedPaths, paths...)
-	if err := b.reindex(ctx, oldHead, head, paths); err != nil {
+	if err := b.reindex(ctx, pendingHead, head, nil); err != nil {
 		return false, err
 	}
 	return false, nil
@@ -395,13 +404,9 @@ func (b *Brain) integrate(ctx context.Context, g gitRunner, c Call, res *SyncRes
 	res.Pulled += behind
 	changed, _ := g.changedPaths(ctx, oldHead, "HEAD")
 	res.ChangedPaths = mergeSorted(res.ChangedPaths, changed)
-	return b.regenerateDerived(ctx)
-}
-
-// regenerateDerived rebuilds what is derived from the notes after sync
-// moved HEAD; the caller holds the lock. Today that is the search index;
-// index.md's regeneration belongs to upkeep and joins here.
-func (b *Brain) regenerateDerived(ctx context.Context) error {
+	// A fast-forward takes the other machine's index.md and log.md, made
+	// for this very tree; a merge rewrote them in its commit. The search
+	// index follows HEAD.
 	return b.freshLocked(ctx)
 }
 
@@ -441,6 +446,10 @@ func (b *Brain) mergeKeepingBoth(ctx context.Context, g gitRunner, c Call, res *
 		}
 		os.Remove(marker)
 	}()
+	oldHead, err := g.headFast(ctx)
+	if err != nil {
+		return fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
 	_, mergeErr := g.run(ctx, "merge", "--no-ff", "--no-commit", "--allow-unrelated-histories", "-q", remoteRef)
 	if mergeErr != nil {
 		if _, err := os.Stat(filepath.Join(b.Root, ".git", "MERGE_HEAD")); err != nil {
@@ -545,12 +554,83 @@ func (b *Brain) mergeKeepingBoth(ctx context.Context, g gitRunner, c Call, res *
 	if left, _ := g.run(ctx, "ls-files", "-u"); strings.TrimSpace(left) != "" {
 		return fail(CodeGitFailed, "Check the brain with git status; the merge was aborted and nothing was lost.", "unresolved paths after the merge: %s", firstLines(left, 3))
 	}
-	msg := commitMessage(fmt.Sprintf("sync: merge %s", strings.TrimPrefix(remoteRef, "refs/remotes/")), prefixLines(lines),
-		trailers{Op: newID(), Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	op := newID()
+	merged := "merge " + strings.TrimPrefix(remoteRef, "refs/remotes/")
+	if err := b.stageDerived(ctx, g, oldHead, op, append([]string{merged}, lines...)); err != nil {
+		return err
+	}
+	msg := commitMessage("sync: "+merged, prefixLines(lines),
+		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
 	if _, err := g.run(ctx, "commit", "-q", "--no-verify", "-m", msg); err != nil {
 		return fail(CodeGitFailed, "Check the brain with git status; the merge was aborted and nothing was lost.", "%v", err)
 	}
+	head, err := g.headFast(ctx)
+	if err != nil {
+		return fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	return b.reindex(ctx, pendingHead, head, nil)
+}
+
+// pendingHead is the index's head while a sync commit is being made: the
+// index holds the staged tree, not yet a commit.
+const pendingHead = "sync-pending"
+
+// stageDerived brings the search index to the staged tree (the paths
+// staged since oldHead), rewrites index.md from it, journals lines in
+// log.md under op, and stages both, so the sync commit carries its own
+// catalogue and journal like every write. The index's head is pendingHead
+// until the caller reindexes to the commit.
+func (b *Brain) stageDerived(ctx context.Context, g gitRunner, oldHead, op string, lines []string) error {
+	out, err := g.run(ctx, "diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD")
+	if err != nil {
+		return fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if err := b.reindex(ctx, oldHead, pendingHead, paths); err != nil {
+		return err
+	}
+	derived, err := b.RegenerateDerived(ctx, op, "sync", lines)
+	if err != nil {
+		return err
+	}
+	if len(derived) > 0 {
+		if _, err := g.run(ctx, append([]string{"add", "--"}, derived...)...); err != nil {
+			return fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+		}
+	}
 	return nil
+}
+
+// saveDerived keeps what the derived files hold now (nil: missing), for
+// unstageDerived.
+func (b *Brain) saveDerived() map[string][]byte {
+	out := map[string][]byte{}
+	for _, p := range derivedFiles {
+		out[p] = b.readRel(p)
+	}
+	return out
+}
+
+// unstageDerived puts the derived files back as saved and unstages
+// everything, after a sync commit of outside edits failed: the person's
+// files stay as they were.
+func (b *Brain) unstageDerived(ctx context.Context, g gitRunner, saved map[string][]byte) {
+	for p, data := range saved {
+		abs := filepath.Join(b.Root, filepath.FromSlash(p))
+		if data == nil {
+			_ = os.Remove(abs)
+			continue
+		}
+		if err := writeAtomic(abs, data); err != nil {
+			sdk.Logger().Error("notes: put back a derived file", "path", p, "err", err)
+		}
+	}
+	_, _ = g.run(context.WithoutCancel(ctx), "reset", "-q")
 }
 
 // unionMerge merges two versions of a journal keeping every line of both

@@ -88,16 +88,14 @@ func TestSyncTwoClonesKeepBothVersions(t *testing.T) {
 		t.Fatal("the clone does not have the note")
 	}
 
-	// Both machines change the same note, a journal line and the
-	// derived catalogue; each also adds a note of its own.
+	// Both machines change the same note; each also remembers something
+	// (both journals and catalogues change) and edits a file by hand.
 	a.ok("write-page", map[string]any{"path": "wiki/concepts/Queues.md", "mode": "overwrite", "content": "Laptop: SQS queues retry for 4 days."})
 	b.ok("write-page", map[string]any{"path": "wiki/concepts/Queues.md", "mode": "overwrite", "content": "Desktop: RabbitMQ queues need a dead-letter exchange."})
-	a.handEdit("log.md", "# Log\n\n- laptop line\n")
-	b.handEdit("log.md", "# Log\n\n- desktop line\n")
-	a.handEdit(IndexFile, "# Index\n\nlaptop catalogue\n")
-	b.handEdit(IndexFile, "# Index\n\ndesktop catalogue\n")
 	a.ok("remember", map[string]any{"type": "gotcha", "content": "The laptop's VPN drops SSH sessions after an hour."})
 	b.ok("remember", map[string]any{"type": "gotcha", "content": "The desktop's disk fills up with Docker images."})
+	a.handEdit("wiki/entities/Laptop.md", "---\ntype: entity\n---\nWritten by hand on the laptop.\n")
+	b.handEdit("wiki/entities/Desktop.md", "---\ntype: entity\n---\nWritten by hand on the desktop.\n")
 
 	ra := a.sync(SyncOK)
 	if ra["committed"] == nil {
@@ -119,8 +117,12 @@ func TestSyncTwoClonesKeepBothVersions(t *testing.T) {
 	if !strings.Contains(b.file("wiki/concepts/Queues.md"), "Laptop: SQS") || !strings.Contains(b.file(cp), "Desktop: RabbitMQ") {
 		t.Fatalf("both versions are not kept:\nnote: %s\ncopy: %s", b.file("wiki/concepts/Queues.md"), b.file(cp))
 	}
-	if log := b.file("log.md"); !strings.Contains(log, "laptop line") || !strings.Contains(log, "desktop line") {
-		t.Fatalf("log.md did not merge as a union:\n%s", log)
+	if log := b.file(LogFile); !strings.Contains(log, "VPN drops SSH") || !strings.Contains(log, "Docker images") || !strings.Contains(log, "merge origin/main") {
+		t.Fatalf("log.md did not merge as a union with the merge journalled:\n%s", log)
+	}
+	if idx := b.file(IndexFile); !strings.Contains(idx, "VPN drops SSH") || !strings.Contains(idx, "Docker images") ||
+		!strings.Contains(idx, "wiki/entities/Laptop.md") || strings.Contains(idx, ".conflict-") {
+		t.Fatalf("index.md was not regenerated for the merged tree:\n%s", idx)
 	}
 	for _, p := range b.brain().conflictCopies() {
 		if !strings.HasPrefix(p, "wiki/concepts/Queues.conflict-") {

@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -186,13 +187,18 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			}
 		}
 	}
-	var paths []string
+	var paths, notes []string
 	for p := range touched {
-		paths = append(paths, p)
+		if !isDerived(p) {
+			notes = append(notes, p)
+		}
 	}
-	sort.Strings(paths)
-	if len(paths) > 0 {
-		st, err := g.run(ctx, append([]string{"status", "--porcelain", "--"}, paths...)...)
+	sort.Strings(notes)
+	// The catalogue and the journal change with every undo; the person's
+	// own edits to them do not block it.
+	paths = append(append(paths, notes...), derivedFiles...)
+	if len(notes) > 0 {
+		st, err := g.run(ctx, append([]string{"status", "--porcelain", "--"}, notes...)...)
 		if err != nil {
 			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 		}
@@ -227,6 +233,10 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	for _, l := range lines {
 		undoLines = append(undoLines, "undo "+l)
 	}
+	if err := b.rederiveAfterRevert(ctx, op, undoLines); err != nil {
+		abort()
+		return nil, err
+	}
 	msg := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
 		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops, Channel: c.Caller.Channel})
 	if _, err := g.run(ctx, append([]string{"commit", "-q", "--allow-empty", "-m", msg, "--"}, paths...)...); err != nil {
@@ -259,4 +269,43 @@ func nonNil(xs []string) []string {
 		return []string{}
 	}
 	return xs
+}
+
+// rederiveAfterRevert replaces what a revert made of index.md and log.md
+// (git merges them line by line) with the catalogue of the reverted tree
+// and HEAD's journal plus the undo's lines, and stages both. The caller
+// holds the lock; the index is still at HEAD.
+func (b *Brain) rederiveAfterRevert(ctx context.Context, op string, lines []string) error {
+	g := gitRunner{dir: b.Root}
+	out, err := g.run(ctx, "diff", "--cached", "--name-only", "--no-renames", "-z", "HEAD")
+	if err != nil {
+		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	var pending []change
+	for _, p := range strings.Split(out, "\x00") {
+		if p == "" || isDerived(p) {
+			continue
+		}
+		pending = append(pending, change{Path: p, Data: b.readRel(p)})
+	}
+	headLog, err := g.run(ctx, "show", "HEAD:"+LogFile)
+	if err != nil {
+		headLog = ""
+	}
+	if err := writeAtomic(filepath.Join(b.Root, LogFile), []byte(headLog)); err != nil {
+		return err
+	}
+	chs, err := b.derivedChanges(ctx, op, "undo", lines, pending)
+	if err != nil {
+		return err
+	}
+	for _, ch := range chs {
+		if err := writeAtomic(filepath.Join(b.Root, filepath.FromSlash(ch.Path)), ch.Data); err != nil {
+			return err
+		}
+	}
+	if _, err := g.run(ctx, append([]string{"add", "--"}, derivedFiles...)...); err != nil {
+		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	return nil
 }

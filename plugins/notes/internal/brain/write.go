@@ -170,6 +170,16 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
+	// index.md and log.md change in the write's own commit, so a
+	// checkout of any commit has a catalogue and journal that match it.
+	if err := b.freshLocked(ctx); err != nil {
+		return "", err
+	}
+	derived, err := b.derivedChanges(ctx, w.Op, w.Action, w.Lines, w.Changes)
+	if err != nil {
+		return "", err
+	}
+	w.Changes = append(w.Changes, derived...)
 	var paths []string
 	for _, ch := range w.Changes {
 		paths = append(paths, ch.Path)
@@ -220,6 +230,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
 	// The commit is in: from here on the journal only says "reindex".
+	b.unc.drop(paths...)
 	err = b.reindex(ctx, oldHead, head, paths)
 	crashPoint("index")
 	b.endJournal(j)
@@ -270,7 +281,11 @@ func writeAtomic(abs string, data []byte) error {
 // takes the write lock, which recovers interrupted writes, and rebuilds the
 // index under it, so a rebuild never races a writer's own index update.
 func (b *Brain) fresh(ctx context.Context) error {
-	if !b.hasJournals() {
+	// Hand edits made before this call reach the index first.
+	if err := b.catchUp(ctx); err != nil {
+		return err
+	}
+	if !b.hasJournals() && !b.forceRescan.Load() {
 		head, err := gitRunner{dir: b.Root}.headFast(ctx)
 		if err != nil {
 			return fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
@@ -295,7 +310,7 @@ func (b *Brain) freshLocked(ctx context.Context) error {
 	if err != nil {
 		return fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
 	}
-	if b.ix.Meta(ctx, "head") == head {
+	if b.ix.Meta(ctx, "head") == head && !b.forceRescan.Swap(false) {
 		return nil
 	}
 	return b.rebuildLocked(ctx, head)
@@ -344,6 +359,13 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 			files = append(files, p)
 		}
 	}
+	// A person's notes not yet in git are searchable too, marked
+	// uncommitted.
+	untracked, err := b.scanUncommitted(ctx)
+	if err != nil {
+		return err
+	}
+	files = append(files, untracked...)
 	jobs := make(chan string)
 	prepared := make(chan *index.Prepared, 64)
 	stop := make(chan struct{})
@@ -395,6 +417,13 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 	if err := batch.SetMeta(ctx, "head", head); err != nil {
 		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
+	hand := ""
+	if len(untracked) > 0 || b.unc.any() {
+		hand = "1"
+	}
+	if err := batch.SetMeta(ctx, handEditsMeta, hand); err != nil {
+		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
+	}
 	if err := batch.SetMeta(ctx, "scanned_at", b.stamp()); err != nil {
 		return fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
@@ -408,7 +437,7 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 // sync conflict copy is not (it would duplicate its note's id and title):
 // lint and status list the copies.
 func indexable(p string) bool {
-	return strings.HasSuffix(p, ".md") && p != IndexFile && !strings.HasPrefix(p, StateDir+"/") && !conflictCopy.MatchString(p)
+	return strings.HasSuffix(p, ".md") && !isDerived(p) && !strings.HasPrefix(p, StateDir+"/") && !conflictCopy.MatchString(p)
 }
 
 // reindex updates the index for paths after a commit moved HEAD from

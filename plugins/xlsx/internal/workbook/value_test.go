@@ -161,3 +161,39 @@ func FuzzFastDecimal(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendJSONStringEveryOffset puts each byte that needs a look (an
+// escape, a non-ASCII lead byte, an invalid byte) at every position of a
+// 24-byte plain run, so it falls in each lane of the eight-at-a-time scan,
+// and compares with encoding/json.
+func TestAppendJSONStringEveryOffset(t *testing.T) {
+	specials := []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", "\n", "\b", "\f", "\x7f", " ", "~", "é", "\u2028", "😀", "\xff", "\xc3"}
+	const plain = "abcdefghijklmnopqrstuvwx"
+	for _, sp := range specials {
+		for i := 0; i <= len(plain); i++ {
+			s := plain[:i] + sp + plain[i:]
+			want, err := json.Marshal(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := AppendJSONString(nil, s); string(got) != string(want) {
+				t.Errorf("%q: AppendJSONString = %s, encoding/json = %s", s, got, want)
+			}
+		}
+	}
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain text longer than eight", "a<b>&\"c\\d\x01\u2028😀\xff", "12345678\x7f12345678"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: AppendJSONString = %s, encoding/json = %s", s, got, want)
+		}
+	})
+}

@@ -1,0 +1,200 @@
+// Command mutants re-runs chosen mutants from a gremlins report against one
+// package's own tests, one at a time, in place: a fixed-seed random sample
+// of the runnable mutants (for a package whose suite is too slow to run them
+// all), or the mutants that lived (to show new tests now kill them).
+//
+// It applies the same token swaps as gremlins v0.6.0 for the operators
+// `make mutate` enables, restores every file it changed (also on Ctrl-C),
+// and prints one line per mutant and the efficacy (killed over killed plus
+// lived, as gremlins counts it). Usage (see testdata/mutate.md):
+//
+//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] PKG
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// swaps maps a gremlins mutant type to the operator it replaces and with what.
+var swaps = map[string]map[token.Token]token.Token{
+	"ARITHMETIC_BASE":       {token.ADD: token.SUB, token.MUL: token.QUO, token.QUO: token.MUL, token.REM: token.MUL, token.SUB: token.ADD},
+	"CONDITIONALS_BOUNDARY": {token.GEQ: token.GTR, token.GTR: token.GEQ, token.LEQ: token.LSS, token.LSS: token.LEQ},
+	"CONDITIONALS_NEGATION": {token.EQL: token.NEQ, token.GEQ: token.LSS, token.GTR: token.LEQ, token.LEQ: token.GTR,
+		token.LSS: token.GEQ, token.NEQ: token.EQL},
+	"INCREMENT_DECREMENT": {token.DEC: token.INC, token.INC: token.DEC},
+	"INVERT_LOGICAL":      {token.LAND: token.LOR, token.LOR: token.LAND},
+	"INVERT_NEGATIVES":    {token.SUB: token.ADD},
+}
+
+// report is the part of gremlins' `-o` JSON this command reads.
+type report struct {
+	Files []struct {
+		Name      string `json:"file_name"`
+		Mutations []struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+			Line   int    `json:"line"`
+			Column int    `json:"column"`
+		} `json:"mutations"`
+	} `json:"files"`
+}
+
+// mutant is one operator swap at a file position.
+type mutant struct {
+	file, kind string
+	line, col  int
+}
+
+func (m mutant) String() string { return fmt.Sprintf("%s %s:%d:%d", m.kind, m.file, m.line, m.col) }
+
+func main() {
+	reportPath := flag.String("report", "", "gremlins JSON report (unleash -o, or --dry-run -o for the runnable list)")
+	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
+	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
+	seed := flag.Uint64("seed", 1, "seed of the sample")
+	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT)")
+	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
+	flag.Parse()
+	if *reportPath == "" || flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: mutants -report R.json [-status S] [-sample N -seed S] ./PKG")
+		os.Exit(2)
+	}
+	ms, err := load(*reportPath, *status, flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		os.Exit(1)
+	}
+	if *sample > 0 && *sample < len(ms) {
+		r := rand.New(rand.NewPCG(*seed, *seed))
+		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		ms = ms[:*sample]
+		sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	counts := map[string]int{}
+	for _, m := range ms {
+		st, err := try(ctx, m, flag.Arg(0), *run, *timeout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		counts[st]++
+		fmt.Printf("%-10s %s\n", st, m)
+	}
+	k, l := counts["KILLED"], counts["LIVED"]
+	eff := 0.0
+	if k+l > 0 {
+		eff = 100 * float64(k) / float64(k+l)
+	}
+	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d; efficacy %.2f%%\n",
+		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], eff)
+}
+
+// load reads the report and keeps the mutants with the given status in
+// files of the package directory pkg.
+func load(path, status, pkg string) ([]mutant, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	var r report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read report %s: %w", path, err)
+	}
+	var ms []mutant
+	for _, f := range r.Files {
+		file := filepath.Join(pkg, filepath.Base(f.Name))
+		for _, m := range f.Mutations {
+			if m.Status == status {
+				ms = append(ms, mutant{file: file, kind: m.Type, line: m.Line, col: m.Column})
+			}
+		}
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("read report %s: no %s mutants in %s", path, status, pkg)
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
+	return ms, nil
+}
+
+// try applies m, runs the package's tests, restores the file and says
+// what became of the mutant.
+func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (string, error) {
+	orig, err := os.ReadFile(m.file)
+	if err != nil {
+		return "", fmt.Errorf("apply %s: %w", m, err)
+	}
+	mutated, err := apply(orig, m)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
+		return "", fmt.Errorf("apply %s: %w", m, err)
+	}
+	defer os.WriteFile(m.file, orig, 0o644)
+	tctx, cancel := context.WithTimeout(ctx, timeout+time.Minute) // go test's own -timeout ends it first
+	defer cancel()
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
+	if run != "" {
+		args = append(args, "-run", run)
+	}
+	cmd := exec.CommandContext(tctx, "go", append(args, pkg)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("run %s: interrupted", m)
+	case err == nil:
+		return "LIVED", nil
+	case errors.Is(tctx.Err(), context.DeadlineExceeded) || strings.Contains(out.String(), "panic: test timed out"):
+		return "TIMED OUT", nil
+	case strings.Contains(out.String(), "[build failed]") || strings.Contains(out.String(), "[setup failed]"):
+		return "NOT VIABLE", nil
+	}
+	return "KILLED", nil
+}
+
+// apply swaps the operator token at m's position, refusing a position
+// whose token the mutant type does not swap.
+func apply(src []byte, m mutant) ([]byte, error) {
+	fset := token.NewFileSet()
+	f := fset.AddFile(m.file, -1, len(src))
+	var s scanner.Scanner
+	s.Init(f, src, nil, 0)
+	for {
+		pos, tok, _ := s.Scan()
+		if tok == token.EOF {
+			return nil, fmt.Errorf("apply %s: no operator at that position", m)
+		}
+		p := fset.Position(pos)
+		if p.Line != m.line || p.Column != m.col {
+			continue
+		}
+		to, ok := swaps[m.kind][tok]
+		if !ok {
+			return nil, fmt.Errorf("apply %s: %s is not swapped by %s", m, tok, m.kind)
+		}
+		off := p.Offset
+		out := append([]byte{}, src[:off]...)
+		out = append(out, to.String()...)
+		return append(out, src[off+len(tok.String()):]...), nil
+	}
+}

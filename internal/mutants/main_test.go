@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestApply(t *testing.T) {
+	src := "package p\n\nfunc f(a, b int) bool { return a < b && -a != b+1 }\n"
+	tests := []struct {
+		name, kind string
+		col        int
+		want, err  string
+	}{
+		{"boundary", "CONDITIONALS_BOUNDARY", 34, "a <= b && -a != b+1", ""},
+		{"negation", "CONDITIONALS_NEGATION", 34, "a >= b && -a != b+1", ""},
+		{"logical", "INVERT_LOGICAL", 38, "a < b || -a != b+1", ""},
+		{"negatives", "INVERT_NEGATIVES", 41, "a < b && +a != b+1", ""},
+		{"negation of !=", "CONDITIONALS_NEGATION", 44, "a < b && -a == b+1", ""},
+		{"arithmetic", "ARITHMETIC_BASE", 48, "a < b && -a != b-1", ""},
+		{"wrong operator for the type", "INVERT_LOGICAL", 34, "", "< is not swapped by INVERT_LOGICAL"},
+		{"no token there", "CONDITIONALS_BOUNDARY", 35, "", "no operator at that position"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := apply([]byte(src), mutant{file: "p.go", kind: tt.kind, line: 3, col: tt.col})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("got %v, want an error with %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(got), "return "+tt.want+" }") {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
