@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz clean npm deploy-check
+.PHONY: proto all deps build host plugins python-gen test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -179,8 +179,20 @@ MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/int
 mutate:
 	@for p in $(MUTATE); do \
 		echo "== $$p"; \
-		$(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
+		nice -n 15 $(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
 	done
+
+# A fixed-seed random sample of one package's runnable mutants, each run
+# against that package's own tests (for suites too slow for a full run):
+# `make mutate-sample MUTATE_PKG=./host/internal/supervisor MUTATE_N=10`.
+# Run it in a clean checkout: mutants are applied in place (and restored).
+MUTATE_PKG  ?= ./host/internal/dispatch
+MUTATE_N    ?= 10
+MUTATE_SEED ?= 1
+mutate-sample:
+	@r=$$(mktemp -d)/dry.json; \
+	$(GO) run $(GREMLINS) unleash --dry-run --invert-logical -o $$r $(MUTATE_PKG) >/dev/null && \
+	nice -n 15 $(GO) run ./internal/mutants -report $$r -sample $(MUTATE_N) -seed $(MUTATE_SEED) -timeout 15m $(MUTATE_PKG)
 
 clean:
 	rm -rf bin

@@ -6,7 +6,11 @@
 // args, the same JSON and the same exit codes from either.
 package cli
 
-import "github.com/toolhost/toolhost/sdk/wire"
+import (
+	"fmt"
+
+	"github.com/toolhost/toolhost/sdk/wire"
+)
 
 // Exit codes of every command that runs an action.
 const (
@@ -41,3 +45,11 @@ func ExitCode(e *wire.Error) int {
 		return ExitFailure
 	}
 }
+
+// ExitCodeTable is the exit codes of `host call` and of a plugin's CLI
+// mode, for their --help.
+var ExitCodeTable = fmt.Sprintf("Exit codes (the same for `host call` and a plugin's CLI mode):\n"+
+	"  %d  the action ran and answered\n"+
+	"  %d  the action failed, or was refused when it ran (approval_required, not_ready, timeout, …)\n"+
+	"  %d  the command line was wrong: unknown tool, action or arg, a missing or mistyped arg (invalid_args, unknown_*)",
+	ExitOK, ExitFailure, ExitUsage)

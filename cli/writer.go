@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -42,12 +43,23 @@ type Writer struct {
 	// PreferMarkdown prints the Markdown rendering instead of the JSON
 	// when the plugin gave one.
 	PreferMarkdown bool
+	// Term, when set, is how to print for a person at a terminal (Detect):
+	// rendered results and errors when Term.Render, one progress line when
+	// Term.Spin. Nil is the plain output of today's scripts.
+	Term *Term
+
+	mu    sync.Mutex // guards the progress line
+	spins int        // progress events drawn; >0: a line is on screen
 }
 
 // Write prints r and returns the exit code: ExitOK, or ExitCode(r.Err).
 func (w *Writer) Write(r Result) int {
+	w.clearProgress()
 	if r.Err != nil {
 		return w.Fail(r.Err)
+	}
+	if w.Term != nil && w.Term.Render {
+		return w.render(r)
 	}
 	if w.PreferMarkdown && r.Markdown != "" {
 		if r.Stream != nil {
@@ -72,8 +84,51 @@ func (w *Writer) Write(r Result) int {
 // Fail prints the error envelope as {"error": {...}} on Out and returns its
 // exit code.
 func (w *Writer) Fail(e *wire.Error) int {
+	w.clearProgress()
+	if w.Term != nil && w.Term.Render {
+		w.Term.renderError(w.Out, e)
+		return ExitCode(e)
+	}
 	_ = w.JSON(map[string]any{"error": e})
 	return ExitCode(e)
+}
+
+// render prints a successful result for a person: the Markdown through
+// the terminal renderer when the plugin gave one, else the JSON as aligned
+// lines and tables. A streamed result is read whole first (a person reads
+// it on a screen, not a pipe).
+func (w *Writer) render(r Result) int {
+	if r.Markdown != "" {
+		if r.Stream != nil {
+			_ = r.Stream(io.Discard)
+		}
+		out, err := w.Term.markdown(r.Markdown)
+		if err != nil {
+			fmt.Fprintln(w.Out, r.Markdown)
+			return ExitOK
+		}
+		fmt.Fprint(w.Out, out)
+		return ExitOK
+	}
+	body := []byte(r.JSON)
+	if r.Stream != nil {
+		var buf bytes.Buffer
+		if err := r.Stream(&buf); err != nil {
+			var e *wire.Error
+			if !errors.As(err, &e) {
+				e = wire.Errorf(wire.CodeInternalError, "write the result: %v", err)
+			}
+			return w.Fail(e)
+		}
+		body = buf.Bytes()
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := w.Term.renderJSON(w.Out, body); err != nil {
+		return w.Fail(wire.Errorf(wire.CodeInternalError, "the result is not valid JSON: %v", err))
+	}
+	return ExitOK
 }
 
 // JSON prints v indented on Out; a json.RawMessage keeps its own key order.
@@ -96,13 +151,40 @@ func (w *Writer) JSON(v any) error {
 }
 
 // Progress prints one progress event on Err: "[done/total] message", or
-// "[done] message" when the total is unknown.
+// "[done] message" when the total is unknown, one line per event. With a
+// Term it is one line redrawn in place behind a spinner when stderr is a
+// terminal (Term.Spin), and nothing when it is not. It is safe to call
+// from any goroutine.
 func (w *Writer) Progress(done, total float64, message string) {
-	if total > 0 {
-		fmt.Fprintf(w.Err, "[%.0f/%.0f] %s\n", done, total, message)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.Term == nil:
+		fmt.Fprintln(w.Err, progressText(done, total, message))
+	case w.Term.Spin:
+		line := w.Term.progressLine(w.spins, done, total, message)
+		if w.Term.Dumb {
+			fmt.Fprintf(w.Err, "\r%-*s", w.Term.Width-1, line)
+		} else {
+			fmt.Fprintf(w.Err, "\r\x1b[K%s", line)
+		}
+		w.spins++
+	}
+}
+
+// clearProgress wipes the progress line before the result is printed.
+func (w *Writer) clearProgress() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spins == 0 || w.Term == nil {
 		return
 	}
-	fmt.Fprintf(w.Err, "[%.0f] %s\n", done, message)
+	if w.Term.Dumb {
+		fmt.Fprintf(w.Err, "\r%*s\r", w.Term.Width-1, "")
+	} else {
+		fmt.Fprint(w.Err, "\r\x1b[K")
+	}
+	w.spins = 0
 }
 
 // stream runs a Result's Stream into Out through a buffer: on an error what

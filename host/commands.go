@@ -165,13 +165,15 @@ func newCallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm]",
 		Short: "Call a tool's action through the full host path (checker, gate, supervisor)",
-		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap)\n" +
-			"and prints its Markdown, or its JSON with --json; an error prints the error envelope.\n\n" + exitCodeTable,
+		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap).\n" +
+			"On a terminal it prints the result for a person (Markdown rendered, rows as tables, errors as\n" +
+			"sentences, one progress line); piped, or with --json, it prints the Markdown or JSON and the error\n" +
+			"envelope as scripts read them. NO_COLOR (or TERM=dumb) turns colour off.\n\n" + cli.ExitCodeTable,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
-			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON}
+			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON, Term: terminal(cmd, asJSON)}
 			snap := a.registry.Scan()
 			action := ""
 			if len(args) == 2 {
@@ -194,7 +196,7 @@ func newCallCmd() *cobra.Command {
 				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: dispatch.ChannelTerminal}},
 				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
 			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
-			if out.Code() == wire.CodeApprovalRequired && !confirm {
+			if out.Code() == wire.CodeApprovalRequired && !confirm && !w.Term.Render {
 				fmt.Fprintln(w.Err, "this action is irreversible: run it again with --confirm if you mean it")
 			}
 			if code != cli.ExitOK {
@@ -203,7 +205,9 @@ func newCallCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.ValidArgsFunction = completeToolAction
 	cmd.Flags().StringArrayVar(&argPairs, "arg", nil, "an arg as NAME=VALUE, typed by the manifest (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("arg", completeArgFlag)
 	cmd.Flags().StringVar(&argsJSON, "args", "", "all args as one JSON object")
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "confirm an irreversible action (as run_tool_confirmed)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON result even when the tool gave Markdown")
@@ -243,11 +247,12 @@ func newCapabilitiesCmd() *cobra.Command {
 			}
 			ans, env := discovery.Answer(a.registry.Scan(), q, a.capsMaxBytes)
 			if env != nil {
-				return exitCode((&cli.Writer{Out: cmd.OutOrStdout()}).Fail(env))
+				return exitCode((&cli.Writer{Out: cmd.OutOrStdout(), Term: terminal(cmd, false)}).Fail(env))
 			}
 			return writeJSON(cmd.OutOrStdout(), ans)
 		},
 	}
+	cmd.ValidArgsFunction = completeCapabilities
 	cmd.Flags().StringVar(&q.Search, "search", "", "find actions matching these words")
 	cmd.Flags().StringVar(&q.Kind, "kind", "", "only tool, agent or skill")
 	return cmd
@@ -255,9 +260,10 @@ func newCapabilitiesCmd() *cobra.Command {
 
 func newSkillCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "skill NAME",
-		Short: "Print a skill's Markdown, as get_skill answers it",
-		Args:  cobra.ExactArgs(1),
+		Use:               "skill NAME",
+		Short:             "Print a skill's Markdown, as get_skill answers it",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSkill,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
@@ -339,11 +345,3 @@ func firstLine(s string) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
-
-// exitCodeTable is the exit codes of `host call` and of a plugin's CLI
-// mode (one table, in package cli), for --help.
-var exitCodeTable = fmt.Sprintf("Exit codes (the same in a plugin's CLI mode):\n"+
-	"  %d  the action ran and answered\n"+
-	"  %d  the action failed, or was refused when it ran (approval_required, not_ready, timeout, …)\n"+
-	"  %d  the command line was wrong: unknown tool, action or arg, a missing or mistyped arg (invalid_args, unknown_*)",
-	cli.ExitOK, cli.ExitFailure, cli.ExitUsage)

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"crypto/rand"
 	"fmt"
 	"os"
@@ -53,5 +54,50 @@ func BenchmarkRunCopyCheck(b *testing.B) {
 	if per["stat-cache"] > 0 {
 		b.Logf("check before launch: stat cache %v, reading every byte %v: %.0fx faster", per["stat-cache"], per["read-all"],
 			float64(per["read-all"])/float64(per["stat-cache"]))
+	}
+}
+
+// BenchmarkStartScan times the scan `host serve` starts with
+// (VerifyAtLaunch, a fresh registry, a hash cache that has seen nothing)
+// over 50 approved plugin folders, each with notes' own manifest (the
+// largest shipped) and a 20 MB binary, against the same over one folder,
+// and reports the ratio: the share of the start the plugin count adds.
+func BenchmarkStartScan(b *testing.B) {
+	manifest, err := os.ReadFile(filepath.Join("..", "plugins", "notes", "tool.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	big := make([]byte, 20<<20)
+	rand.Read(big)
+	per := map[int]time.Duration{}
+	for _, n := range []int{1, 50} {
+		base := b.TempDir()
+		root := filepath.Join(base, "plugins")
+		for i := range n {
+			dir := filepath.Join(root, fmt.Sprintf("b%02d", i))
+			os.MkdirAll(dir, 0o755)
+			m := bytes.Replace(manifest, []byte("name: notes"), fmt.Appendf(nil, "name: b%02d", i), 1)
+			m = bytes.ReplaceAll(m, []byte("notes://"), fmt.Appendf(nil, "b%02d://", i))
+			os.WriteFile(filepath.Join(dir, "tool.yaml"), m, 0o644)
+			os.WriteFile(filepath.Join(dir, "notes"), big, 0o755)
+		}
+		opts := Options{PluginDirs: []string{root}, RequireApproval: true, StateDir: filepath.Join(base, "state"),
+			RunDir: filepath.Join(base, "run"), Getenv: func(string) string { return "x" }}
+		if _, err := New(opts).Approve(nil, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		opts.VerifyAtLaunch = true
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			start := time.Now()
+			for b.Loop() {
+				if snap := New(opts).Scan(); len(snap.Tools) != n || !snap.Tools[0].Ready {
+					b.Fatalf("scan: %d tools, want %d ready: %+v %+v", len(snap.Tools), n, snap.Tools, snap.Broken)
+				}
+			}
+			per[n] = time.Since(start) / time.Duration(b.N)
+		})
+	}
+	if per[1] > 0 && per[50] > 0 {
+		fmt.Printf("start scan: 50 plugins %v, 1 plugin %v: %.1f× (the load of the machine moves both)\n", per[50], per[1], float64(per[50])/float64(per[1]))
 	}
 }

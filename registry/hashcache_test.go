@@ -99,3 +99,18 @@ func TestHashCacheFileWithoutEntries(t *testing.T) {
 		t.Fatalf("after save: got %s", s)
 	}
 }
+
+// TestApprovalNeedsAKey: an approval signed with the empty key (anyone can
+// compute that MAC) never counts, even when the host has no key either.
+func TestApprovalNeedsAKey(t *testing.T) {
+	a := &Approval{Digest: "sha256:00"}
+	a.MAC = a.mac("alpha", nil)
+	if a.valid("alpha", nil) {
+		t.Fatal("an approval signed with the empty key was valid")
+	}
+	key := []byte("0123456789abcdef0123456789abcdef")
+	a.MAC = a.mac("alpha", key)
+	if !a.valid("alpha", key) || a.valid("beta", key) {
+		t.Fatal("a keyed approval: want valid for its name only")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -191,17 +192,53 @@ type parsedSkill struct {
 	err error
 }
 
-// parse returns the manifest in data, from the last scan when the bytes
-// are the same (a Manifest is never modified once parsed), and remembers
-// it in next.
-func (r *Registry) parse(path string, data []byte, sum [sha256.Size]byte, next map[string]parsedManifest) (*manifests.Manifest, error) {
-	p, ok := r.parsed[path]
-	if !ok || p.sum != sum {
-		p.sum = sum
-		p.m, p.err = manifests.ParseBytes(path, data)
+// manifestRead is one plugin folder's tool.yaml as a scan read it.
+type manifestRead struct {
+	dir, path string
+	// missing: the folder has no tool.yaml; readErr: it could not be read.
+	missing bool
+	readErr error
+	p       parsedManifest
+}
+
+// readManifests reads and parses the tool.yaml of each of dirs, in order,
+// up to GOMAXPROCS at once: parsing is most of a start's CPU. A manifest
+// whose bytes the last scan parsed is not parsed again.
+func (r *Registry) readManifests(dirs []string) []manifestRead {
+	out := make([]manifestRead, len(dirs))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, dir := range dirs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			out[i] = r.readManifest(dir)
+		}()
 	}
-	next[path] = p
-	return p.m, p.err
+	wg.Wait()
+	return out
+}
+
+// readManifest reads and parses dir's tool.yaml (r.parsed is only read).
+func (r *Registry) readManifest(dir string) manifestRead {
+	rm := manifestRead{dir: dir, path: filepath.Join(dir, manifests.FileName)}
+	data, err := os.ReadFile(rm.path)
+	rm.p.sum = sha256.Sum256(data)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		rm.missing = true
+	case err != nil:
+		rm.readErr = err
+	default:
+		if p, ok := r.parsed[rm.path]; ok && p.sum == rm.p.sum {
+			rm.p = p
+		} else {
+			rm.p.m, rm.p.err = manifests.ParseBytes(rm.path, data)
+		}
+	}
+	return rm
 }
 
 func (r *Registry) scan(lazy bool) *Snapshot {
@@ -233,24 +270,26 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 				lk.err = keyErr
 			}
 		}
+		var dirs []string
 		for _, e := range entries {
 			dir := filepath.Join(root, e.Name())
-			if !isDir(dir) {
+			if isDir(dir) {
+				skillDirs = append(skillDirs, dir)
+				dirs = append(dirs, dir)
+			}
+		}
+		for _, rm := range r.readManifests(dirs) {
+			if rm.missing {
 				continue
 			}
-			skillDirs = append(skillDirs, dir)
-			path := filepath.Join(dir, manifests.FileName)
-			data, err := os.ReadFile(path)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			sum := sha256.Sum256(data)
+			dir, path, sum := rm.dir, rm.path, rm.p.sum
 			fmt.Fprintf(digest, "manifest %s %x\n", path, sum)
-			if err != nil {
-				broken = append(broken, Broken{Path: path, Error: err.Error()})
+			if rm.readErr != nil {
+				broken = append(broken, Broken{Path: path, Error: rm.readErr.Error()})
 				continue
 			}
-			m, err := r.parse(path, data, sum, parsed)
+			parsed[path] = rm.p
+			m, err := rm.p.m, rm.p.err
 			if err != nil {
 				broken = append(broken, Broken{Path: path, Error: err.Error()})
 				continue

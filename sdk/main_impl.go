@@ -8,5 +8,5 @@ func mainImpl(p Plugin) {
 		serve(p)
 		os.Exit(0)
 	}
-	os.Exit(runCLI(p, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runCLI(p, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -84,7 +84,7 @@ func TestCLI(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := runCLIWith(context.Background(), greetPlugin(), m, tt.args, &out, &errOut)
+			code := runCLIWith(context.Background(), greetPlugin(), m, tt.args, nil, &out, &errOut, nil)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out.String(), errOut.String())
 			}

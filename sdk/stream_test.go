@@ -93,7 +93,7 @@ func TestStreamedResultCLI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			writes := 0
 			var out, errOut bytes.Buffer
-			code := runCLIWith(context.Background(), streamPlugin(&writes), m, tt.args, &out, &errOut)
+			code := runCLIWith(context.Background(), streamPlugin(&writes), m, tt.args, nil, &out, &errOut, nil)
 			if code != tt.code {
 				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out.String(), errOut.String())
 			}

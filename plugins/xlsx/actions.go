@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +16,6 @@ import (
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 	"github.com/toolhost/toolhost/sdk"
 )
-
-// defaultMaxResults is max-results when a call gives none (the host fills
-// tool.yaml's default; direct calls may not).
-const defaultMaxResults = 1000
 
 // openWorkbook resolves and opens a workbook, mapping failures to codes.
 func openWorkbook(p string) (*workbook.Workbook, error) {
@@ -364,22 +357,16 @@ type readSheetArgs struct {
 	Sheet      string `json:"sheet"`
 	MaxResults int    `json:"max-results"`
 	Offset     int    `json:"offset"`
-	SkipEmpty  *bool  `json:"skip-empty"`
+	SkipEmpty  bool   `json:"skip-empty"`
 	Formulas   bool   `json:"formulas"`
 }
 
 func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a readSheetArgs
+	var a readSheetArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
-	if a.MaxResults <= 0 {
-		a.MaxResults = defaultMaxResults
-	}
-	if a.Offset < 0 {
-		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
-	}
-	skipEmpty := a.SkipEmpty == nil || *a.SkipEmpty
+	skipEmpty := a.SkipEmpty
 	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
 		return nil, err
@@ -509,12 +496,11 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}
 	// Inline, the text need not grow past the byte budget: stop reading
 	// once it does.
-	var sb bytes.Buffer
-	var lines bytes.Buffer
-	if _, err := dumpText(ctx, w, a, &sb, func() (io.ReadWriter, error) { lines.Reset(); return &lines, nil }, req.Caller.MaxResultBytes); err != nil {
+	var m memDump
+	if _, err := dumpText(ctx, w, a, &m, req.Caller.MaxResultBytes); err != nil {
 		return nil, err
 	}
-	text := strings.TrimSuffix(sb.String(), "\n")
+	text := strings.TrimSuffix(string(m.b), "\n")
 	out := map[string]any{"characters": utf8.RuneCountInString(text)}
 	if lim := req.Caller.MaxResultBytes; lim > 0 && jsonLen(text) > lim-200 {
 		cut := text
@@ -531,70 +517,35 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	return &sdk.Result{Data: out}, nil
 }
 
-// dumpSaved streams the dump into a.Save: each sheet's lines go to a
-// scratch file (its header, which names the sheet's used range, is only
-// known at its end), the whole text to a second one, and the target is
-// created (never overwritten) and filled only once the workbook has been
-// read, so memory stays flat however large the workbook and a failed read
-// leaves no half-written file.
+// dumpSaved streams the dump into a.Save, writing each byte once: into a
+// new file in the target's folder that takes the target's name (never
+// overwriting) only once the whole workbook has been read, so memory stays
+// flat however large the workbook and a failed read leaves no
+// half-written file.
 func dumpSaved(ctx context.Context, w *workbook.Workbook, a dumpArgs) (*sdk.Result, error) {
-	scratch := func() (*os.File, error) {
-		f, err := os.CreateTemp("", "xlsx-dump-*")
-		if err != nil {
-			return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: scratch file: %v", a.Save, err)
-		}
-		os.Remove(f.Name()) // unlinked: it goes with its descriptor
-		return f, nil
-	}
-	text, err := scratch()
+	po, err := createPending(a.Save)
 	if err != nil {
 		return nil, err
 	}
-	defer text.Close()
-	lines, err := scratch()
+	d := newFileDump(po.File)
+	runes, err := dumpText(ctx, w, a, d, 0)
 	if err != nil {
+		po.abort()
 		return nil, err
 	}
-	defer lines.Close()
-	bw := bufio.NewWriterSize(text, 1<<20)
-	runes, err := dumpText(ctx, w, a, bw, func() (io.ReadWriter, error) {
-		if _, err := lines.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-		if err := lines.Truncate(0); err != nil {
-			return nil, err
-		}
-		return lines, nil
-	}, 0)
-	if err == nil {
-		err = bw.Flush()
-	}
+	// The text ends with its last line's newline, which is left out.
+	size, err := d.finish(1)
 	if err != nil {
-		return nil, err
-	}
-	size, err := text.Seek(0, io.SeekCurrent)
-	if err == nil {
-		_, err = text.Seek(0, io.SeekStart)
-	}
-	if err != nil {
-		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", a.Save, err)
+		po.abort()
+		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", po.target, err)
 	}
 	if size > 0 {
-		size-- // the last line's newline is left out
 		runes--
 	}
-	f, target, err := createOutput(a.Save)
-	if err != nil {
+	if err := po.commit(); err != nil {
 		return nil, err
 	}
-	if _, err := io.CopyN(f, text, size); err != nil {
-		f.Close()
-		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, sdk.Errorf(sdk.CodeInternalError, "save %s: %v", target, err)
-	}
-	return &sdk.Result{Data: map[string]any{"saved_to": target, "characters": runes}}, nil
+	return &sdk.Result{Data: map[string]any{"saved_to": po.target, "characters": runes}}, nil
 }
 
 // appendCellText appends cell j of a row as dump shows it: its value's
@@ -615,31 +566,22 @@ func appendCellText(dst []byte, r workbook.Row, j int) []byte {
 
 // dumpText writes the dump's text to out — the file and sheet list, then
 // each worksheet's header and its rows — and returns how many characters
-// it wrote. Each sheet's lines go first to the writer newLines gives (its
-// header names the used range, known at its end). With limit > 0 it stops
-// at the first sheet whose text passes limit bytes.
-func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writer, newLines func() (io.ReadWriter, error), limit int) (int, error) {
+// it wrote. A sheet's header names its used range, known at its end: out
+// puts it before the sheet's lines. With limit > 0 it stops at the first
+// sheet whose text passes limit bytes.
+func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut, limit int) (int, error) {
 	var names []string
 	for _, s := range w.Sheets {
 		if s.Type == "worksheet" {
 			names = append(names, s.Name)
 		}
 	}
-	written, runes := 0, 0
-	// put writes b; the characters of lines are counted as they are made
-	// (a chunk copied from the scratch file may split one).
-	put := func(b []byte, count bool) error {
-		written += len(b)
-		if count {
-			runes += utf8.RuneCount(b)
-		}
-		_, err := out.Write(b)
-		return err
-	}
 	ioErr := func(err error) error {
 		return sdk.Errorf(sdk.CodeInternalError, "dump %s: %v", a.Path, err)
 	}
-	if err := put([]byte("### FILE: "+a.Path+"\n### SHEETS: "+pyList(names)+"\n\n"), true); err != nil {
+	pre := "### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n"
+	written, runes := len(pre), utf8.RuneCountInString(pre)
+	if _, err := io.WriteString(out, pre); err != nil {
 		return 0, ioErr(err)
 	}
 	var line []byte
@@ -648,14 +590,15 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 		if sh.Type != "worksheet" {
 			continue
 		}
-		lines, err := newLines()
-		if err != nil {
+		if err := out.sheetStart(len(sheetHeader(sh.Name, ""))); err != nil {
 			return 0, ioErr(err)
 		}
-		lw := bufio.NewWriterSize(lines, 256<<10)
 		shown, size := 0, 0
 		over := false
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
+		opt := &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: func(ref string) {
+			out.guessHeader(len(sheetHeader(sh.Name, ref)))
+		}}
+		st, err := w.Stream(ctx, sh, opt, func(r workbook.Row) error {
 			line = append(line[:0], 'r')
 			line = strconv.AppendInt(line, int64(r.Num), 10)
 			line = append(line, ": "...)
@@ -671,8 +614,8 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 				line = fmt.Appendf(line, "... [truncated at %d non-empty rows]\n", a.MaxResults)
 			}
 			size += len(line)
-			runes += utf8.RuneCount(line)
-			if _, err := lw.Write(line); err != nil {
+			runes += workbook.RuneCount(line)
+			if _, err := out.Write(line); err != nil {
 				return err
 			}
 			if limit > 0 && written+size > limit {
@@ -690,45 +633,35 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out io.Writ
 			}
 			return 0, workbookError(a.Path, err)
 		}
-		dims := st.UsedRange
-		if dims == "" {
-			dims = "A1:A1"
-		}
-		if err := put(fmt.Appendf(nil, "\n===== SHEET: %s  (dims %s) =====\n", sh.Name, dims), true); err != nil {
-			return 0, ioErr(err)
-		}
 		if shown == 0 {
-			runes += len("(empty)\n")
-			if _, err := lw.Write([]byte("(empty)\n")); err != nil {
+			const empty = "(empty)\n"
+			size += len(empty)
+			runes += len(empty)
+			if _, err := io.WriteString(out, empty); err != nil {
 				return 0, ioErr(err)
 			}
 		}
-		if err := lw.Flush(); err != nil {
+		h := sheetHeader(sh.Name, st.UsedRange)
+		written += len(h) + size
+		runes += utf8.RuneCount(h)
+		if err := out.sheetHeader(h); err != nil {
 			return 0, ioErr(err)
-		}
-		if s, ok := lines.(io.Seeker); ok {
-			if _, err := s.Seek(0, io.SeekStart); err != nil {
-				return 0, ioErr(err)
-			}
-		}
-		buf := make([]byte, 256<<10)
-		for {
-			n, err := lines.Read(buf)
-			if n > 0 {
-				if err := put(buf[:n], false); err != nil {
-					return 0, ioErr(err)
-				}
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return 0, ioErr(err)
-			}
 		}
 		if over {
 			break
 		}
 	}
 	return runes, nil
+}
+
+// sheetHeader is the line before a sheet's rows in the dump; dims is its
+// used range ("A1:A1" when "", "A1" as "A1:A1").
+func sheetHeader(name, dims string) []byte {
+	switch {
+	case dims == "":
+		dims = "A1:A1"
+	case !strings.Contains(dims, ":"):
+		dims += ":" + dims
+	}
+	return fmt.Appendf(nil, "\n===== SHEET: %s  (dims %s) =====\n", name, dims)
 }

@@ -211,15 +211,9 @@ func headerKeys(cells []workbook.Value) ([]string, []renamedHeader) {
 }
 
 func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a recordsArgs
+	var a recordsArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
-	}
-	if a.MaxResults <= 0 {
-		a.MaxResults = defaultMaxResults
-	}
-	if a.Offset < 0 || a.HeaderRow < 0 {
-		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset and header-row must be 0 or more")
 	}
 	w, sh, err := openSheet(a.Path, a.Sheet)
 	if err != nil {
@@ -340,18 +334,12 @@ type match struct {
 }
 
 func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a searchArgs
+	var a searchArgs // the host checked the args and filled tool.yaml's defaults
 	if err := req.Bind(&a); err != nil {
 		return nil, err
 	}
 	if a.Query == "" {
 		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "query is required", NextStep: "pass --query with the text to find"}
-	}
-	if a.MaxResults <= 0 {
-		a.MaxResults = 100
-	}
-	if a.Offset < 0 {
-		return nil, sdk.Errorf(sdk.CodeInvalidArgs, "offset must be 0 or more, got %d", a.Offset)
 	}
 	w, err := openWorkbook(a.Path)
 	if err != nil {

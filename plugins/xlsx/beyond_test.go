@@ -221,7 +221,11 @@ func TestLongScansReportProgress(t *testing.T) {
 	p := filepath.Join(dir, "long.xlsx")
 	writeZip(t, p, minimalParts(sheet.String()))
 	for _, action := range []string{"list-sheets", "describe", "search"} {
-		req, err := sdk.NewRequest(action, map[string]any{"path": p, "query": "x"})
+		args := map[string]any{"path": p}
+		if action == "search" {
+			args["query"] = "x"
+		}
+		req, err := sdk.NewRequestFor(action, args)
 		if err != nil {
 			t.Fatal(err)
 		}

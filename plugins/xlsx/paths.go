@@ -105,8 +105,24 @@ func notAllowed(p string, roots []string) *sdk.Error {
 // telling of the attempts': exists, not found, permission, then
 // path_not_allowed.
 func openBeneath(abs string, roots []string, flag int, perm fs.FileMode) (*os.File, error) {
+	var f *os.File
+	err := beneath(abs, roots, flag&os.O_CREATE != 0, func(root *os.Root, rel string) error {
+		var err error
+		f, err = root.OpenFile(rel, flag, perm)
+		return err
+	})
+	return f, err
+}
+
+// beneath calls fn with the os.Root of the first allowed root that holds
+// abs and abs's name inside it, until fn succeeds; then with the root that
+// holds abs's resolved name, for paths that reach a root through symlinks
+// (for a new file, only its folder exists to be resolved). The root is
+// closed when fn returns. The error is fn's first of not-exist, exists or
+// permission, else errOutside.
+func beneath(abs string, roots []string, create bool, fn func(root *os.Root, rel string) error) error {
 	var errs []error
-	try := func(p string) *os.File {
+	try := func(p string) bool {
 		for _, r := range roots {
 			rel, ok := relUnder(r, p)
 			if !ok {
@@ -117,29 +133,27 @@ func openBeneath(abs string, roots []string, flag int, perm fs.FileMode) (*os.Fi
 				errs = append(errs, err)
 				continue
 			}
-			f, err := root.OpenFile(rel, flag, perm)
+			err = fn(root, rel)
 			root.Close()
 			if err == nil {
-				return f
+				return true
 			}
 			errs = append(errs, err)
 		}
+		return false
+	}
+	if try(abs) {
 		return nil
 	}
-	if f := try(abs); f != nil {
-		return f, nil
-	}
-	// The resolved name, for paths that reach a root through symlinks. For
-	// a new file, only its folder exists to be resolved.
 	real, err := filepath.EvalSymlinks(abs)
-	if err != nil && flag&os.O_CREATE != 0 {
+	if err != nil && create {
 		if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr == nil {
 			real, err = filepath.Join(dir, filepath.Base(abs)), nil
 		}
 	}
 	if err == nil && real != abs {
-		if f := try(real); f != nil {
-			return f, nil
+		if try(real) {
+			return nil
 		}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
@@ -147,11 +161,11 @@ func openBeneath(abs string, roots []string, flag int, perm fs.FileMode) (*os.Fi
 	for _, target := range []error{fs.ErrExist, fs.ErrNotExist, fs.ErrPermission} {
 		for _, e := range errs {
 			if errors.Is(e, target) {
-				return nil, e
+				return e
 			}
 		}
 	}
-	return nil, errOutside
+	return errOutside
 }
 
 // errOutside is openBeneath's answer when no root holds the path.
@@ -222,31 +236,4 @@ func workbooksIn(dir *os.File) []string {
 	}
 	slices.Sort(out)
 	return out[:min(len(out), 5)]
-}
-
-// createOutput creates a new file for dump's save beneath an allowed root
-// (opened through its os.Root, so no symlink leads outside); the file must
-// not exist yet: it is never overwritten, nor followed if it is a symlink.
-func createOutput(p string) (*os.File, string, error) {
-	abs, err := filepath.Abs(expandHome(p))
-	if err != nil {
-		return nil, "", sdk.Errorf(sdk.CodeInvalidArgs, "save %s: %v", p, err)
-	}
-	roots := allowedRoots()
-	f, err := openBeneath(abs, roots, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	switch {
-	case errors.Is(err, errOutside):
-		return nil, "", notAllowed(abs, roots)
-	case errors.Is(err, fs.ErrExist):
-		return nil, "", &sdk.Error{Code: codeAlreadyExists, Message: "file already exists: " + abs,
-			NextStep: "choose a new file name; dump never overwrites"}
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, "", &sdk.Error{Code: codeNotFound, Message: "folder of " + p + " does not exist",
-			NextStep: "save into an existing folder"}
-	case errors.Is(err, fs.ErrPermission):
-		return nil, "", sdk.Errorf(codePermissionDenied, "save %s: permission denied", abs)
-	case err != nil:
-		return nil, "", sdk.Errorf(sdk.CodeInternalError, "save %s: %v", abs, err)
-	}
-	return f, abs, nil
 }

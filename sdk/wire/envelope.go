@@ -21,6 +21,10 @@ type Error struct {
 	Schema     any            `json:"schema,omitempty"`
 	NextStep   string         `json:"next_step,omitempty"`
 	Details    map[string]any `json:"details,omitempty"`
+	// Next, when set, is the next step as data (NextStep is its MCP
+	// wording): the terminal words it as a command line. It stays in the
+	// process that made the error.
+	Next *Step `json:"-"`
 }
 
 // Error returns "code: message".

@@ -257,6 +257,18 @@ func render(v any, indent, unit string) (string, error) {
 	return string(b), nil
 }
 
+// topObject reads doc's top-level object: the offset of its opening brace
+// and its members.
+func topObject(doc []byte) (int, []member, error) {
+	p := &scanner{s: doc}
+	if err := p.skip(); err != nil {
+		return 0, nil, err
+	}
+	topOpen := p.i
+	top, _, err := p.object()
+	return topOpen, top, err
+}
+
 // Set makes doc's object under key hold name: value, changing nothing else
 // (comments, order and formatting are kept). It reports whether doc
 // changed: an equal entry already there leaves it as it is.
@@ -265,12 +277,7 @@ func Set(doc []byte, key, name string, value any) ([]byte, bool, error) {
 		v, err := render(map[string]any{key: map[string]any{name: value}}, "", "  ")
 		return []byte(v + "\n"), true, err
 	}
-	p := &scanner{s: doc}
-	if err := p.skip(); err != nil {
-		return nil, false, err
-	}
-	topOpen := p.i
-	top, _, err := p.object()
+	topOpen, top, err := topObject(doc)
 	if err != nil {
 		return nil, false, err
 	}
@@ -342,12 +349,7 @@ func Remove(doc []byte, key, name string) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return doc, false, nil
 	}
-	p := &scanner{s: doc}
-	if err := p.skip(); err != nil {
-		return nil, false, err
-	}
-	topOpen := p.i
-	top, _, err := p.object()
+	topOpen, top, err := topObject(doc)
 	if err != nil {
 		return nil, false, err
 	}

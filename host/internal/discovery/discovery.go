@@ -45,8 +45,8 @@ func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wi
 	}
 	switch {
 	case q.Action != "" && q.Name == "":
-		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: "action needs name: say which tool the action belongs to",
-			NextStep: fmt.Sprintf("call capabilities with {\"search\":%q} to find it", q.Action)}
+		return nil, (&wire.Error{Code: wire.CodeInvalidArgs, Message: "action needs name: say which tool the action belongs to"}).
+			WithNext(wire.Step{Run: wire.StepCapabilities, Args: map[string]any{"search": q.Action}, Why: "to find it"})
 	case q.Name != "" && q.Action != "":
 		return actionAnswer(snap, q)
 	case q.Name != "":
@@ -136,8 +136,8 @@ func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, 
 	for _, s := range snap.Skills {
 		names = append(names, s.Name)
 	}
-	return nil, nil, &wire.Error{Code: wire.CodeUnknownTool, Message: fmt.Sprintf("nothing named %q", q.Name),
-		DidYouMean: manifests.Suggest(q.Name, names), NextStep: "call capabilities with {} to list everything"}
+	return nil, nil, (&wire.Error{Code: wire.CodeUnknownTool, Message: fmt.Sprintf("nothing named %q", q.Name),
+		DidYouMean: manifests.Suggest(q.Name, names)}).WithNext(wire.Step{Run: wire.StepCapabilities, Why: "to list everything"})
 }
 
 func nameAnswer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wire.Error) {
@@ -190,15 +190,15 @@ func actionAnswer(snap *registry.Snapshot, q Query) (map[string]any, *wire.Error
 		return nil, env
 	}
 	if s != nil {
-		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; skills have no actions", q.Name),
-			NextStep: fmt.Sprintf("call get_skill with {\"name\":%q}", q.Name)}
+		return nil, (&wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; skills have no actions", q.Name)}).
+			WithNext(wire.Step{Run: wire.StepSkill, Tool: q.Name})
 	}
 	m := t.Manifest
 	a := m.Action(q.Action)
 	if a == nil {
-		return nil, &wire.Error{Code: wire.CodeUnknownAction, Message: fmt.Sprintf("%s has no action %q", m.Name, q.Action),
-			DidYouMean: manifests.Suggest(q.Action, m.ActionNames()),
-			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", m.Name)}
+		return nil, (&wire.Error{Code: wire.CodeUnknownAction, Message: fmt.Sprintf("%s has no action %q", m.Name, q.Action),
+			DidYouMean: manifests.Suggest(q.Action, m.ActionNames())}).
+			WithNext(wire.Step{Run: wire.StepCapabilities, Tool: m.Name, Why: "to list its actions"})
 	}
 	args := make([]map[string]any, 0, len(a.Args))
 	example := map[string]any{}

@@ -168,10 +168,10 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 				NextStep: fmt.Sprintf("fix %s (host check lists every problem), then approve the folder again", b.Path)})
 			return nil, nil, nil, &out
 		}
-		out := Fail(&wire.Error{Code: wire.CodeUnknownTool,
+		out := Fail((&wire.Error{Code: wire.CodeUnknownTool,
 			Message:    fmt.Sprintf("no %s named %q", kind, call.Name),
 			DidYouMean: suggestions,
-			NextStep:   "call capabilities with {} to list what is available"})
+		}).WithNext(wire.Step{Run: wire.StepCapabilities, Why: "to list what is available"}))
 		return nil, nil, nil, &out
 	}
 	if tool.Manifest.Kind != kind {
@@ -182,26 +182,26 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	name := call.Action
 	if name == "" {
 		if len(tool.Manifest.Actions) != 1 {
-			out := Fail(&wire.Error{Code: wire.CodeInvalidArgs,
+			out := Fail((&wire.Error{Code: wire.CodeInvalidArgs,
 				Message:    fmt.Sprintf("%s has %d actions: name one with action", call.Name, len(tool.Manifest.Actions)),
 				DidYouMean: tool.Manifest.ActionNames(),
-				NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to see them", call.Name)})
+			}).WithNext(wire.Step{Run: wire.StepCapabilities, Tool: call.Name, Why: "to see them"}))
 			return nil, nil, nil, &out
 		}
 		name = tool.Manifest.Actions[0].Name
 	}
 	action := tool.Manifest.Action(name)
 	if action == nil {
-		out := Fail(&wire.Error{Code: wire.CodeUnknownAction,
+		out := Fail((&wire.Error{Code: wire.CodeUnknownAction,
 			Message:    fmt.Sprintf("%s has no action %q", call.Name, name),
 			DidYouMean: manifests.Suggest(name, tool.Manifest.ActionNames()),
-			NextStep:   fmt.Sprintf("call capabilities with {\"name\":%q} to list its actions", call.Name)})
+		}).WithNext(wire.Step{Run: wire.StepCapabilities, Tool: call.Name, Why: "to list its actions"}))
 		return nil, nil, nil, &out
 	}
 	args, err := action.Check(call.Args)
 	if err != nil {
-		env := &wire.Error{Code: wire.CodeInvalidArgs, Message: err.Error(),
-			NextStep: fmt.Sprintf("call capabilities with {\"name\":%q,\"action\":%q} for the args", call.Name, name)}
+		env := (&wire.Error{Code: wire.CodeInvalidArgs, Message: err.Error()}).
+			WithNext(wire.Step{Run: wire.StepCapabilities, Tool: call.Name, Action: name, Why: "for the args"})
 		if ae, ok := err.(*manifests.ArgError); ok {
 			env.Message = fmt.Sprintf("%s %s: %s", call.Name, name, ae.Message)
 			env.DidYouMean = ae.DidYouMean

@@ -40,5 +40,6 @@ func Check(m *manifests.Manifest, a *manifests.Action, confirmed, deny bool, twi
 	}
 	return &wire.Error{Code: wire.CodeApprovalRequired,
 		Message:  fmt.Sprintf("%s %s is irreversible (%s): it needs the user's approval", m.Name, a.Name, why),
-		NextStep: fmt.Sprintf("show the user exactly what will happen and, only if they approve, call %s with the same arguments", twin)}
+		NextStep: fmt.Sprintf("show the user exactly what will happen and, only if they approve, call %s with the same arguments", twin),
+		Next:     &wire.Step{Run: wire.StepCall, Tool: m.Name, Action: a.Name, Confirm: true, Why: "if the user approves"}}
 }

@@ -58,16 +58,18 @@ var promptScripts = map[string]struct {
 		}},
 	"consolidate": {"Maintenance pass: merge repeated episodes and duplicates under a restore point.", "scope",
 		func(scope string) string {
-			s := ""
+			s, start := "", `{"action":"start"}`
 			if scope != "" {
 				s = fmt.Sprintf(" (scope %q)", scope)
+				raw, _ := json.Marshal(map[string]string{"action": "start", "scope": scope})
+				start = string(raw)
 			}
 			return "Consolidate the notes brain" + s + ".\n\n" +
-				"1. Call run_tool {\"tool\":\"notes\",\"action\":\"consolidate\",\"args\":{\"action\":\"start\"}}: it tags a restore point and returns the material " +
+				"1. Call run_tool {\"tool\":\"notes\",\"action\":\"consolidate\",\"args\":" + start + "}: it tags a restore point and returns the material " +
 				"(repeated episodes, near-duplicate pairs, lint findings) and a consolidation_id.\n" +
 				"2. Merge repeated episodes into durable memories with remember, and near-duplicates into one note (write-page, forget), " +
 				"passing the consolidation_id as session-handle on every write.\n" +
-				"3. Call consolidate with action finish and the consolidation_id: the pass becomes one commit, and undo {session: consolidation_id} reverts it whole."
+				"3. Call consolidate with action finish, consolidation-id and a title: the pass becomes one commit, and undo {session: consolidation_id} reverts it whole."
 		}},
 }
 

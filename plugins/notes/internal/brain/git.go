@@ -15,6 +15,8 @@ import (
 // and the system's git configuration, with a fixed identity.
 type gitRunner struct {
 	dir string
+	// env adds variables to git's environment (e.g. GIT_INDEX_FILE).
+	env []string
 }
 
 func gitEnv() []string {
@@ -45,7 +47,7 @@ func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
 	full := append([]string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}, args...)
 	cmd := exec.CommandContext(ctx, "git", full...)
 	cmd.Dir = g.dir
-	cmd.Env = gitEnv()
+	cmd.Env = append(gitEnv(), g.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb

@@ -181,6 +181,9 @@ func (s *Service) Plugin() sdk.Plugin {
 		"undo":         handle(s, (*Brain).Undo),
 		"ingest":       handle(s, (*Brain).Ingest),
 		"sync":         handle(s, func(b *Brain, ctx context.Context, c Call, _ noArgs) (*SyncResult, error) { return b.Sync(ctx, c) }),
+		"consolidate":  handle(s, (*Brain).Consolidate),
+		"recent":       handle(s, (*Brain).Recent),
+		"move":         handle(s, (*Brain).Move),
 	}}
 	// The MCP prompts and resources tool.yaml declares (content.go).
 	p.Prompts, p.Resources = s.Prompts(), s.ReadResource

@@ -803,8 +803,57 @@ const mentionLimit = 2000
 
 // Lint reports problems by rule; it changes nothing.
 func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, error) {
+	on, err := lintRuleSet(a.Rules)
+	if err != nil {
+		return nil, err
+	}
+	if a.Limit == 0 {
+		a.Limit = 200
+	}
+	if a.Limit < 1 || a.Limit > 1000 {
+		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 1000.", "limit %d is out of range", a.Limit)
+	}
+	if err := b.fresh(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := b.ix.List(ctx, index.Filter{Scope: a.Scope})
+	if err != nil {
+		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
+	}
+	res := &LintResult{DataNotice: DataNotice, Findings: []Finding{}, Counts: map[string]int{"error": 0, "warning": 0, "info": 0}, ByRule: map[string]int{}, CheckedNotes: len(rows), Warnings: []Warning{}}
+	add := func(rule, path string, line int, msg, fix string, related ...string) {
+		if !on[rule] {
+			return
+		}
+		if related == nil {
+			related = []string{}
+		}
+		res.Findings = append(res.Findings, Finding{Rule: rule, Severity: LintRules[rule], Path: path, Line: line, Message: msg, Fix: fix, Related: related})
+	}
+	linked := b.lintLinks(ctx, add)
+	objects := b.lintNotes(rows, linked, add)
+	lintFacts(objects, add)
+	if on["conflict_copy"] {
+		b.lintConflictCopies(add)
+	}
+	if on["unlinked_mention"] {
+		if len(rows) > mentionLimit {
+			res.Warnings = append(res.Warnings, Warning{Code: "rule_skipped", Field: "unlinked_mention", Message: fmt.Sprintf("skipped: more than %d notes", mentionLimit)})
+		} else {
+			b.mentions(ctx, rows, add)
+		}
+	}
+	lintFinish(res, a.Limit, c.Caller.MaxResultBytes)
+	return res, nil
+}
+
+// addFinding records one lint finding when its rule is on.
+type addFinding func(rule, path string, line int, msg, fix string, related ...string)
+
+// lintRuleSet is the set of rules asked for (all when none).
+func lintRuleSet(rules []string) (map[string]bool, error) {
 	on := map[string]bool{}
-	for _, r := range a.Rules {
+	for _, r := range rules {
 		if _, ok := LintRules[r]; !ok {
 			names := make([]string, 0, len(LintRules))
 			for k := range LintRules {
@@ -820,30 +869,12 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 			on[r] = true
 		}
 	}
-	if a.Limit == 0 {
-		a.Limit = 200
-	}
-	if a.Limit < 1 || a.Limit > 1000 {
-		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 1000.", "limit %d is out of range", a.Limit)
-	}
-	if err := b.fresh(ctx); err != nil {
-		return nil, err
-	}
-	today := b.today()
-	rows, err := b.ix.List(ctx, index.Filter{Scope: a.Scope})
-	if err != nil {
-		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
-	}
-	res := &LintResult{DataNotice: DataNotice, Findings: []Finding{}, Counts: map[string]int{"error": 0, "warning": 0, "info": 0}, ByRule: map[string]int{}, CheckedNotes: len(rows), Warnings: []Warning{}}
-	add := func(rule, path string, line int, msg, fix string, related ...string) {
-		if !on[rule] {
-			return
-		}
-		if related == nil {
-			related = []string{}
-		}
-		res.Findings = append(res.Findings, Finding{Rule: rule, Severity: LintRules[rule], Path: path, Line: line, Message: msg, Fix: fix, Related: related})
-	}
+	return on, nil
+}
+
+// lintLinks reports broken links and returns the notes a link goes in or
+// out of.
+func (b *Brain) lintLinks(ctx context.Context, add addFinding) map[string]bool {
 	links, _ := b.ix.AllLinks(ctx)
 	linked := map[string]bool{}
 	for _, l := range links {
@@ -855,7 +886,16 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 			add("broken_link", l.From, b.fileLine(l.From, l.Line, l.Target), fmt.Sprintf("[[%s]] (%s) points to no note", l.Target, l.Type), "Create the note, fix the link's name, or remove it.")
 		}
 	}
-	type factKey struct{ s, p, scope string }
+	return linked
+}
+
+// factKey groups current facts by subject, predicate and scope.
+type factKey struct{ s, p, scope string }
+
+// lintNotes runs the per-note rules and returns the current facts grouped
+// for the contradiction rule.
+func (b *Brain) lintNotes(rows []index.Row, linked map[string]bool, add addFinding) map[factKey][]index.Row {
+	today := b.today()
 	objects := map[factKey][]index.Row{}
 	for _, r := range rows {
 		if r.FMError != "" {
@@ -887,6 +927,12 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 			add("orphan_note", r.Path, 1, "no link goes in or out", "Link it from a related note, or relate it.")
 		}
 	}
+	return objects
+}
+
+// lintFacts reports current facts that give one subject and predicate
+// different objects.
+func lintFacts(objects map[factKey][]index.Row, add addFinding) {
 	for _, group := range objects {
 		distinct := map[string]bool{}
 		for _, r := range group {
@@ -901,20 +947,20 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 				"Supersede the wrong one with remember (resolution supersede:<id>).", rel...)
 		}
 	}
-	if on["conflict_copy"] {
-		for _, cp := range b.conflictCopies() {
-			orig := conflictCopy.ReplaceAllString(cp, ".md")
-			add("conflict_copy", cp, 1, "a sync conflict copy is waiting: this machine's version of "+orig+" when another machine changed it too",
-				"Merge what it adds into "+orig+", then delete the copy.", orig)
-		}
+}
+
+// lintConflictCopies reports the sync conflict copies in the brain.
+func (b *Brain) lintConflictCopies(add addFinding) {
+	for _, cp := range b.conflictCopies() {
+		orig := conflictCopy.ReplaceAllString(cp, ".md")
+		add("conflict_copy", cp, 1, "a sync conflict copy is waiting: this machine's version of "+orig+" when another machine changed it too",
+			"Merge what it adds into "+orig+", then delete the copy.", orig)
 	}
-	if on["unlinked_mention"] {
-		if len(rows) > mentionLimit {
-			res.Warnings = append(res.Warnings, Warning{Code: "rule_skipped", Field: "unlinked_mention", Message: fmt.Sprintf("skipped: more than %d notes", mentionLimit)})
-		} else {
-			b.mentions(ctx, rows, add)
-		}
-	}
+}
+
+// lintFinish orders the findings, counts them and cuts them to limit and
+// to the caller's byte budget.
+func lintFinish(res *LintResult, limit, maxBytes int) {
 	sevRank := map[string]int{"error": 0, "warning": 1, "info": 2}
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		fi, fj := res.Findings[i], res.Findings[j]
@@ -931,14 +977,14 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 		res.ByRule[f.Rule]++
 	}
 	res.Total = len(res.Findings)
-	if len(res.Findings) > a.Limit {
-		res.Findings, res.Truncated = res.Findings[:a.Limit], true
+	if len(res.Findings) > limit {
+		res.Findings, res.Truncated = res.Findings[:limit], true
 	}
 	res.NextStep = "Fix what is safe (broken links, orphans); ask the user about the rest."
 	if res.Total == 0 {
 		res.NextStep = "No findings."
 	}
-	if max := c.Caller.MaxResultBytes; max > 0 {
+	if max := maxBytes; max > 0 {
 		for len(res.Findings) > 0 && jsonLen(res) > max {
 			res.Findings, res.Truncated = res.Findings[:len(res.Findings)*3/4], true
 		}
@@ -946,7 +992,6 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 	if res.Truncated {
 		res.NextStep = fmt.Sprintf("Showing %d of %d findings; narrow with rules, scope or limit.", len(res.Findings), res.Total)
 	}
-	return res, nil
 }
 
 func (b *Brain) mentions(ctx context.Context, rows []index.Row, add func(rule, path string, line int, msg, fix string, related ...string)) {

@@ -86,7 +86,7 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 		a.Mode = "auto"
 	}
 	res := &SearchResult{DataNotice: DataNotice, Query: a.Query, ModeRequested: a.Mode, ModeUsed: "keyword",
-		ModeReason: "search by meaning is not available in this plugin (no embedding model installs from the registries it reaches); keyword search is used: stemmed words and their synonyms, BM25", Warnings: []Warning{}, AsOf: a.AsOf, Related: []Related{}}
+		ModeReason: "search by meaning is not built in this plugin (the plugin README says which models were measured); keyword search is used: stemmed words and their synonyms, BM25", Warnings: []Warning{}, AsOf: a.AsOf, Related: []Related{}}
 	switch a.Mode {
 	case "keyword":
 	case "auto", "semantic", "hybrid":

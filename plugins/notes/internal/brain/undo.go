@@ -66,6 +66,35 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
+	undone := undoneOps(entries)
+	targets, reasons, err := undoTargets(entries, undone, a)
+	if err != nil {
+		return nil, err
+	}
+	if reasons, err = undoReasons(targets, reasons); err != nil {
+		return nil, err
+	}
+	res, lines, ops := undoSummary(targets)
+	head, err := g.headFast(ctx)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+	}
+	summary := fmt.Sprintf("Undo %d operation(s): %s.", len(ops), strings.Join(ops, ", "))
+	conf, approved, err := b.confirm(c, "undo", head, reasons, summary)
+	if err != nil {
+		return nil, err
+	}
+	if conf != nil {
+		res.Confirmation, res.NextStep = conf, conf.NextStep
+		return res, nil
+	}
+	op := newID()
+	return b.revertOps(ctx, c, res, targets, op, ops, lines, head, approved)
+}
+
+// undoneOps walks the log newest to oldest and returns the ops an active
+// undo reverted.
+func undoneOps(entries []logEntry) map[string]bool {
 	// Walk newest to oldest: an undo commit that is itself undone does not
 	// count; one that is active marks the ops it reverted as undone.
 	undone := map[string]bool{}
@@ -77,6 +106,13 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			undone[u] = true
 		}
 	}
+	return undone
+}
+
+// undoTargets picks the commits to revert: the op named, every active op
+// of the session, or the last agent op; reasons gets why it needs
+// confirmation.
+func undoTargets(entries []logEntry, undone map[string]bool, a UndoArgs) ([]logEntry, []string, error) {
 	var targets []logEntry
 	var reasons []string
 	switch {
@@ -89,16 +125,16 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			}
 		}
 		if len(targets) == 0 {
-			return nil, fail(CodeNotFound, "Use the op a write returned, or status to see recent operations.", "no operation %q", a.Op)
+			return nil, nil, fail(CodeNotFound, "Use the op a write returned, or status to see recent operations.", "no operation %q", a.Op)
 		}
 		if len(matches) > 1 {
-			return nil, fail(CodeInvalidArgument, "Give more of the op id.", "%q matches %d operations", a.Op, len(matches))
+			return nil, nil, fail(CodeInvalidArgument, "Give more of the op id.", "%q matches %d operations", a.Op, len(matches))
 		}
 		if targets[0].Trailer.Op != a.Op {
 			reasons = append(reasons, "the op was given by the start of its id only")
 		}
 		if undone[targets[0].Trailer.Op] {
-			return nil, fail(CodeAlreadyUndone, "Nothing to do; to redo it, undo the undo.", "operation %s was already undone", targets[0].Trailer.Op)
+			return nil, nil, fail(CodeAlreadyUndone, "Nothing to do; to redo it, undo the undo.", "operation %s was already undone", targets[0].Trailer.Op)
 		}
 	case a.Session != "":
 		seen := false
@@ -114,10 +150,10 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			}
 		}
 		if !seen {
-			return nil, fail(CodeNotFound, "Pass the full session_handle recall returned.", "no operation belongs to session %q", a.Session)
+			return nil, nil, fail(CodeNotFound, "Pass the full session_handle recall returned.", "no operation belongs to session %q", a.Session)
 		}
 		if len(targets) == 0 {
-			return nil, fail(CodeAlreadyUndone, "Nothing to do.", "every operation of session %s was already undone", a.Session)
+			return nil, nil, fail(CodeAlreadyUndone, "Nothing to do.", "every operation of session %s was already undone", a.Session)
 		}
 	default:
 		for _, e := range entries {
@@ -127,9 +163,15 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			}
 		}
 		if len(targets) == 0 {
-			return nil, fail(CodeNothingToUndo, "There is no agent operation left to undo.", "nothing to undo")
+			return nil, nil, fail(CodeNothingToUndo, "There is no agent operation left to undo.", "nothing to undo")
 		}
 	}
+	return targets, reasons, nil
+}
+
+// undoReasons refuses the brain's first commit and adds the reason a
+// user's op needs confirmation.
+func undoReasons(targets []logEntry, reasons []string) ([]string, error) {
 	for _, t := range targets {
 		if t.Trailer.Action == "init" {
 			return nil, fail(CodeInvalidArgument, "The brain's first commit cannot be undone.", "operation %s created the brain", t.Trailer.Op)
@@ -139,6 +181,12 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			break
 		}
 	}
+	return reasons, nil
+}
+
+// undoSummary is the result's list of what is undone, the change lines
+// and the distinct ops.
+func undoSummary(targets []logEntry) (*UndoResult, []string, []string) {
 	res := &UndoResult{DataNotice: DataNotice, Warnings: []Warning{}, Undone: []Undone{}, ChangedPaths: []string{}}
 	var lines []string
 	ops := []string{}
@@ -151,20 +199,13 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 			ops = append(ops, t.Trailer.Op)
 		}
 	}
-	head, err := g.headFast(ctx)
-	if err != nil {
-		return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
-	}
-	summary := fmt.Sprintf("Undo %d operation(s): %s.", len(ops), strings.Join(ops, ", "))
-	conf, approved, err := b.confirm(c, "undo", head, reasons, summary)
-	if err != nil {
-		return nil, err
-	}
-	if conf != nil {
-		res.Confirmation, res.NextStep = conf, conf.NextStep
-		return res, nil
-	}
-	op := newID()
+	return res, lines, ops
+}
+
+// revertOps reverts targets as one commit under the lock, with index.md
+// and log.md rederived, and updates the index.
+func (b *Brain) revertOps(ctx context.Context, c Call, res *UndoResult, targets []logEntry, op string, ops, lines []string, head string, approved bool) (*UndoResult, error) {
+	g := gitRunner{dir: b.Root}
 	unlock, err := b.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -173,39 +214,9 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	if now, err := g.headFast(ctx); err != nil || now != head {
 		return nil, fail(CodeConflict, "Call undo again.", "the brain changed while the undo was prepared; nothing was changed")
 	}
-	// The paths the reverted commits touched: they must have no uncommitted
-	// changes, and the undo commits only them.
-	touched := map[string]bool{}
-	for _, t := range targets {
-		out, err := g.run(ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-z", t.Commit)
-		if err != nil {
-			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
-		}
-		for _, p := range strings.Split(out, "\x00") {
-			if p != "" {
-				touched[p] = true
-			}
-		}
-	}
-	var paths, notes []string
-	for p := range touched {
-		if !isDerived(p) {
-			notes = append(notes, p)
-		}
-	}
-	sort.Strings(notes)
-	// The catalogue and the journal change with every undo; the person's
-	// own edits to them do not block it.
-	paths = append(append(paths, notes...), derivedFiles...)
-	if len(notes) > 0 {
-		st, err := g.run(ctx, append([]string{"status", "--porcelain", "--"}, notes...)...)
-		if err != nil {
-			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
-		}
-		if strings.TrimSpace(st) != "" {
-			return nil, fail(CodeConflict, "Commit or discard the uncommitted changes to those notes first.",
-				"notes the undo would change have uncommitted changes; nothing was changed")
-		}
+	paths, err := b.undoPaths(ctx, targets)
+	if err != nil {
+		return nil, err
 	}
 	j, err := b.beginJournal(op, "undo", head, paths, nil)
 	if err != nil {
@@ -262,6 +273,48 @@ func (b *Brain) Undo(ctx context.Context, c Call, a UndoArgs) (*UndoResult, erro
 	res.ChangedPaths = nonNil(changed)
 	res.NextStep = fmt.Sprintf("To redo, undo this undo: undo({ op: %q }).", op)
 	return res, nil
+}
+
+// undoPaths lists the paths the reverted commits touched (index.md and
+// log.md always): the notes among them must have no uncommitted changes,
+// and the undo commits only them.
+func (b *Brain) undoPaths(ctx context.Context, targets []logEntry) ([]string, error) {
+	g := gitRunner{dir: b.Root}
+	// The paths the reverted commits touched: they must have no uncommitted
+	// changes, and the undo commits only them.
+	touched := map[string]bool{}
+	for _, t := range targets {
+		out, err := g.run(ctx, "diff-tree", "--no-commit-id", "--name-only", "--no-renames", "-r", "-z", t.Commit)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+		}
+		for _, p := range strings.Split(out, "\x00") {
+			if p != "" {
+				touched[p] = true
+			}
+		}
+	}
+	var paths, notes []string
+	for p := range touched {
+		if !isDerived(p) {
+			notes = append(notes, p)
+		}
+	}
+	sort.Strings(notes)
+	// The catalogue and the journal change with every undo; the person's
+	// own edits to them do not block it.
+	paths = append(append(paths, notes...), derivedFiles...)
+	if len(notes) > 0 {
+		st, err := g.run(ctx, append([]string{"status", "--porcelain", "--"}, notes...)...)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+		}
+		if strings.TrimSpace(st) != "" {
+			return nil, fail(CodeConflict, "Commit or discard the uncommitted changes to those notes first.",
+				"notes the undo would change have uncommitted changes; nothing was changed")
+		}
+	}
+	return paths, nil
 }
 
 func nonNil(xs []string) []string {

@@ -240,6 +240,11 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	return head, nil
 }
 
+// sdkLogError logs a failure to put back a failed write.
+func sdkLogError(msg, op string, err error) {
+	sdk.Logger().Error(msg, "op", op, "err", err)
+}
+
 func prefixLines(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {

@@ -49,9 +49,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 		// Eight bytes at a time while none of them needs a look: long
 		// text is mostly such runs, and this is where read-sheet spends
 		// its time on a sheet of long strings.
-		for i+8 <= len(s) && plain8(s[i:i+8]) {
-			i += 8
-		}
+		i = plainWords(s, i)
 		if i >= len(s) {
 			break
 		}
@@ -103,31 +101,64 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// Masks for plain8: 0x01 and 0x80 in each of a word's eight bytes.
+// Masks for plainWords: 0x01 and 0x80 in each of a word's eight bytes.
 const (
 	lanes01 = 0x0101010101010101
 	lanes80 = 0x8080808080808080
 )
 
-// plain8 reports whether none of the 8 bytes of s needs escaping or UTF-8
-// decoding: all are ASCII, none is a control character, '"', '\\', '<',
-// '>' or '&'. It tests all eight at once (a byte is zero after XOR with c
-// exactly when it equals c, and (x-0x01…)&^x&0x80… is non-zero exactly
-// when x holds a zero byte); s must be 8 bytes long.
-func plain8(s string) bool {
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	bad := w & lanes80                       // not ASCII
-	bad |= (w - 0x20*lanes01) & ^w & lanes80 // below 0x20
-	bad |= hasZero(w ^ '"'*lanes01)          // '"'
-	bad |= hasZero(w ^ '\\'*lanes01)         // '\\'
-	bad |= hasZero(w ^ '<'*lanes01)          // '<'
-	bad |= hasZero(w ^ '>'*lanes01)          // '>'
-	bad |= hasZero(w ^ '&'*lanes01)          // '&'
-	return bad == 0
+// plainWords returns the first index from i, stepping eight bytes at a
+// time, whose eight bytes do not all pass without a look. A byte needs one
+// when it is not ASCII, a control character, '"' or '&' (0x22, 0x26: equal
+// but for bit 2), '<' or '>' (0x3c, 0x3e: equal but for bit 1), or '\\'.
+// The word is tested at once: a byte is zero after XOR with c exactly when
+// it equals c, and (x-0x01…)&^x has a high bit set exactly when x holds a
+// zero byte (likewise x-0x20… for a byte below 0x20).
+func plainWords(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		quoteAmp := (w ^ '"'*lanes01) &^ (0x04 * lanes01)
+		angle := (w ^ '<'*lanes01) &^ (0x02 * lanes01)
+		backslash := w ^ '\\'*lanes01
+		bad := w | (w-0x20*lanes01)&^w |
+			(quoteAmp-lanes01)&^quoteAmp | (angle-lanes01)&^angle | (backslash-lanes01)&^backslash
+		if bad&lanes80 != 0 {
+			return i
+		}
+	}
+	return i
 }
 
-// hasZero is non-zero exactly when some byte of x is zero.
-func hasZero(x uint64) uint64 {
-	return (x - lanes01) & ^x & lanes80
+// RuneCount is utf8.RuneCount, eight bytes at a time through ASCII text
+// (utf8.RuneCount steps byte by byte; dump counts every character it
+// writes).
+func RuneCount(b []byte) int {
+	n := 0
+	for len(b) > 0 {
+		i := 0
+		for ; i+8 <= len(b); i += 8 {
+			c := b[i : i+8]
+			w := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |
+				uint64(c[4])<<32 | uint64(c[5])<<40 | uint64(c[6])<<48 | uint64(c[7])<<56
+			if w&lanes80 != 0 {
+				break
+			}
+		}
+		n += i
+		b = b[i:]
+		if len(b) == 0 {
+			break
+		}
+		if b[0] < utf8.RuneSelf {
+			n++
+			b = b[1:]
+			continue
+		}
+		_, size := utf8.DecodeRune(b)
+		n++
+		b = b[size:]
+	}
+	return n
 }

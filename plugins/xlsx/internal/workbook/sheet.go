@@ -76,6 +76,9 @@ type StreamOptions struct {
 	// reuses, sparing an allocation per cell: use Value.Owned for what is
 	// kept beyond the callback.
 	Borrow bool
+	// Dimension, when set, is called with the sheet's <dimension ref>
+	// claim as soon as it is read, before the first row.
+	Dimension func(ref string)
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -147,7 +150,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // streamFrom parses worksheet XML from r.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, borrow: o.Borrow, fn: fn, st: &st}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -173,6 +176,7 @@ type sheetParser struct {
 	formulas  bool
 	fn        func(Row) error
 	st        *Stats
+	dimension func(ref string)
 
 	depth              int
 	rowNum, colCounter int
@@ -292,6 +296,9 @@ func (p *sheetParser) start() error {
 	switch string(s.name) {
 	case "dimension":
 		p.st.Dimension = string(s.attr("ref"))
+		if p.dimension != nil {
+			p.dimension(p.st.Dimension)
+		}
 	case "sheetData":
 		p.inSheetData = true
 	case "row":

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestPyRepr(t *testing.T) {
@@ -194,6 +195,17 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		if got := AppendJSONString(nil, s); string(got) != string(want) {
 			t.Errorf("%q: AppendJSONString = %s, encoding/json = %s", s, got, want)
+		}
+	})
+}
+
+func FuzzRuneCount(f *testing.F) {
+	for _, s := range []string{"", "plain ascii text, longer than eight", "ăîâșț 😀 mixed with ascii runs of eight+", "\xff\xfe bad \xc3 bytes \xe2\x82", "12345678\x80", "1234567é and more ascii text"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := RuneCount(b), utf8.RuneCount(b); got != want {
+			t.Errorf("RuneCount(%q) = %d, utf8.RuneCount = %d", b, got, want)
 		}
 	})
 }

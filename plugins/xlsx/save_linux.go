@@ -1,0 +1,31 @@
+package main
+
+import (
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// createUnnamed opens a file with no name in dir (O_TMPFILE): it becomes
+// visible only when linkUnnamed names it, and vanishes with its descriptor
+// if the process dies first. It also returns dir as a file, for linkat.
+func createUnnamed(dir *os.Root) (*os.File, *os.File, error) {
+	d, err := dir.Open(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	fd, err := unix.Openat(int(d.Fd()), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	return os.NewFile(uintptr(fd), "(unnamed dump)"), d, nil
+}
+
+// linkUnnamed gives the O_TMPFILE file f the name name in the folder dir,
+// failing if the name exists. It links through /proc/self/fd, which needs
+// no privilege (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
+func linkUnnamed(f, dir *os.File, name string) error {
+	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), int(dir.Fd()), name, unix.AT_SYMLINK_FOLLOW)
+}
