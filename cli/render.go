@@ -103,6 +103,10 @@ func (t *Term) value(w io.Writer, v any, indent string) {
 			t.table(w, rows, indent)
 			return
 		}
+		if isGrid(x) {
+			grid(w, x, indent)
+			return
+		}
 		for _, e := range x {
 			if isScalar(e) {
 				fmt.Fprintf(w, "%s- %s\n", indent, scalar(e))
@@ -175,6 +179,33 @@ func (t *Term) table(w io.Writer, rows []*object, indent string) {
 	tw.Flush()
 }
 
+// isGrid reports whether a is rows of scalars (a sheet's 2D array).
+func isGrid(a []any) bool {
+	if len(a) == 0 {
+		return false
+	}
+	for _, r := range a {
+		if row, ok := r.([]any); !ok || !isScalarList(row) {
+			return false
+		}
+	}
+	return true
+}
+
+// grid prints rows of scalars as aligned columns.
+func grid(w io.Writer, rows []any, indent string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		row := r.([]any)
+		cells := make([]string, len(row))
+		for i, v := range row {
+			cells[i] = cut(strings.ReplaceAll(strings.ReplaceAll(scalar(v), "\t", " "), "\n", " "), maxCell)
+		}
+		fmt.Fprintf(tw, "%s%s\n", indent, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
 // objectRows is a as rows when every element is an object.
 func objectRows(a []any) ([]*object, bool) {
 	if len(a) == 0 {
@@ -217,6 +248,9 @@ func isScalarList(v any) bool {
 func oneLineValue(v any) string {
 	switch x := v.(type) {
 	case []any:
+		if len(x) == 0 {
+			return "(none)"
+		}
 		if isScalarList(x) {
 			parts := make([]string, len(x))
 			for i, e := range x {

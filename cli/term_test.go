@@ -32,6 +32,8 @@ func TestRenderJSON(t *testing.T) {
 		{"nested object indented", `{"totals":{"cost":1.5,"tokens":10}}`, "totals\n  cost    1.5\n  tokens  10\n"},
 		{"rows missing a key leave the cell empty", `[{"a":1},{"a":2,"b":"x"}]`, "A  B\n1  \n2  x\n"},
 		{"nested value in a cell as compact JSON", `[{"a":{"k":[1,2]}}]`, "A\n{\"k\":[1,2]}\n"},
+		{"a sheet's rows as a grid", `{"sheet":"S1","rows":[[1,"two",null],[10,"x",true]]}`, "sheet  S1\nrows\n  1   two  -\n  10  x    true\n"},
+		{"an empty list says so", `{"hits":[]}`, "hits  (none)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

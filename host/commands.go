@@ -58,11 +58,15 @@ func newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List tools, agents and skills: version, actions, ready or why not, broken manifests",
-		Args:  cobra.NoArgs,
+		Long: "list shows every tool, agent and skill. A tool is ready when its folder is approved and its binary\n" +
+			"implements the actions its tool.yaml declares: list starts a plugin once per build to ask (as host\n" +
+			"check does) and remembers the binaries that matched in the cache folder.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
 			snap := a.registry.Scan()
+			markUnchecked(snap, checkActions(cmd.Context(), a, snap, registry.DefaultCacheDir()))
 			disabled, err := supervisor.ReadDisabled(stateDir(), time.Now())
 			if err != nil {
 				a.logger.Warn("cannot tell which tools are disabled", "error", err)
@@ -345,3 +349,15 @@ func firstLine(s string) string {
 }
 
 func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n     ") }
+
+// markUnchecked marks the tools whose binary failed the actions check as
+// not ready, with the problem. The snapshot is this command's own.
+func markUnchecked(snap *registry.Snapshot, problems map[string]string) {
+	for _, t := range snap.Tools {
+		if p, ok := problems[t.Name()]; ok {
+			t.Ready = false
+			t.NotReady = p
+			t.NextStep = "fix or rebuild the plugin so it implements its tool.yaml's actions, then run `host check`"
+		}
+	}
+}

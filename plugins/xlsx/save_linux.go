@@ -20,12 +20,21 @@ func createUnnamed(dir *os.Root) (*os.File, *os.File, error) {
 		d.Close()
 		return nil, nil, err
 	}
+	// Naming it later goes through /proc: without /proc mounted, use a
+	// named file instead of failing after the whole dump is written.
+	if _, err := os.Stat(procFD(fd)); err != nil {
+		unix.Close(fd)
+		d.Close()
+		return nil, nil, err
+	}
 	return os.NewFile(uintptr(fd), "(unnamed dump)"), d, nil
 }
+
+func procFD(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }
 
 // linkUnnamed gives the O_TMPFILE file f the name name in the folder dir,
 // failing if the name exists. It links through /proc/self/fd, which needs
 // no privilege (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
 func linkUnnamed(f, dir *os.File, name string) error {
-	return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), int(dir.Fd()), name, unix.AT_SYMLINK_FOLLOW)
+	return unix.Linkat(unix.AT_FDCWD, procFD(int(f.Fd())), int(dir.Fd()), name, unix.AT_SYMLINK_FOLLOW)
 }

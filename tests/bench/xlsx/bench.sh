@@ -7,6 +7,7 @@
 #
 #   tests/bench/xlsx/bench.sh            # 200,000 rows
 #   ROWS=20000 tests/bench/xlsx/bench.sh
+#   REPEAT_SMALL=9 tests/bench/xlsx/bench.sh  # runs per mid-size figure (5)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 ROWS=${ROWS:-200000}
@@ -30,19 +31,30 @@ go run ./tests/bench/xlsx/gen -rows "$ROWS" -o "$work/bench.xlsx"
 export XLSX_ROOTS="$work"
 echo "workbook: $ROWS rows x 10 columns, $(du -h "$work/bench.xlsx" | cut -f1) on disk, openpyxl $(/usr/bin/python3 -c 'import openpyxl; print(openpyxl.__version__)'), $(go version | cut -d' ' -f3)"
 
-# measure LABEL CMD... : runs CMD with stdout to a file, records CPU, wall, RSS.
+# measure LABEL CMD... : runs CMD REPEAT times (stdout to a file) and
+# records the CPU, wall and RSS of the run that took the least CPU: on a
+# shared machine the least is the least disturbed, and openpyxl and the
+# plugin get the same treatment.
 declare -A CPU WALL RSS
+REPEAT=1
 measure() {
-	local label=$1
+	local label=$1 i cpu
 	shift
-	/usr/bin/time -v -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
-		echo "bench: $label failed:" >&2
-		cat "$work/err" "$work/time" >&2
-		exit 1
-	}
-	CPU[$label]=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/time")
-	WALL[$label]=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; printf "%.2f", s}' "$work/time")
-	RSS[$label]=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time")
+	CPU[$label]=
+	for ((i = 0; i < REPEAT; i++)); do
+		rm -f "$work/dump.txt"
+		/usr/bin/time -v -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
+			echo "bench: $label failed:" >&2
+			cat "$work/err" "$work/time" >&2
+			exit 1
+		}
+		cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/time")
+		if [ -z "${CPU[$label]}" ] || awk -v a="$cpu" -v b="${CPU[$label]}" 'BEGIN {exit !(a < b)}'; then
+			CPU[$label]=$cpu
+			WALL[$label]=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; printf "%.2f", s}' "$work/time")
+			RSS[$label]=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time")
+		fi
+	done
 }
 
 # row LABEL BASELINE NAME : one line of the table, ratios against BASELINE.
@@ -84,6 +96,9 @@ bench() {
 }
 
 bench "$work/bench.xlsx" "generated: $ROWS rows x 10 columns"
+# The mid-size workbooks take a fraction of a second: each figure is the
+# least of REPEAT_SMALL runs (default 5), for openpyxl as for the plugin.
+REPEAT=${REPEAT_SMALL:-5}
 # Mid-size real workbooks from other readers' test suites (see
 # plugins/xlsx/testdata/corpus/SOURCES.tsv for origin and licence).
 f=sheetjs__large_strings.xlsx
@@ -93,7 +108,7 @@ bench "$work/$f" "real: $f, sheet 'longwordslist' (17,619 rows x 2)" longwordsli
 echo
 echo "CPU ratio: openpyxl CPU / ours (higher is faster); dump is compared with openpyxl reading every sheet."
 echo "RSS ratio: ours / openpyxl peak RSS (lower is leaner). Whole processes: Python's and Go's start-up count."
-echo "CPU seconds, not wall: the machine may be shared."
+echo "CPU seconds, not wall: the machine may be shared. Mid-size figures: the least CPU of $REPEAT runs each."
 
 # And the values agree: random workbooks written and read by openpyxl, read by the plugin.
 /usr/bin/python3 tests/bench/xlsx/differential.py "$work/xlsx" 3 2>/dev/null
