@@ -64,6 +64,9 @@ type Brain struct {
 	Now func() time.Time
 	// LockTimeout bounds how long a writer waits for the lock.
 	LockTimeout time.Duration
+	// Machine names this machine in sync's conflict copies; "" means
+	// NOTES_MACHINE, else the host name.
+	Machine string
 
 	ix *index.Index
 	// thesaurus widens search queries with synonyms; nil when WordNet is

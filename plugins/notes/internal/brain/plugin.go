@@ -179,6 +179,8 @@ func (s *Service) Plugin() sdk.Plugin {
 		"relate":       handle(s, (*Brain).Relate),
 		"forget":       handle(s, (*Brain).Forget),
 		"undo":         handle(s, (*Brain).Undo),
+		"ingest":       handle(s, (*Brain).Ingest),
+		"sync":         handle(s, func(b *Brain, ctx context.Context, c Call, _ noArgs) (*SyncResult, error) { return b.Sync(ctx, c) }),
 		"consolidate":  handle(s, (*Brain).Consolidate),
 		"recent":       handle(s, (*Brain).Recent),
 		"move":         handle(s, (*Brain).Move),

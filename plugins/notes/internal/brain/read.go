@@ -705,8 +705,7 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	if err := b.fresh(ctx); err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	res := &StatusResult{DataNotice: DataNotice, Healthy: true, Problems: []string{}, Root: b.Root, Client: c.Client(), Machine: host,
+	res := &StatusResult{DataNotice: DataNotice, Healthy: true, Problems: []string{}, Root: b.Root, Client: c.Client(), Machine: b.machineName(),
 		BrainSchemaVersion: b.Config.SchemaVersion, Conflicts: []string{}, Notices: []string{}, Recovered: b.takeRecovered()}
 	if js, err := b.pendingJournals(); err != nil || len(js) > 0 {
 		// fresh recovered what it could; a journal still here is a
@@ -742,11 +741,9 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	for _, p := range strings.Split(porcelain, "\x00") {
 		if len(p) > 3 {
 			pending++
-			if conflictCopy.MatchString(p[3:]) {
-				res.Conflicts = append(res.Conflicts, p[3:])
-			}
 		}
 	}
+	res.Conflicts = append(res.Conflicts, b.conflictCopies()...)
 	res.Sync = map[string]any{"branch": strings.TrimSpace(branch), "remote_configured": strings.TrimSpace(remotes) != "", "pending_changes": pending, "running": false}
 	if pending > 0 {
 		// A person's uncommitted notes are theirs, not a fault of the
@@ -954,19 +951,11 @@ func lintFacts(objects map[factKey][]index.Row, add addFinding) {
 
 // lintConflictCopies reports the sync conflict copies in the brain.
 func (b *Brain) lintConflictCopies(add addFinding) {
-	_ = filepath.WalkDir(b.Root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == StateDir) {
-			return filepath.SkipDir
-		}
-		rel, _ := filepath.Rel(b.Root, p)
-		if conflictCopy.MatchString(filepath.ToSlash(rel)) {
-			add("conflict_copy", filepath.ToSlash(rel), 1, "a sync conflict copy is waiting", "Merge what it adds into the original note, then remove the copy.")
-		}
-		return nil
-	})
+	for _, cp := range b.conflictCopies() {
+		orig := conflictCopy.ReplaceAllString(cp, ".md")
+		add("conflict_copy", cp, 1, "a sync conflict copy is waiting: this machine's version of "+orig+" when another machine changed it too",
+			"Merge what it adds into "+orig+", then delete the copy.", orig)
+	}
 }
 
 // lintFinish orders the findings, counts them and cuts them to limit and

@@ -438,9 +438,11 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 	return nil
 }
 
-// indexable reports whether a tracked path is a note the index holds.
+// indexable reports whether a tracked path is a note the index holds; a
+// sync conflict copy is not (it would duplicate its note's id and title):
+// lint and status list the copies.
 func indexable(p string) bool {
-	return strings.HasSuffix(p, ".md") && !isDerived(p) && !strings.HasPrefix(p, StateDir+"/")
+	return strings.HasSuffix(p, ".md") && !isDerived(p) && !strings.HasPrefix(p, StateDir+"/") && !conflictCopy.MatchString(p)
 }
 
 // reindex updates the index for paths after a commit moved HEAD from
