@@ -165,19 +165,20 @@ func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervi
 func newCallCmd() *cobra.Command {
 	var argPairs []string
 	var argsJSON string
-	var confirm, asJSON bool
+	var confirm, asJSON, asMarkdown bool
 	cmd := &cobra.Command{
-		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm]",
+		Use:   "call TOOL ACTION [--arg NAME=VALUE]… [--args JSON] [--confirm] [--json | --markdown]",
 		Short: "Call a tool's action through the full host path (checker, gate, supervisor)",
 		Long: "call runs one action as an MCP client's run_tool does (arg checker, gate, supervisor, result cap).\n" +
 			"On a terminal it prints the result for a person (Markdown rendered, rows as tables, errors as\n" +
-			"sentences, one progress line); piped, or with --json, it prints the Markdown or JSON and the error\n" +
-			"envelope as scripts read them. NO_COLOR (or TERM=dumb) turns colour off.\n\n" + cli.ExitCodeTable,
+			"sentences, one progress line); piped, or with --json, it prints the raw JSON result and the error\n" +
+			"envelope as scripts read them; --markdown prints the tool's own Markdown instead of the JSON.\n" +
+			"NO_COLOR (or TERM=dumb) turns colour off.\n\n" + cli.ExitCodeTable,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a := newApp(cmd.ErrOrStderr(), hclog.Warn)
 			defer a.close()
-			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: !asJSON, Term: terminal(cmd, asJSON)}
+			w := &cli.Writer{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), PreferMarkdown: asMarkdown, Term: terminal(cmd, asJSON || asMarkdown)}
 			snap := a.registry.Scan()
 			action := ""
 			if len(args) == 2 {
@@ -214,7 +215,9 @@ func newCallCmd() *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("arg", completeArgFlag)
 	cmd.Flags().StringVar(&argsJSON, "args", "", "all args as one JSON object")
 	cmd.Flags().BoolVar(&confirm, "confirm", false, "confirm an irreversible action (as run_tool_confirmed)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON result even when the tool gave Markdown")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the raw JSON result even on a terminal (what a pipe gets)")
+	cmd.Flags().BoolVar(&asMarkdown, "markdown", false, "print the tool's own Markdown rendering, unrendered, instead of the JSON")
+	cmd.MarkFlagsMutuallyExclusive("json", "markdown")
 	return cmd
 }
 

@@ -62,13 +62,14 @@ func TestCallAnswersThemselves(t *testing.T) {
 		wantCode int
 		want     []string
 	}{
-		{"markdown", []string{"call", "testtool", "echo", "--arg", "text=hi"}, 0, []string{"**echo:** hi"}},
+		{"piped is JSON", []string{"call", "testtool", "echo", "--arg", "text=hi"}, 0, []string{`"text": "hi"`, `"client_name": "host-cli"`}},
+		{"markdown", []string{"call", "testtool", "echo", "--arg", "text=hi", "--markdown"}, 0, []string{"**echo:** hi"}},
 		{"json", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max-results=3", "--json"}, 0, []string{`"max_results": 3`, `"client_name": "host-cli"`}},
 		{"did you mean", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max_results=3"}, 2, []string{`"did_you_mean": [`, `"max-results"`}},
 		{"schema", []string{"call", "testtool", "echo"}, 2, []string{`"schema"`, `"text"`, `"required": true`}},
 		{"args json", []string{"call", "testtool", "echo", "--args", `{"text":"j"}`, "--json"}, 0, []string{`"text": "j"`}},
 		{"gate", []string{"call", "testtool", "delete-thing", "--arg", "text=x"}, 1, []string{"approval_required"}},
-		{"confirmed", []string{"call", "testtool", "delete-thing", "--arg", "text=x", "--confirm"}, 0, []string{"**echo:** x"}},
+		{"confirmed", []string{"call", "testtool", "delete-thing", "--arg", "text=x", "--confirm", "--markdown"}, 0, []string{"**echo:** x"}},
 		{"unknown action", []string{"call", "testtool", "delete_thing"}, 2, []string{`"delete-thing"`, "unknown_action"}},
 		{"unknown tool", []string{"call", "testtol", "echo"}, 2, []string{`"testtool"`, "unknown_tool"}},
 		{"mistyped arg", []string{"call", "testtool", "echo", "--arg", "text=hi", "--arg", "max-results=three"}, 2, []string{"invalid_args", "max-results"}},

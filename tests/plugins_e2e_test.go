@@ -88,13 +88,17 @@ func TestUsageThroughHostCall(t *testing.T) {
 		}
 		return string(out)
 	}
-	md := run()
+	md := run("--markdown")
 	if !strings.Contains(md, "| Model | Cost |") || !strings.Contains(md, "claude-sonnet") {
 		t.Fatalf("no Markdown table:\n%s", md)
 	}
 	var rows usageRows
 	must(t, json.Unmarshal([]byte(run("--json")), &rows))
 	checkUsage(t, rows, exp)
+	// Piped with no flag is the same raw JSON a script reads.
+	if piped := run(); piped != run("--json") {
+		t.Errorf("piped host call is not the --json output:\n%s", piped)
+	}
 }
 
 func TestUsageThroughMCP(t *testing.T) {

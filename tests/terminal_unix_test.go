@@ -117,8 +117,12 @@ func TestHostCallOnATerminalAndPiped(t *testing.T) {
 	}{
 		{name: "Markdown rendered on a terminal", vars: colour, tty: true, args: []string{"call", "testtool", "echo", "--arg", "text=hi"},
 			want: []string{"echo:", "hi"}, refuse: []string{"**echo:**", `"text"`}, colour: true},
-		{name: "piped: the Markdown as it always was", vars: colour, args: []string{"call", "testtool", "echo", "--arg", "text=hi"},
+		{name: "piped: the raw JSON", vars: colour, args: []string{"call", "testtool", "echo", "--arg", "text=hi"},
+			want: []string{`"text": "hi"`}, refuse: []string{"**echo:**"}},
+		{name: "piped with --markdown: the tool's Markdown, unrendered", vars: colour, args: []string{"call", "testtool", "echo", "--arg", "text=hi", "--markdown"},
 			exact: "**echo:** hi\n"},
+		{name: "--markdown on a terminal: unrendered too", vars: colour, tty: true, args: []string{"call", "testtool", "echo", "--arg", "text=hi", "--markdown"},
+			want: []string{"**echo:** hi"}},
 		{name: "--json on a terminal: the JSON", vars: colour, tty: true, args: []string{"call", "testtool", "echo", "--arg", "text=hi", "--json"},
 			want: []string{`"text": "hi"`}, refuse: []string{"**echo:**"}},
 		{name: "NO_COLOR: rendered without colour", vars: noColour, tty: true, args: []string{"call", "testtool", "echo", "--arg", "text=hi"},
