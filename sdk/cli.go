@@ -144,7 +144,9 @@ type actionFlags struct {
 }
 
 // parseActionFlags reads `--name value`, `--name=value` (a boolean arg
-// alone is true), `--json {…}` (args) or `--json` alone (raw JSON out),
+// alone is true), `--json {…}` (args: any value that is not a flag, so
+// `--json null` is no args and a non-object is refused by name) or
+// `--json` alone or before another flag (raw JSON out),
 // `--markdown` and `--confirm`; cli.BuildArgs types the args.
 func parseActionFlags(m *manifests.Manifest, a *manifests.Action, argv []string) (actionFlags, error) {
 	var fl actionFlags
@@ -165,7 +167,7 @@ func parseActionFlags(m *manifests.Manifest, a *manifests.Action, argv []string)
 		case name == "confirm" && !hasValue:
 			fl.confirm = true
 			continue
-		case name == "json" && !hasValue && (i+1 >= len(argv) || !strings.HasPrefix(strings.TrimSpace(argv[i+1]), "{")):
+		case name == "json" && !hasValue && (i+1 >= len(argv) || strings.HasPrefix(argv[i+1], "--")):
 			fl.raw = true
 			continue
 		}
