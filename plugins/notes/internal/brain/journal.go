@@ -301,6 +301,13 @@ func (b *Brain) clearStaleGitLocks(j *journal) {
 		return
 	}
 	names := []string{"index.lock", "HEAD.lock", "ORIG_HEAD.lock"}
+	// `git commit -- PATHS` builds the commit in a temporary index,
+	// .git/next-index-<pid>.lock, which a killed commit leaves too.
+	if tmp, err := filepath.Glob(filepath.Join(b.Root, ".git", "next-index-*.lock")); err == nil {
+		for _, p := range tmp {
+			names = append(names, filepath.Base(p))
+		}
+	}
 	if raw, err := os.ReadFile(filepath.Join(b.Root, ".git", "HEAD")); err == nil {
 		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(raw)), "ref: "); ok && !strings.Contains(ref, "..") {
 			names = append(names, ref+".lock")
