@@ -274,6 +274,12 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 
 	res, err := runCall(callCtx, p.rpc, req, onProgress, recvLimit(req))
 	if err == nil {
+		// The plugin enforces the deadline gRPC carries and may answer its
+		// own timeout before our timer fires: past the deadline, that is the
+		// manifest's timeout, named as such.
+		if dl, ok := callCtx.Deadline(); ok && res.GetError().GetCode() == string(wire.CodeTimeout) && !time.Now().Before(dl) && ctx.Err() == nil {
+			return manifestTimeout(tool, req, timeout)
+		}
 		return res
 	}
 	if reason := p.killReason(); reason != "" {
@@ -288,8 +294,7 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 	// The plugin may enforce the deadline (gRPC carries it) a moment before
 	// our own timer fires: either way it is the manifest's timeout.
 	case (errors.Is(callCtx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded) && ctx.Err() == nil:
-		return wire.Failure(wire.CodeTimeout, fmt.Sprintf("%s %s did not finish within %s (the manifest's timeout)", tool.Name(), req.GetAction(), timeout),
-			"narrow the call, or raise timeout in "+tool.Manifest.Path)
+		return manifestTimeout(tool, req, timeout)
 	case ctx.Err() != nil:
 		cancelled = true
 		return ctxFailure(ctx, tool, "")
@@ -414,6 +419,13 @@ func (s *Supervisor) died(p *proc, err error) bool {
 		return derr != nil || p.client.Exited()
 	}
 	return false
+}
+
+// manifestTimeout is the answer to a call that ran past its manifest's
+// timeout: the limit named, and where to raise it.
+func manifestTimeout(tool *registry.Tool, req *wire.CallRequest, timeout time.Duration) *wire.Result {
+	return wire.Failure(wire.CodeTimeout, fmt.Sprintf("%s %s did not finish within %s (the manifest's timeout)", tool.Name(), req.GetAction(), timeout),
+		"narrow the call, or raise timeout in "+tool.Manifest.Path)
 }
 
 func ctxFailure(ctx context.Context, tool *registry.Tool, where string) *wire.Result {
