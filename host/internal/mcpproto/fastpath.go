@@ -105,7 +105,7 @@ func (f *fastPath) prepare(line []byte, m callMeta, wireID json.RawMessage) (*mc
 	if m.meta != nil && bytes.Contains(m.meta, []byte(mcp.MetaKeyProtocolVersion)) {
 		return nil, false
 	}
-	if deeperThan(line, fastMaxDepth) {
+	if !depthWithin(line, fastMaxDepth) {
 		return nil, false
 	}
 	var name, args, meta []byte
@@ -159,28 +159,6 @@ func countNonNil(vs ...[]byte) int {
 	return n
 }
 
-// deeperThan reports whether JSON b nests objects and arrays deeper than
-// max.
-func deeperThan(b []byte, max int) bool {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			if i = stringEnd(b, i); i < 0 {
-				return true
-			}
-			i--
-		case '{', '[':
-			if depth++; depth > max {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
-}
-
 // call runs a prepared tools/call as the SDK would — the receiving
 // middleware, then the tool's handler — and returns its result encoded as
 // the SDK encodes it, or the error the SDK would answer.
@@ -219,8 +197,21 @@ func (f *fastPath) callTool(ctx context.Context, _ string, r mcp.Request) (mcp.R
 }
 
 // encodeToolResult encodes a result as the SDK's JSON-RPC layer does: its
-// MarshalJSON through an encoder that does not escape HTML.
+// MarshalJSON through an encoder that does not escape HTML. The host's own
+// shape — one text content, raw structured content, nothing else — is
+// written directly (appendToolResult); anything else by the SDK's code.
 func encodeToolResult(res mcp.Result) (json.RawMessage, error) {
+	if r, ok := res.(*mcp.CallToolResult); ok {
+		if b, ok := appendToolResult(make([]byte, 0, toolResultSize(r)), r); ok {
+			return b, nil
+		}
+	}
+	return marshalResult(res)
+}
+
+// marshalResult is the SDK's encoding of a result: its MarshalJSON through
+// an encoder that does not escape HTML.
+func marshalResult(res mcp.Result) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -228,4 +219,79 @@ func encodeToolResult(res mcp.Result) (json.RawMessage, error) {
 		return nil, fmt.Errorf("mcp: encode result: %w", err)
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// toolResultSize is about how many bytes r encodes to, for the buffer.
+func toolResultSize(r *mcp.CallToolResult) int {
+	n := 96
+	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
+		n += len(raw)
+	}
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			n += len(t.Text) + len(t.Text)/16
+		}
+	}
+	return n
+}
+
+// appendToolResult appends r as the SDK encodes it when r has the shape the
+// host's handlers return — at most one content, a text with no _meta or
+// annotations; structured content absent or raw JSON; no _meta, input
+// requests or request state — and reports false for any other shape
+// (then nothing is appended). The bytes are those of the SDK's encoding:
+//
+//	{"content":[{"type":"text","text":…}],"structuredContent":…,"isError":true}
+//
+// where the text is a JSON string as encoding/json writes it (HTML
+// characters escaped: the SDK's MarshalJSON uses json.Marshal) and the
+// structured content is compacted with HTML characters escaped, as
+// json.Marshal writes a json.RawMessage. TestAppendToolResultAgreesWithTheSDK
+// and TestFastPathAnswersAsTheSDK hold it to that.
+func appendToolResult(b []byte, r *mcp.CallToolResult) ([]byte, bool) {
+	if r.Meta != nil || r.InputRequests != nil || r.RequestState != "" || r.Content == nil || len(r.Content) > 1 {
+		return b, false
+	}
+	start := len(b)
+	var raw json.RawMessage
+	switch sc := r.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		if sc == nil || !json.Valid(sc) {
+			return b, false
+		}
+		raw = sc
+	default:
+		return b, false
+	}
+	b = append(b, `{"content":[`...)
+	if len(r.Content) == 1 {
+		t, ok := r.Content[0].(*mcp.TextContent)
+		if !ok || t == nil || t.Meta != nil || t.Annotations != nil {
+			return b[:start], false
+		}
+		text, err := json.Marshal(t.Text)
+		if err != nil {
+			return b[:start], false
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = append(b, text...)
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if raw != nil {
+		b = append(b, `,"structuredContent":`...)
+		var compact bytes.Buffer
+		compact.Grow(len(raw))
+		if json.Compact(&compact, raw) != nil {
+			return b[:start], false
+		}
+		out := bytes.NewBuffer(b)
+		json.HTMLEscape(out, compact.Bytes())
+		b = out.Bytes()
+	}
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), true
 }

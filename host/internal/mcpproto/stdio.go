@@ -103,20 +103,71 @@ func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-
 	return c
 }
 
-// lineWriter writes whole lines under a lock, so responses from the SDK and
-// errors from the transport never interleave.
+// lineWriter writes whole lines, so responses from the SDK and errors from
+// the transport never interleave. Lines that become ready while a write is
+// in progress go out together in the next write: with several calls in
+// flight, one write system call (and one wake-up of the client) carries
+// many answers.
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// writing is set while a caller writes; the lines queued meanwhile
+	// wait in next, and that caller writes them too before it returns.
+	writing bool
+	next    *lineBatch
+	spare   []byte // a written batch's buffer, reused
 }
 
-// writeLine writes b and a newline in one write. It appends the newline to
-// b itself (the encoders leave room for it), so the caller must not use b
-// again.
+// lineBatch is lines queued behind a write in progress; done closes once
+// they are written, err then says how that went.
+type lineBatch struct {
+	buf  []byte
+	done chan struct{}
+	err  error
+}
+
+// writeLine writes b and a newline, whole, and returns once they are
+// written. It appends the newline to b itself (the encoders leave room
+// for it), so the caller must not use b again.
 func (l *lineWriter) writeLine(b []byte) error {
 	b = append(b, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	if l.writing {
+		if l.next == nil {
+			l.next = &lineBatch{buf: l.spare[:0], done: make(chan struct{})}
+			l.spare = nil
+		}
+		batch := l.next
+		batch.buf = append(batch.buf, b...)
+		l.mu.Unlock()
+		<-batch.done
+		return batch.err
+	}
+	l.writing = true
+	l.mu.Unlock()
+	err := l.write(b)
+	for {
+		l.mu.Lock()
+		batch := l.next
+		l.next = nil
+		if batch == nil {
+			l.writing = false
+			l.mu.Unlock()
+			return err
+		}
+		l.mu.Unlock()
+		batch.err = l.write(batch.buf)
+		close(batch.done)
+		if cap(batch.buf) <= maxPooledLine {
+			l.mu.Lock()
+			l.spare = batch.buf
+			l.mu.Unlock()
+		}
+	}
+}
+
+// write writes b to the output.
+func (l *lineWriter) write(b []byte) error {
 	if _, err := l.w.Write(b); err != nil {
 		return fmt.Errorf("mcp: write: %w", err)
 	}
