@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,12 +38,28 @@ func (b block) contains(file string, line, col int) bool {
 type coverage map[string][]block
 
 // tests names the tests whose covered blocks hold m's position, sorted.
-func (c coverage) tests(m mutant) []string {
+// A position in no block at all (a tagless switch's case expression: the
+// cover tool counts the case bodies, not the conditions) is reached by
+// any test that ran some block of the function around it, from its start
+// to the position: fn is that function's span, from enclosingFunc.
+func (c coverage) tests(m mutant, fn span) []string {
 	file := filepath.Base(m.file)
+	inBlock := false
+	for _, bs := range c {
+		for _, b := range bs {
+			if b.contains(file, m.line, m.col) {
+				inBlock = true
+			}
+		}
+	}
 	var out []string
 	for name, bs := range c {
 		for _, b := range bs {
-			if b.contains(file, m.line, m.col) {
+			reached := b.contains(file, m.line, m.col)
+			if !inBlock && fn.valid() {
+				reached = b.file == file && fn.holds(b.line0, b.col0) && (b.line0 < m.line || b.line0 == m.line && b.col0 <= m.col)
+			}
+			if reached {
 				out = append(out, name)
 				break
 			}
@@ -48,6 +67,39 @@ func (c coverage) tests(m mutant) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// span is a range of a file, by line and column; the zero span is none.
+type span struct{ line0, col0, line1, col1 int }
+
+func (s span) valid() bool { return s.line0 > 0 }
+
+// holds says whether line:col lies inside s.
+func (s span) holds(line, col int) bool {
+	return (line > s.line0 || line == s.line0 && col >= s.col0) && (line < s.line1 || line == s.line1 && col <= s.col1)
+}
+
+// enclosingFunc is the span of the innermost function (declaration or
+// literal) of src around line:col, or the zero span.
+func enclosingFunc(name string, src []byte, line, col int) span {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return span{}
+	}
+	var best span
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			a, b := fset.Position(n.Pos()), fset.Position(n.End())
+			s := span{a.Line, a.Column, b.Line, b.Column}
+			if s.holds(line, col) {
+				best = s // Inspect goes outside in: the last that holds is the innermost
+			}
+		}
+		return true
+	})
+	return best
 }
 
 // runPattern is the go test -run pattern that runs exactly the named

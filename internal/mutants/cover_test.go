@@ -47,7 +47,7 @@ func TestCoverageSelectsTheTestsThatReachAMutant(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cov.tests(mutant{file: tt.file, kind: "INVERT_LOGICAL", line: tt.line, col: tt.col})
+			got := cov.tests(mutant{file: tt.file, kind: "INVERT_LOGICAL", line: tt.line, col: tt.col}, span{})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Fatalf("tests reaching %s:%d:%d (-want +got):\n%s", tt.file, tt.line, tt.col, diff)
 			}
@@ -68,5 +68,57 @@ func TestParseProfileRefusesABadLine(t *testing.T) {
 	_, err := parseProfile([]byte("mode: set\nf.go:3.20 1\n"))
 	if err == nil || !strings.Contains(err.Error(), "bad") {
 		t.Fatalf("got %v, want an error naming the bad line", err)
+	}
+}
+
+// caseSrc is a tagless switch: the cover tool counts the function's entry
+// block and each case body, never the case expressions themselves.
+const caseSrc = `package p
+
+func f(a int) int {
+	switch {
+	case a > 1:
+		return 1
+	case a < 0:
+		return 2
+	}
+	return 0
+}
+
+func g() int { return 3 }
+`
+
+func TestCaseExpressionsAreReachedByTheTestsThatEnterTheFunction(t *testing.T) {
+	// TestF calls f (entry block 3.19,4.9 and the first case body);
+	// TestG calls only g.
+	profF := "mode: set\nexample.com/p/c.go:3.19,4.9 1 1\nexample.com/p/c.go:5.13,6.11 1 1\nexample.com/p/c.go:7.13,8.11 1 0\nexample.com/p/c.go:10.2,10.10 1 0\n"
+	profG := "mode: set\nexample.com/p/c.go:3.19,4.9 1 0\nexample.com/p/c.go:13.16,13.25 1 1\n"
+	cov := coverage{}
+	for name, p := range map[string]string{"TestF": profF, "TestG": profG} {
+		bs, err := parseProfile([]byte(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cov[name] = bs
+	}
+	for _, tt := range []struct {
+		name      string
+		line, col int
+		want      []string
+	}{
+		{"second case expression", 7, 9, []string{"TestF"}},
+		{"first case expression", 5, 9, []string{"TestF"}},
+		{"inside g", 13, 23, []string{"TestG"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fn := enclosingFunc("c.go", []byte(caseSrc), tt.line, tt.col)
+			got := cov.tests(mutant{file: "pkg/c.go", kind: "CONDITIONALS_NEGATION", line: tt.line, col: tt.col}, fn)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("tests reaching %d:%d (-want +got):\n%s", tt.line, tt.col, diff)
+			}
+		})
+	}
+	if fn := enclosingFunc("c.go", []byte(caseSrc), 1, 1); fn.valid() {
+		t.Fatalf("the package clause is in function %+v", fn)
 	}
 }

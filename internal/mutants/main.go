@@ -76,7 +76,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sample")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
-	sel := flag.Bool("select", false, "run, for each mutant, only the tests whose coverage (measured once, unmutated, test by test) reaches its line; a mutant no single test reaches runs them all")
+	sel := flag.Bool("select", false, "run, for each mutant, only the tests whose coverage (measured once, unmutated, test by test) reaches its line; a mutant no test reaches is NOT COVERED")
 	plan := flag.Bool("plan", false, "print which tests each chosen mutant would run, and run nothing")
 	flag.Parse()
 	if *reportPath == "" || flag.NArg() != 1 {
@@ -118,11 +118,18 @@ func main() {
 	for _, m := range ms {
 		pattern, note := *run, ""
 		if cov != nil {
-			if ts := cov.tests(m); len(ts) > 0 {
-				pattern, note = runPattern(ts), fmt.Sprintf(" (%d tests)", len(ts))
-			} else {
-				note = " (all tests: none alone reaches it)"
+			src, err := os.ReadFile(m.file)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "mutants:", err)
+				os.Exit(1)
 			}
+			ts := cov.tests(m, enclosingFunc(m.file, src, m.line, m.col))
+			if len(ts) == 0 {
+				counts["NOT COVERED"]++
+				fmt.Printf("%-10s %s (no test reaches it in the test process)\n", "NOT COVERED", m)
+				continue
+			}
+			pattern, note = runPattern(ts), fmt.Sprintf(" (%d tests)", len(ts))
 		}
 		if *plan {
 			fmt.Printf("PLAN       %s%s %s\n", m, note, pattern)
@@ -144,8 +151,8 @@ func main() {
 	if k+l > 0 {
 		eff = 100 * float64(k) / float64(k+l)
 	}
-	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d; efficacy %.2f%%\n",
-		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], eff)
+	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
+		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
 }
 
 // load reads the report and keeps the mutants with the given status in
