@@ -117,8 +117,9 @@ func New(opts Options) *Server {
 			panic(fmt.Sprintf("mcpproto: tool %q published twice", t.Tool.Name))
 		}
 		seen[t.Tool.Name] = true
-		s.mcp.AddTool(t.Tool, t.Handler)
-		s.handlers[t.Tool.Name] = t.Handler
+		h := boundToCarrier(t.Handler)
+		s.mcp.AddTool(t.Tool, h)
+		s.handlers[t.Tool.Name] = h
 		s.tools = append(s.tools, t.Tool)
 	}
 	// tools/list publishes the tools sorted by name; the digest is over
