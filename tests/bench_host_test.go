@@ -52,7 +52,8 @@ func BenchmarkHostSpeed(b *testing.B) {
 	for range b.N {
 		raw := benchRaw(b, bin, calls)
 		execP50 := benchExec(b, bin, max(calls/40, 20))
-		host := benchHost(b, calls)
+		host := benchHost(b, calls, true)
+		sdk := benchHost(b, calls, false)
 		start1, start50 := benchStart(b, bin, 1), benchStart(b, bin, 50)
 
 		own := host.runTool - host.ping
@@ -76,6 +77,8 @@ func BenchmarkHostSpeed(b *testing.B) {
 		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
 		fmt.Printf("  start with the hash cache deleted: 50 plugins %v, 1 plugin %v = %.2f\n", start50.cold, start1.cold, float64(start50.cold)/float64(start1.cold))
 		fmt.Printf("  CPU per MCP call, host and its plugin (ping or run_tool, start-up included): %v\n", host.cpuPerCall)
+		fmt.Printf("  the SDK's path (%s=0), same run: ping %v; run_tool %v; (run_tool - ping) / raw %.2f; 8 in flight %.0f/s = %.2f of raw; CPU per MCP call %v\n",
+			fastPathEnv, sdk.ping, sdk.runTool, float64(sdk.runTool-sdk.ping)/float64(raw.p50), sdk.throughput8, sdk.throughput8/raw.throughput8, sdk.cpuPerCall)
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")
 		b.ReportMetric(r3, "8inflight/raw")
@@ -199,11 +202,18 @@ type hostFigures struct {
 // benchHost times MCP ping and a warm run_tool, interleaved so both see the
 // same load, then run_tool with 8 in flight, through one `host serve` over
 // stdio with the go-sdk client. The test plugin is installed with
-// concurrency 8, so the manifest does not bound the 8 in flight.
-func benchHost(b *testing.B, calls int) hostFigures {
+// concurrency 8, so the manifest does not bound the 8 in flight. fast false
+// serves with the fast path off (HOST_FASTPATH=0): every call through the
+// SDK, as before the fast path.
+func benchHost(b *testing.B, calls int, fast bool) hostFigures {
 	e := benchEnv(b)
+	profile := "serve.pprof"
+	if !fast {
+		e.vars = append(e.vars, fastPathEnv+"=0")
+		profile = "serve-sdk.pprof"
+	}
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
-		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve.pprof"))
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, profile))
 	}
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
@@ -321,3 +331,7 @@ func BenchmarkHostStart(b *testing.B) {
 		b.ReportMetric(r, "start50/start1")
 	}
 }
+
+// fastPathEnv turns the host's stdio fast path for tools/call off when "0"
+// (host/internal/mcpproto.FastPathEnv).
+const fastPathEnv = "HOST_FASTPATH"
