@@ -284,20 +284,11 @@ func (d *Dec) Peek() byte {
 
 // Object calls fn with each key of the current object value.
 func (d *Dec) Object(fn func(key []byte)) {
-	if d.Err != nil {
+	i, more := d.open('{', '}')
+	if !more {
 		return
 	}
 	b := d.B
-	i := skipWS(b, d.I)
-	if i >= len(b) || b[i] != '{' {
-		d.Err = ErrSyntax
-		return
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		d.I = i + 1
-		return
-	}
 	for {
 		if i >= len(b) || b[i] != '"' {
 			d.Err = ErrSyntax
@@ -325,6 +316,27 @@ func (d *Dec) Object(fn func(key []byte)) {
 			return
 		}
 	}
+}
+
+// open reads the opening byte of the current value, which must be opening,
+// and returns where its first member or element starts; more is false for
+// an empty value (then read whole) and on an error (in d.Err).
+func (d *Dec) open(opening, closing byte) (start int, more bool) {
+	if d.Err != nil {
+		return 0, false
+	}
+	b := d.B
+	i := skipWS(b, d.I)
+	if i >= len(b) || b[i] != opening {
+		d.Err = ErrSyntax
+		return 0, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == closing {
+		d.I = i + 1
+		return 0, false
+	}
+	return i, true
 }
 
 // afterValue ends one member or element that started at start: it skips
@@ -356,18 +368,8 @@ func (d *Dec) afterValue(start int, closing byte) (next int, done bool) {
 // Array calls fn once per element of the current array value; fn reads the
 // element (or leaves it to be skipped).
 func (d *Dec) Array(fn func()) {
-	if d.Err != nil {
-		return
-	}
-	b := d.B
-	i := skipWS(b, d.I)
-	if i >= len(b) || b[i] != '[' {
-		d.Err = ErrSyntax
-		return
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		d.I = i + 1
+	i, more := d.open('[', ']')
+	if !more {
 		return
 	}
 	for {
