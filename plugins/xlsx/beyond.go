@@ -579,7 +579,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
