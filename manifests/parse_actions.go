@@ -16,19 +16,10 @@ func (p *parser) actions(e entry, m *Manifest) {
 		p.addf(e.val, "actions", "a tool needs at least one action")
 	}
 	seen := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("actions[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {name, description, args, ...}, got %s", describeNode(n))
-			continue
-		}
+	for path, n := range p.mappings(items, "actions", "name, description, args, ...") {
 		a := p.action(n, path, m.Name)
 		if a.Name != "" {
-			if line, dup := seen[a.Name]; dup {
-				p.addf(n, join(path, "name"), "duplicate action %q (first at line %d)", a.Name, line)
-			} else {
-				seen[a.Name] = n.Line
-			}
+			p.unique(seen, n, join(path, "name"), "action", a.Name)
 		}
 		m.Actions = append(m.Actions, a)
 	}
@@ -113,19 +104,10 @@ func (p *parser) args(e entry, path string) []Arg {
 	nodes, _ := p.list(e)
 	var out []Arg
 	seen := map[string]int{}
-	for i, an := range nodes {
-		apath := fmt.Sprintf("%s[%d]", join(path, "args"), i)
-		if an.Kind != yaml.MappingNode {
-			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
-			continue
-		}
+	for apath, an := range p.mappings(nodes, join(path, "args"), "name, type, required, description, ...") {
 		arg := p.arg(an, apath)
 		if arg.Name != "" {
-			if line, dup := seen[arg.Name]; dup {
-				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
-			} else {
-				seen[arg.Name] = an.Line
-			}
+			p.unique(seen, an, join(apath, "name"), "arg", arg.Name)
 		}
 		out = append(out, arg)
 	}

@@ -5,6 +5,7 @@ package manifests
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -264,6 +265,35 @@ func (p *parser) list(e entry) ([]*yaml.Node, bool) {
 		}
 	}
 	return out, true
+}
+
+// mappings yields the items of a list with their paths ("list[i]"),
+// reporting each item that is not a mapping; shape names the keys one
+// holds ("name, description").
+func (p *parser) mappings(items []*yaml.Node, list, shape string) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i, n := range items {
+			path := fmt.Sprintf("%s[%d]", list, i)
+			if n.Kind != yaml.MappingNode {
+				p.addf(n, path, "want a mapping {%s}, got %s", shape, describeNode(n))
+				continue
+			}
+			if !yield(path, n) {
+				return
+			}
+		}
+	}
+}
+
+// unique reports v, at node n and field, when seen already holds it:
+// "duplicate <what> "v" (first at line N)", N the line of its first use,
+// which seen records.
+func (p *parser) unique(seen map[string]int, n *yaml.Node, field, what, v string) {
+	if line, dup := seen[v]; dup {
+		p.addf(n, field, "duplicate %s %q (first at line %d)", what, v, line)
+		return
+	}
+	seen[v] = n.Line
 }
 
 // strings reads a list of strings.

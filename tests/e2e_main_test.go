@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolhost/toolhost/internal/rpctest"
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/sdk/python"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts under testdata/")
@@ -110,9 +111,15 @@ func buildRealPlugins(dir string) error {
 		}
 		dst := filepath.Join(dir, name)
 		if !hasGoSources(src) {
-			// A plugin in another language (plugins/text) runs as it is.
+			// A plugin in another language (plugins/text) runs as it is;
+			// one in Python gets the runtime of sdk/python, as make does.
 			if err := copyTree(src, dst); err != nil {
 				return fmt.Errorf("plugin %s: copy: %w", name, err)
+			}
+			if py, _ := filepath.Glob(filepath.Join(src, "*.py")); len(py) > 0 {
+				if _, err := python.WriteRuntime(dst); err != nil {
+					return fmt.Errorf("plugin %s: %w", name, err)
+				}
 			}
 			realPluginNames = append(realPluginNames, name)
 			continue

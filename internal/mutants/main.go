@@ -8,7 +8,13 @@
 // and prints one line per mutant and the efficacy (killed over killed plus
 // lived, as gremlins counts it). Usage (see testdata/mutate.md):
 //
-//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] PKG
+//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] [-select] PKG
+//
+// -select runs, for each mutant, only the tests that reach its line: each
+// top-level test is run alone once, unmutated, with coverage, and a mutant
+// on a line a test never executes cannot change what that test sees. This
+// is what makes a package whose whole suite takes minutes (the supervisor's
+// real plugins, crash storms and resource ceilings) affordable to mutate.
 package main
 
 import (
@@ -70,6 +76,8 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sample")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
+	sel := flag.Bool("select", false, "run, for each mutant, only the tests whose coverage (measured once, unmutated, test by test) reaches its line; a mutant no test reaches is NOT COVERED")
+	plan := flag.Bool("plan", false, "print which tests each chosen mutant would run, and run nothing")
 	flag.Parse()
 	if *reportPath == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: mutants -report R.json [-status S] [-sample N -seed S] ./PKG")
@@ -86,25 +94,65 @@ func main() {
 		ms = ms[:*sample]
 		sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
 	}
+	if *sel && *run != "" {
+		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var cov coverage
+	if *sel {
+		dir, err := os.MkdirTemp("", "mutants-cover-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		if cov, err = measure(ctx, flag.Arg(0), dir); err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("measured the coverage of %d tests\n", len(cov))
+	}
 	counts := map[string]int{}
 	for _, m := range ms {
-		st, err := try(ctx, m, flag.Arg(0), *run, *timeout)
+		pattern, note := *run, ""
+		if cov != nil {
+			src, err := os.ReadFile(m.file)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "mutants:", err)
+				os.Exit(1)
+			}
+			ts := cov.tests(m, enclosingFunc(m.file, src, m.line, m.col))
+			if len(ts) == 0 {
+				counts["NOT COVERED"]++
+				fmt.Printf("%-10s %s (no test reaches it in the test process)\n", "NOT COVERED", m)
+				continue
+			}
+			pattern, note = runPattern(ts), fmt.Sprintf(" (%d tests)", len(ts))
+		}
+		if *plan {
+			fmt.Printf("PLAN       %s%s %s\n", m, note, pattern)
+			continue
+		}
+		st, err := try(ctx, m, flag.Arg(0), pattern, *timeout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
 		counts[st]++
-		fmt.Printf("%-10s %s\n", st, m)
+		fmt.Printf("%-10s %s%s\n", st, m, note)
+	}
+	if *plan {
+		return
 	}
 	k, l := counts["KILLED"], counts["LIVED"]
 	eff := 0.0
 	if k+l > 0 {
 		eff = 100 * float64(k) / float64(k+l)
 	}
-	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d; efficacy %.2f%%\n",
-		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], eff)
+	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
+		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
 }
 
 // load reads the report and keeps the mutants with the given status in

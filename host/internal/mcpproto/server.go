@@ -113,7 +113,7 @@ func New(opts Options) *Server {
 			panic(fmt.Sprintf("mcpproto: tool %q published twice", t.Tool.Name))
 		}
 		seen[t.Tool.Name] = true
-		s.mcp.AddTool(t.Tool, t.Handler)
+		s.mcp.AddTool(t.Tool, boundToCarrier(t.Handler))
 		s.tools = append(s.tools, t.Tool)
 	}
 	// tools/list publishes the tools sorted by name; the digest is over
