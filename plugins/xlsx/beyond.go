@@ -212,10 +212,7 @@ func headerKeys(cells []workbook.Value) ([]string, []renamedHeader) {
 
 func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a recordsArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, sh, err := openSheet(a.Path, a.Sheet)
+	w, sh, err := bindSheet(req, &a, &a.Path, &a.Sheet)
 	if err != nil {
 		return nil, err
 	}
@@ -562,10 +559,7 @@ func (ci *columnInfo) finishRange() {
 
 func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a describeArgs
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, sh, err := openSheet(a.Path, a.Sheet)
+	w, sh, err := bindSheet(req, &a, &a.Path, &a.Sheet)
 	if err != nil {
 		return nil, err
 	}
