@@ -286,7 +286,7 @@ func (p *parser) document(data []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	if root.Kind != yaml.MappingNode {
-		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", describeNode(root))
+		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", DescribeNode(root))
 		return nil, false
 	}
 	return root, true
@@ -342,22 +342,14 @@ func (p *parser) secrets(e entry, m *Manifest) {
 	items, _ := p.list(e)
 	names := map[string]int{}
 	envs := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("secrets[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {name, env, description, required}, got %s", describeNode(n))
-			continue
-		}
+	for path, n := range p.mappings(items, "secrets", "name, env, description, required") {
 		fs := p.fields(n, path, secretKeys)
 		p.require(n, path, fs, "name", "env")
 		var s Secret
 		if v, ok := p.str(fs["name"]); ok {
 			s.Name = v
 			if p.checkName(fs["name"].val, join(path, "name"), v) {
-				if line, dup := names[v]; dup {
-					p.addf(fs["name"].val, join(path, "name"), "duplicate secret %q (first at line %d)", v, line)
-				}
-				names[v] = fs["name"].val.Line
+				p.unique(names, fs["name"].val, join(path, "name"), "secret", v)
 			}
 		}
 		if v, ok := p.str(fs["env"]); ok {
