@@ -343,14 +343,10 @@ func (p *parser) secrets(e entry, m *Manifest) {
 	names := map[string]int{}
 	envs := map[string]int{}
 	for path, n := range p.mappings(items, "secrets", "name, env, description, required") {
-		fs := p.fields(n, path, secretKeys)
-		p.require(n, path, fs, "name", "env")
-		var s Secret
-		if v, ok := p.str(fs["name"]); ok {
-			s.Name = v
-			if p.checkName(fs["name"].val, join(path, "name"), v) {
-				p.unique(names, fs["name"].val, join(path, "name"), "secret", v)
-			}
+		fs, name, valid := p.named(n, path, secretKeys, "name", "env")
+		s := Secret{Name: name}
+		if valid {
+			p.unique(names, fs["name"].val, join(path, "name"), "secret", name)
 		}
 		if v, ok := p.str(fs["env"]); ok {
 			s.Env = v

@@ -27,12 +27,8 @@ func (p *parser) actions(e entry, m *Manifest) {
 
 func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	var a Action
-	fs := p.fields(n, path, actionKeys)
-	p.require(n, path, fs, "name", "description")
-	if v, ok := p.str(fs["name"]); ok {
-		p.checkName(fs["name"].val, join(path, "name"), v)
-		a.Name = v
-	}
+	fs, name, _ := p.named(n, path, actionKeys, "name", "description")
+	a.Name = name
 	if v, ok := p.str(fs["description"]); ok {
 		if strings.TrimSpace(v) == "" {
 			p.addf(fs["description"].val, join(path, "description"), "must not be empty")
@@ -128,12 +124,8 @@ func ParseArgs(file string, n *yaml.Node, path string) ([]Arg, []Problem) {
 
 func (p *parser) arg(n *yaml.Node, path string) Arg {
 	var a Arg
-	fs := p.fields(n, path, argKeys)
-	p.require(n, path, fs, "name", "type")
-	if v, ok := p.str(fs["name"]); ok {
-		p.checkName(fs["name"].val, join(path, "name"), v)
-		a.Name = v
-	}
+	fs, name, _ := p.named(n, path, argKeys, "name", "type")
+	a.Name = name
 	typeOK := false
 	if v, ok := p.str(fs["type"]); ok {
 		if contains(argTypeNames(), v) {

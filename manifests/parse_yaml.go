@@ -287,6 +287,18 @@ func (p *parser) mappings(items []*yaml.Node, list, shape string) iter.Seq2[stri
 	}
 }
 
+// named reads a list item's fields (known keys only), requires the keys
+// named, and returns the item's name with whether it is a valid one
+// (lowercase kebab-case); name is "" when the item has none.
+func (p *parser) named(n *yaml.Node, path string, known []string, required ...string) (fs map[string]entry, name string, valid bool) {
+	fs = p.fields(n, path, known)
+	p.require(n, path, fs, required...)
+	if v, ok := p.str(fs["name"]); ok {
+		return fs, v, p.checkName(fs["name"].val, join(path, "name"), v)
+	}
+	return fs, "", false
+}
+
 // unique reports v, at node n and field, when seen already holds it:
 // "duplicate <what> "v" (first at line N)", N the line of its first use,
 // which seen records.
