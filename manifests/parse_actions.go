@@ -62,24 +62,16 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	a.Args = p.args(fs["args"], path)
 
 	if e, ok := fs["narrow_with"]; ok {
-		names, nodes := p.strList(e)
-		used := map[string]bool{}
-		for i, s := range names {
-			field := fmt.Sprintf("%s.narrow_with[%d]", path, i)
-			switch {
-			case a.Arg(s) == nil:
-				msg := fmt.Sprintf("%q is not an arg of this action", s)
-				if sug := Suggest(s, a.ArgNames()); len(sug) > 0 {
-					msg += fmt.Sprintf(" (did you mean %q?)", sug[0])
-				}
-				p.addf(nodes[i], field, "%s", msg)
-			case used[s]:
-				p.addf(nodes[i], field, "duplicate %q", s)
-			default:
-				used[s] = true
-				a.NarrowWith = append(a.NarrowWith, s)
+		a.NarrowWith = p.stringSet(e, func(s string) string {
+			if a.Arg(s) != nil {
+				return ""
 			}
-		}
+			msg := fmt.Sprintf("%q is not an arg of this action", s)
+			if sug := Suggest(s, a.ArgNames()); len(sug) > 0 {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug[0])
+			}
+			return msg
+		})
 	}
 	if e := fs["output_schema"]; e.val != nil {
 		if e.val.Kind != yaml.MappingNode {
