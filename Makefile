@@ -194,6 +194,9 @@ mutate:
 # A fixed-seed random sample of one package's runnable mutants, each run
 # against that package's own tests (for suites too slow for a full run):
 # `make mutate-sample MUTATE_PKG=./host/internal/supervisor MUTATE_N=10`.
+# -select runs, per mutant, only the tests whose coverage reaches its line
+# (each test's coverage measured once, unmutated), and the sample runs in
+# its shuffled order, so a run stopped early is still a random sample.
 # Run it in a clean checkout: mutants are applied in place (and restored).
 MUTATE_PKG  ?= ./host/internal/dispatch
 MUTATE_N    ?= 10
@@ -201,7 +204,7 @@ MUTATE_SEED ?= 1
 mutate-sample:
 	@r=$$(mktemp -d)/dry.json; \
 	$(GO) run $(GREMLINS) unleash --dry-run --invert-logical -o $$r $(MUTATE_PKG) >/dev/null && \
-	nice -n 15 $(GO) run ./internal/mutants -report $$r -sample $(MUTATE_N) -seed $(MUTATE_SEED) -timeout 15m $(MUTATE_PKG)
+	nice -n 15 $(GO) run ./internal/mutants -report $$r -select -sample $(MUTATE_N) -seed $(MUTATE_SEED) -timeout 15m $(MUTATE_PKG)
 
 clean:
 	rm -rf bin

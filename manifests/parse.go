@@ -286,7 +286,7 @@ func (p *parser) document(data []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	if root.Kind != yaml.MappingNode {
-		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", describeNode(root))
+		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", DescribeNode(root))
 		return nil, false
 	}
 	return root, true

@@ -87,7 +87,7 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	}
 	if e := fs["output_schema"]; e.val != nil {
 		if e.val.Kind != yaml.MappingNode {
-			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: object, properties: {...}}, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: object, properties: {...}}, got %s", DescribeNode(e.val))
 		} else if v, ok := p.toAny(e.val, e.field, 0); ok {
 			sch := v.(map[string]any)
 			if t, has := sch["type"]; has && t != "object" {
@@ -173,7 +173,7 @@ func (p *parser) argBounds(fs map[string]entry, path string, a *Arg, typeOK bool
 		tag := e.val.ShortTag()
 		if e.val.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || e.val.Decode(&f) != nil ||
 			math.IsNaN(f) || math.IsInf(f, 0) {
-			p.addf(e.val, e.field, "want a number, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a number, got %s", DescribeNode(e.val))
 			continue
 		}
 		if k == "minimum" {
@@ -194,7 +194,7 @@ func (p *parser) argItems(fs map[string]entry, a *Arg, typeOK bool) {
 		case typeOK && a.Type != TypeArray:
 			p.addf(e.val, e.field, "items applies only to array args, not %s", a.Type)
 		case e.val.Kind != yaml.MappingNode:
-			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: string}, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: string}, got %s", DescribeNode(e.val))
 		default:
 			if v, ok := p.toAny(e.val, e.field, 0); ok {
 				items := v.(map[string]any)
@@ -216,7 +216,7 @@ func (p *parser) argEnum(fs map[string]entry, a *Arg, typeOK bool) {
 		case typeOK && (a.Type == TypeArray || a.Type == TypeObject || a.Type == TypeBoolean):
 			p.addf(e.val, e.field, "enum applies only to string, integer and number args, not %s", a.Type)
 		case e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0:
-			p.addf(e.val, e.field, "want a non-empty list of values, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a non-empty list of values, got %s", DescribeNode(e.val))
 		default:
 			for i, vn := range e.val.Content {
 				field := fmt.Sprintf("%s[%d]", e.field, i)
@@ -353,7 +353,7 @@ func (p *parser) toAny(n *yaml.Node, field string, depth int) (any, bool) {
 			return n.Value, true
 		}
 	}
-	p.addf(n, field, "unsupported value %s", describeNode(n))
+	p.addf(n, field, "unsupported value %s", DescribeNode(n))
 	return nil, false
 }
 

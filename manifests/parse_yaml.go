@@ -133,8 +133,10 @@ func (p *parser) require(n *yaml.Node, path string, fs map[string]entry, keys ..
 	}
 }
 
-// describeNode names a YAML node's kind for a "want X, got Y" message.
-func describeNode(n *yaml.Node) string {
+// DescribeNode names a YAML node's kind and value for a "want X, got Y"
+// message (string "x", integer 5, a list); every parser of tool.yaml's
+// format and the surface declarations use it.
+func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -168,7 +170,7 @@ func (p *parser) str(e entry) (string, bool) {
 		return "", false
 	}
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!str" {
-		p.addf(e.val, e.field, "want a string, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want a string, got %s", DescribeNode(e.val))
 		return "", false
 	}
 	return e.val.Value, true
@@ -186,7 +188,7 @@ func (p *parser) text(e entry) (string, bool) {
 			return e.val.Value, true
 		}
 	}
-	p.addf(e.val, e.field, "want a string, got %s", describeNode(e.val))
+	p.addf(e.val, e.field, "want a string, got %s", DescribeNode(e.val))
 	return "", false
 }
 
@@ -196,7 +198,7 @@ func (p *parser) boolean(e entry) (bool, bool) {
 	}
 	var b bool
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!bool" || e.val.Decode(&b) != nil {
-		p.addf(e.val, e.field, "want true or false, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want true or false, got %s", DescribeNode(e.val))
 		return false, false
 	}
 	return b, true
@@ -208,7 +210,7 @@ func (p *parser) integer(e entry) (int64, bool) {
 	}
 	var i int64
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!int" || e.val.Decode(&i) != nil {
-		p.addf(e.val, e.field, "want an integer, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want an integer, got %s", DescribeNode(e.val))
 		return 0, false
 	}
 	return i, true
@@ -219,7 +221,7 @@ func (p *parser) duration(e entry, lo, hi time.Duration) (time.Duration, bool) {
 		return 0, false
 	}
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!str" {
-		p.addf(e.val, e.field, `want a duration such as "30s" or "5m", got %s`, describeNode(e.val))
+		p.addf(e.val, e.field, `want a duration such as "30s" or "5m", got %s`, DescribeNode(e.val))
 		return 0, false
 	}
 	d, err := time.ParseDuration(e.val.Value)
@@ -252,7 +254,7 @@ func (p *parser) list(e entry) ([]*yaml.Node, bool) {
 		return nil, false
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.addf(e.val, e.field, "want a list, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want a list, got %s", DescribeNode(e.val))
 		return nil, false
 	}
 	out := make([]*yaml.Node, 0, len(e.val.Content))
@@ -275,7 +277,7 @@ func (p *parser) mappings(items []*yaml.Node, list, shape string) iter.Seq2[stri
 		for i, n := range items {
 			path := fmt.Sprintf("%s[%d]", list, i)
 			if n.Kind != yaml.MappingNode {
-				p.addf(n, path, "want a mapping {%s}, got %s", shape, describeNode(n))
+				p.addf(n, path, "want a mapping {%s}, got %s", shape, DescribeNode(n))
 				continue
 			}
 			if !yield(path, n) {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/toolhost/toolhost/cli"
 	"github.com/toolhost/toolhost/cli/markdown"
-	"github.com/toolhost/toolhost/manifests"
 )
 
 // shelfManifest has a read-only action with defaults and an irreversible
@@ -52,10 +51,7 @@ func shelfPlugin(deleted *[]string) Plugin {
 }
 
 func TestCLIModeHelpAndVersion(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name    string
 		args    []string
@@ -89,10 +85,7 @@ func TestCLIModeHelpAndVersion(t *testing.T) {
 }
 
 func TestCLIModeConfirm(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	asked := &cli.Term{Ask: true, Width: 80}
 	tests := []struct {
 		name    string
@@ -136,10 +129,7 @@ func TestCLIModeConfirm(t *testing.T) {
 }
 
 func TestCLIModeUsageErrors(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name string
 		args []string
@@ -168,10 +158,7 @@ func TestCLIModeUsageErrors(t *testing.T) {
 // TestCLIModeOnATerminal: rendered for a person, or raw JSON with --json;
 // the next step in the plugin's own words.
 func TestCLIModeOnATerminal(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name     string
 		renderer bool // the plugin sets RenderMarkdown

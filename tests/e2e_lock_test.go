@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,16 +24,8 @@ func (e *env) host(t *testing.T, args ...string) (int, string, string) {
 	cmd := exec.Command(hostBin, args...)
 	cmd.Env = e.vars
 	cmd.Dir = e.plugins
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("host %v: %v", args, err)
-	}
-	return code, out.String(), errOut.String()
+	out, errOut, code := testplugin.Run(t, cmd)
+	return code, string(out), string(errOut)
 }
 
 // listed is the tool's entry in `host list --json`, or nil.
@@ -279,7 +270,7 @@ func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 func TestDevModeSkipsTheLockLoudly(t *testing.T) {
 	e := newEnv(t)
 	cmd := e.serveCmd("--dev")
-	var stderr lockedBuffer
+	var stderr testplugin.LockedBuffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

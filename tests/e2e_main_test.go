@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -327,26 +326,9 @@ type wireProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  <-chan string // every line the host wrote (rpctest's)
-	stderr *lockedBuffer
+	stderr *testplugin.LockedBuffer
 	exited chan struct{} // closed when the process has exited
 	err    error         // its exit status, once exited is closed
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func (e *env) startWire(t *testing.T) *wireProc {
@@ -356,7 +338,7 @@ func (e *env) startWire(t *testing.T) *wireProc {
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	w := &wireProc{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	w := &wireProc{t: t, cmd: cmd, stdin: stdin, stderr: &testplugin.LockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	must(t, cmd.Start())
 	w.Conn = rpctest.New(t, stdin, stdout)

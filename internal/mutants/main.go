@@ -91,8 +91,9 @@ func main() {
 	if *sample > 0 && *sample < len(ms) {
 		r := rand.New(rand.NewPCG(*seed, *seed))
 		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		// Run in the shuffled order: a run stopped early is still a random
+		// sample (the first k of this seed's order).
 		ms = ms[:*sample]
-		sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
 	}
 	if *sel && *run != "" {
 		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
@@ -135,13 +136,13 @@ func main() {
 			fmt.Printf("PLAN       %s%s %s\n", m, note, pattern)
 			continue
 		}
-		st, err := try(ctx, m, flag.Arg(0), pattern, *timeout)
+		st, why, err := try(ctx, m, flag.Arg(0), pattern, *timeout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
 		counts[st]++
-		fmt.Printf("%-10s %s%s\n", st, m, note)
+		fmt.Printf("%-10s %s%s%s\n", st, m, note, why)
 	}
 	if *plan {
 		return
@@ -183,18 +184,20 @@ func load(path, status, pkg string) ([]mutant, error) {
 }
 
 // try applies m, runs the package's tests, restores the file and says
-// what became of the mutant.
-func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (string, error) {
+// what became of the mutant; for a killed one, why names the first test
+// that failed and its first line of output, to tell a real kill from a
+// test that failed for the machine's load.
+func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (status, why string, err error) {
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
-		return "", fmt.Errorf("apply %s: %w", m, err)
+		return "", "", fmt.Errorf("apply %s: %w", m, err)
 	}
 	mutated, err := apply(orig, m)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
-		return "", fmt.Errorf("apply %s: %w", m, err)
+		return "", "", fmt.Errorf("apply %s: %w", m, err)
 	}
 	defer os.WriteFile(m.file, orig, 0o644)
 	tctx, cancel := context.WithTimeout(ctx, timeout+time.Minute) // go test's own -timeout ends it first
@@ -209,15 +212,33 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("run %s: interrupted", m)
+		return "", "", fmt.Errorf("run %s: interrupted", m)
 	case err == nil:
-		return "LIVED", nil
+		return "LIVED", "", nil
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) || strings.Contains(out.String(), "panic: test timed out"):
-		return "TIMED OUT", nil
+		return "TIMED OUT", "", nil
 	case strings.Contains(out.String(), "[build failed]") || strings.Contains(out.String(), "[setup failed]"):
-		return "NOT VIABLE", nil
+		return "NOT VIABLE", "", nil
 	}
-	return "KILLED", nil
+	return "KILLED", firstFailure(out.String()), nil
+}
+
+// firstFailure is " by TestX: <its first line of output>" for go test
+// output holding a failed test, else "".
+func firstFailure(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), "--- FAIL: ")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if i+1 < len(lines) {
+			return fmt.Sprintf(" by %s: %s", name, strings.TrimSpace(lines[i+1]))
+		}
+		return " by " + name
+	}
+	return ""
 }
 
 // apply swaps the operator token at m's position, refusing a position

@@ -4,13 +4,13 @@ package text
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/sdk/python"
 )
 
@@ -56,17 +56,10 @@ func install() (string, error) {
 // decoded stdout.
 func run(t *testing.T, args ...string) (int, map[string]any) {
 	t.Helper()
-	out, err := exec.Command(bin, args...).Output()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("text %v: %v (is make deps done? it installs the python3-* packages)", args, err)
-	}
+	out, stderr, code := testplugin.Run(t, exec.Command(bin, args...))
 	var v map[string]any
 	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("text %v: stdout is not JSON: %v\n%s", args, err, out)
+		t.Fatalf("text %v: stdout is not JSON (is make deps done? it installs the python3-* packages): %v\n%s\nstderr: %s", args, err, out, stderr)
 	}
 	return code, v
 }
