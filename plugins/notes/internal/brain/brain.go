@@ -73,9 +73,10 @@ type Brain struct {
 	// not installed (thesaurusErr says why).
 	thesaurus    *wordnet.WordNet
 	thesaurusErr error
-	ixMu         sync.Mutex // serialises freshness checks and rebuilds
-	key          []byte     // confirmation HMAC key
-	beforeWr     func()     // test hook: runs after a write is prepared, before it takes the lock
+	vec          vectorState // the sentence model for search by meaning
+	ixMu         sync.Mutex  // serialises freshness checks and rebuilds
+	key          []byte      // confirmation HMAC key
+	beforeWr     func()      // test hook: runs after a write is prepared, before it takes the lock
 
 	recMu     sync.Mutex
 	recovered []Recovered // what lock recovered since status last reported it
