@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/cli"
-	"github.com/toolhost/toolhost/manifests"
 )
 
 // shelfManifest has a read-only action with defaults and an irreversible
@@ -51,10 +50,7 @@ func shelfPlugin(deleted *[]string) Plugin {
 }
 
 func TestCLIModeHelpAndVersion(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name    string
 		args    []string
@@ -88,10 +84,7 @@ func TestCLIModeHelpAndVersion(t *testing.T) {
 }
 
 func TestCLIModeConfirm(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	asked := &cli.Term{Ask: true, Width: 80}
 	tests := []struct {
 		name    string
@@ -135,10 +128,7 @@ func TestCLIModeConfirm(t *testing.T) {
 }
 
 func TestCLIModeUsageErrors(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name string
 		args []string
@@ -167,10 +157,7 @@ func TestCLIModeUsageErrors(t *testing.T) {
 // TestCLIModeOnATerminal: rendered for a person, or raw JSON with --json;
 // the next step in the plugin's own words.
 func TestCLIModeOnATerminal(t *testing.T) {
-	m, err := manifests.ParseBytes("shelf/tool.yaml", []byte(shelfManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
 		name   string
 		args   []string

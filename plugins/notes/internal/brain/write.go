@@ -211,16 +211,19 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 		crashPoint("file")
 	}
-	if _, err := g.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		restore()
-		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	crashPoint("add")
 	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
 		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
 	})
-	// Only these paths: whatever else a person staged stays staged.
-	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {
+	// In process when the repository allows (gitobj.go), else git itself;
+	// either way only these paths: whatever else a person staged stays
+	// staged.
+	if _, err := b.commitPaths(ctx, oldHead, paths, msg); errors.Is(err, errSlowPath) {
+		err = gitCommitPaths(ctx, g, paths, msg)
+		if err != nil {
+			restore()
+			return "", err
+		}
+	} else if err != nil {
 		restore()
 		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
@@ -238,6 +241,19 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		return head, err
 	}
 	return head, nil
+}
+
+// gitCommitPaths commits paths with the git command line: git add, then
+// git commit limited to them.
+func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string) error {
+	if _, err := g.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	crashPoint("add")
+	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {
+		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	return nil
 }
 
 // sdkLogError logs a failure to put back a failed write.
