@@ -183,12 +183,13 @@ func TestBenchNotes(t *testing.T) {
 		queries[i] = words(2)
 	}
 	for _, q := range queries {
-		search = append(search, call("search", map[string]any{"query": q}))
+		search = append(search, call("search", map[string]any{"query": q, "mode": "keyword"}))
 	}
 	// The bare engine: the same queries straight to SQLite FTS5 on the
 	// same index file (any of the words, best ten sections by BM25), as a
 	// program using FTS5 alone would ask.
 	bareFTS := benchBareFTS(t, ctx, filepath.Join(root, StateDir, "index.db"), queries)
+	hybridReport := benchHybrid(t, ctx, b, call, queries, bareFTS)
 	for i := 0; i < 50; i++ {
 		content := fmt.Sprintf("Benchmark memory %d: %s.", i, words(25))
 		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
@@ -203,6 +204,7 @@ func TestBenchNotes(t *testing.T) {
 		ms(p50(reindex)), ms(percentile(reindex, 0)),
 		ms(p50(search)), ms(percentile(search, 0.9)), float64(p50(search))/float64(p50(bareFTS)), ms(p50(bareFTS)), float64(p50(search))/float64(p50(revParse)), ms(p50(revParse)),
 		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)))
+	report += hybridReport
 	t.Log("\n" + report)
 	if out := os.Getenv("NOTES_BENCH_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
