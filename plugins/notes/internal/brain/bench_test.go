@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,17 +183,21 @@ func TestBenchNotes(t *testing.T) {
 	for i := range queries {
 		queries[i] = words(2)
 	}
+	stopProfile := benchProfile(t, "search")
 	for _, q := range queries {
 		search = append(search, call("search", map[string]any{"query": q}))
 	}
+	stopProfile()
 	// The bare engine: the same queries straight to SQLite FTS5 on the
 	// same index file (any of the words, best ten sections by BM25), as a
 	// program using FTS5 alone would ask.
 	bareFTS := benchBareFTS(t, ctx, filepath.Join(root, StateDir, "index.db"), queries)
+	stopProfile = benchProfile(t, "remember")
 	for i := 0; i < 50; i++ {
 		content := fmt.Sprintf("Benchmark memory %d: %s.", i, words(25))
 		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
 	}
+	stopProfile()
 	p50 := func(d []time.Duration) time.Duration { return percentile(d, 0.5) }
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
 	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)
@@ -208,6 +213,28 @@ func TestBenchNotes(t *testing.T) {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// benchProfile writes a CPU profile of one phase to
+// $NOTES_BENCH_PROFILE/<phase>.pprof when that folder is set (go tool pprof
+// reads it); it returns the function that stops it.
+func benchProfile(t *testing.T, phase string) func() {
+	t.Helper()
+	dir := os.Getenv("NOTES_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, phase+".pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 
