@@ -26,22 +26,31 @@ host:
 	$(GO) build -o bin/host ./host
 
 # Each Go plugin's binary goes into its own folder, next to its tool.yaml.
-# A folder without Go sources (plugins/text, in Python) is ready as it is.
+# A folder of Python (plugins/text) gets the runtime copied from sdk/python,
+# the repository's one copy (git ignores the copies; host approve --tracked
+# accepts them while they equal sdk/python's).
+# Plugins are built without cgo (PLUGIN_CGO): none calls C, and a static
+# binary starts without the dynamic loader and libc, about 8 ms less CPU on
+# every launch and every CLI-mode call (a fifth of xlsx's start).
+PLUGIN_CGO ?= CGO_ENABLED=0
 plugins:
 	@for p in $(PLUGINS); do \
+		if ls plugins/$$p/*.py >/dev/null 2>&1; then \
+			for f in $(PYTHON_RUNTIME); do cp sdk/python/$$f plugins/$$p/$$f || exit 1; done; \
+		fi; \
 		ls plugins/$$p/*.go 2>/dev/null | grep -qv '_test\.go$$' || continue; \
-		echo "$(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
-		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
+		echo "$(PLUGIN_CGO) $(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
+		$(PLUGIN_CGO) $(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
 	done
 
 # The Python plugin runtime's gRPC code, from sdk/wire/plugin.proto and
 # sdk/python/health.proto, with Debian's python3-grpc-tools (make deps); the
-# result is checked in, and copied into plugins/text (sdk/python's test
-# checks both are current).
+# result is checked in (sdk/python's test checks it is current), and
+# `make plugins` copies the runtime into each Python plugin's folder.
 PYTHON_RUNTIME := toolhost_plugin.py plugin_pb2.py plugin_pb2_grpc.py health_pb2.py health_pb2_grpc.py
 python-gen: deps
 	cd sdk/python && /usr/bin/python3 -m grpc_tools.protoc -I. -I../wire --python_out=. --grpc_python_out=. health.proto ../wire/plugin.proto
-	for f in $(PYTHON_RUNTIME); do cp sdk/python/$$f plugins/text/$$f; done
+	$(MAKE) plugins
 
 # The Debian packages listed in scripts/debian-packages.txt (apt-get as root
 # or through passwordless sudo; otherwise it names the command to run).
@@ -85,7 +94,7 @@ cross:
 		echo "== $$os/$$arch -> $$out"; \
 		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/host$$ext ./host || exit 1; \
 		for p in $(PLUGINS); do \
-			GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
+			$(PLUGIN_CGO) GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
 		done; \
 	done
 
@@ -185,6 +194,9 @@ mutate:
 # A fixed-seed random sample of one package's runnable mutants, each run
 # against that package's own tests (for suites too slow for a full run):
 # `make mutate-sample MUTATE_PKG=./host/internal/supervisor MUTATE_N=10`.
+# -select runs, per mutant, only the tests whose coverage reaches its line
+# (each test's coverage measured once, unmutated), and the sample runs in
+# its shuffled order, so a run stopped early is still a random sample.
 # Run it in a clean checkout: mutants are applied in place (and restored).
 MUTATE_PKG  ?= ./host/internal/dispatch
 MUTATE_N    ?= 10
@@ -192,7 +204,7 @@ MUTATE_SEED ?= 1
 mutate-sample:
 	@r=$$(mktemp -d)/dry.json; \
 	$(GO) run $(GREMLINS) unleash --dry-run --invert-logical -o $$r $(MUTATE_PKG) >/dev/null && \
-	nice -n 15 $(GO) run ./internal/mutants -report $$r -sample $(MUTATE_N) -seed $(MUTATE_SEED) -timeout 15m $(MUTATE_PKG)
+	nice -n 15 $(GO) run ./internal/mutants -report $$r -select -sample $(MUTATE_N) -seed $(MUTATE_SEED) -timeout 15m $(MUTATE_PKG)
 
 clean:
 	rm -rf bin

@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/python"
 )
 
 func newApproveCmd() *cobra.Command {
@@ -100,8 +101,9 @@ func printApproval(w io.Writer, changes []registry.Change) {
 }
 
 // gitUnclean says why a plugin folder is not one whose sources git tracks
-// unmodified, or "" when it is. The only file git may not track is the
-// built entrypoint, and only as an ignored file. For a Go plugin the
+// unmodified, or "" when it is. The only files git may not track, and only
+// as ignored files, are the built entrypoint and the Python runtime's files
+// that `make plugins` copies from sdk/python unchanged. For a Go plugin the
 // module's own packages it imports, go.mod and go.sum must be clean too.
 func gitUnclean(t *registry.Tool) string {
 	top, err := git(t.Dir, "rev-parse", "--show-toplevel")
@@ -123,7 +125,7 @@ func gitUnclean(t *registry.Tool) string {
 			continue
 		}
 		code, path := rec[:2], rec[3:]
-		if code == "!!" && filepath.FromSlash(path) == entry {
+		if code == "!!" && (filepath.FromSlash(path) == entry || python.IsRuntimeCopy(filepath.Join(top, path))) {
 			continue
 		}
 		dirty = append(dirty, strings.TrimSpace(code)+" "+path)

@@ -71,40 +71,24 @@ var (
 func (p *parser) prompts(e entry, m *Manifest) {
 	items, _ := p.list(e)
 	seen := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("prompts[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {name, description, arguments}, got %s", describeNode(n))
-			continue
-		}
+	for path, n := range p.mappings(items, "prompts", "name, description, arguments") {
 		fs := p.fields(n, path, promptKeys)
 		p.require(n, path, fs, "name", "description")
 		var pr Prompt
 		if v, ok := p.str(fs["name"]); ok && p.checkName(fs["name"].val, join(path, "name"), v) {
-			if line, dup := seen[v]; dup {
-				p.addf(fs["name"].val, join(path, "name"), "duplicate prompt %q (first at line %d)", v, line)
-			}
-			seen[v] = fs["name"].val.Line
+			p.unique(seen, fs["name"].val, join(path, "name"), "prompt", v)
 			pr.Name = v
 		}
 		pr.Title, _ = p.str(fs["title"])
 		pr.Description, _ = p.str(fs["description"])
 		args, _ := p.list(fs["arguments"])
-		argSeen := map[string]bool{}
-		for j, an := range args {
-			apath := fmt.Sprintf("%s.arguments[%d]", path, j)
-			if an.Kind != yaml.MappingNode {
-				p.addf(an, apath, "want a mapping {name, description, required}, got %s", describeNode(an))
-				continue
-			}
+		argSeen := map[string]int{}
+		for apath, an := range p.mappings(args, join(path, "arguments"), "name, description, required") {
 			afs := p.fields(an, apath, promptArgKeys)
 			p.require(an, apath, afs, "name")
 			var a PromptArg
 			if v, ok := p.str(afs["name"]); ok && p.checkName(afs["name"].val, join(apath, "name"), v) {
-				if argSeen[v] {
-					p.addf(afs["name"].val, join(apath, "name"), "duplicate argument %q", v)
-				}
-				argSeen[v] = true
+				p.unique(argSeen, afs["name"].val, join(apath, "name"), "argument", v)
 				a.Name = v
 			}
 			a.Description, _ = p.str(afs["description"])
@@ -118,62 +102,71 @@ func (p *parser) prompts(e entry, m *Manifest) {
 // resources reads the resources list: each URI's scheme must be the
 // tool's name, so two tools' resources never collide.
 func (p *parser) resources(e entry, m *Manifest) {
-	items, _ := p.list(e)
-	seen := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("resources[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {uri, name, description, mime_type}, got %s", describeNode(n))
-			continue
-		}
-		fs := p.fields(n, path, resourceKeys)
-		p.require(n, path, fs, "uri", "name")
-		var r Resource
-		if v, ok := p.str(fs["uri"]); ok && p.checkScheme(fs["uri"].val, join(path, "uri"), m.Name, v) {
-			if strings.ContainsAny(v, "{}") {
-				p.addf(fs["uri"].val, join(path, "uri"), "%q holds a template expression: declare it under resource_templates", v)
-			} else if line, dup := seen[v]; dup {
-				p.addf(fs["uri"].val, join(path, "uri"), "duplicate resource %q (first at line %d)", v, line)
-			}
-			seen[v] = fs["uri"].val.Line
-			r.URI = v
-		}
-		r.Name, _ = p.str(fs["name"])
-		r.Title, _ = p.str(fs["title"])
-		r.Description, _ = p.str(fs["description"])
-		r.MIMEType, _ = p.str(fs["mime_type"])
-		m.Resources = append(m.Resources, r)
+	for _, r := range p.uriEntries(e, m.Name, resourceList) {
+		m.Resources = append(m.Resources, Resource{URI: r.uri, Name: r.name, Title: r.title, Description: r.description, MIMEType: r.mimeType})
 	}
 }
 
 // resourceTemplates reads the resource_templates list.
 func (p *parser) resourceTemplates(e entry, m *Manifest) {
+	for _, t := range p.uriEntries(e, m.Name, templateList) {
+		m.ResourceTemplates = append(m.ResourceTemplates, ResourceTemplate{URITemplate: t.uri, Name: t.name, Title: t.title, Description: t.description, MIMEType: t.mimeType})
+	}
+}
+
+// uriList is what tells the resources list from the resource_templates
+// list; everything else about their entries is one rule.
+type uriList struct {
+	list, key, noun string
+	keys            []string
+	// invalid says what is wrong with a URI (its scheme already checked),
+	// or "".
+	invalid func(uri string) string
+}
+
+var (
+	resourceList = uriList{list: "resources", key: "uri", noun: "resource", keys: resourceKeys, invalid: func(uri string) string {
+		if strings.ContainsAny(uri, "{}") {
+			return fmt.Sprintf("%q holds a template expression: declare it under resource_templates", uri)
+		}
+		return ""
+	}}
+	templateList = uriList{list: "resource_templates", key: "uri_template", noun: "template", keys: templateKeys, invalid: func(uri string) string {
+		if _, err := uritemplate.New(uri); err != nil {
+			return fmt.Sprintf("%q is not an RFC 6570 URI template: %v", uri, err)
+		}
+		return ""
+	}}
+)
+
+// uriEntry is one entry of a uriList, as read.
+type uriEntry struct{ uri, name, title, description, mimeType string }
+
+// uriEntries reads a list of entries named by a URI (or URI template)
+// whose scheme must be the tool's name, each URI once.
+func (p *parser) uriEntries(e entry, tool string, l uriList) []uriEntry {
 	items, _ := p.list(e)
 	seen := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("resource_templates[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {uri_template, name, description, mime_type}, got %s", describeNode(n))
-			continue
-		}
-		fs := p.fields(n, path, templateKeys)
-		p.require(n, path, fs, "uri_template", "name")
-		var t ResourceTemplate
-		if v, ok := p.str(fs["uri_template"]); ok && p.checkScheme(fs["uri_template"].val, join(path, "uri_template"), m.Name, v) {
-			if _, err := uritemplate.New(v); err != nil {
-				p.addf(fs["uri_template"].val, join(path, "uri_template"), "%q is not an RFC 6570 URI template: %v", v, err)
-			} else if line, dup := seen[v]; dup {
-				p.addf(fs["uri_template"].val, join(path, "uri_template"), "duplicate template %q (first at line %d)", v, line)
+	var out []uriEntry
+	for path, n := range p.mappings(items, l.list, l.key+", name, description, mime_type") {
+		fs := p.fields(n, path, l.keys)
+		p.require(n, path, fs, l.key, "name")
+		var r uriEntry
+		if v, ok := p.str(fs[l.key]); ok && p.checkScheme(fs[l.key].val, join(path, l.key), tool, v) {
+			if why := l.invalid(v); why != "" {
+				p.addf(fs[l.key].val, join(path, l.key), "%s", why)
+			} else {
+				p.unique(seen, fs[l.key].val, join(path, l.key), l.noun, v)
 			}
-			seen[v] = fs["uri_template"].val.Line
-			t.URITemplate = v
+			r.uri = v
 		}
-		t.Name, _ = p.str(fs["name"])
-		t.Title, _ = p.str(fs["title"])
-		t.Description, _ = p.str(fs["description"])
-		t.MIMEType, _ = p.str(fs["mime_type"])
-		m.ResourceTemplates = append(m.ResourceTemplates, t)
+		r.name, _ = p.str(fs["name"])
+		r.title, _ = p.str(fs["title"])
+		r.description, _ = p.str(fs["description"])
+		r.mimeType, _ = p.str(fs["mime_type"])
+		out = append(out, r)
 	}
+	return out
 }
 
 // checkScheme reports a URI that is not "<tool>://…".

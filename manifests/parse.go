@@ -109,6 +109,8 @@ func ParseBytes(path string, data []byte) (*Manifest, error) {
 	return m, nil
 }
 
+// parse reads the whole manifest into m, noting every problem: the top-level
+// fields, then each section in its own step.
 func (p *parser) parse(data []byte, m *Manifest) {
 	root, ok := p.document(data)
 	if !ok {
@@ -116,7 +118,21 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	}
 	fs := p.fields(root, "", topKeys)
 	p.require(root, "", fs, "name", "description", "entrypoint", "actions")
+	p.identity(fs, m)
+	p.lifecycle(fs, m)
+	p.env(fs, m)
+	p.limits(fs, m)
+	p.uses(fs["uses"], m)
+	p.secrets(fs["secrets"], m)
+	p.actions(fs["actions"], m)
+	p.prompts(fs["prompts"], m)
+	p.resources(fs["resources"], m)
+	p.resourceTemplates(fs["resource_templates"], m)
+}
 
+// identity reads what names the plugin and where it runs from: name, kind,
+// description, version, entrypoint and sha256.
+func (p *parser) identity(fs map[string]entry, m *Manifest) {
 	if s, ok := p.str(fs["name"]); ok {
 		m.Name = s
 		p.checkName(fs["name"].val, "name", s)
@@ -150,6 +166,11 @@ func (p *parser) parse(data []byte, m *Manifest) {
 			p.addf(fs["sha256"].val, "sha256", "want 64 lowercase hex digits, got %q", s)
 		}
 	}
+}
+
+// lifecycle reads when the plugin runs: its call timeout, how long it may
+// sit idle, and whether it starts with the host.
+func (p *parser) lifecycle(fs map[string]entry, m *Manifest) {
 	if d, ok := p.duration(fs["timeout"], MinTimeout, MaxTimeout); ok {
 		m.Timeout = d
 	}
@@ -159,22 +180,33 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	if b, ok := p.boolean(fs["eager"]); ok {
 		m.Eager = b
 	}
-	if e, ok := fs["env"]; ok {
-		names, nodes := p.strList(e)
-		seen := map[string]bool{}
-		for i, s := range names {
-			field := fmt.Sprintf("env[%d]", i)
-			switch {
-			case !envRE.MatchString(s):
-				p.addf(nodes[i], field, "%q is not an environment variable name (want letters, digits and _, not starting with a digit)", s)
-			case seen[s]:
-				p.addf(nodes[i], field, "duplicate %q", s)
-			default:
-				seen[s] = true
-				m.Env = append(m.Env, s)
-			}
+}
+
+// env reads the environment variables passed through to the plugin: each
+// a valid name, listed once.
+func (p *parser) env(fs map[string]entry, m *Manifest) {
+	e, ok := fs["env"]
+	if !ok {
+		return
+	}
+	names, nodes := p.strList(e)
+	seen := map[string]bool{}
+	for i, s := range names {
+		field := fmt.Sprintf("env[%d]", i)
+		switch {
+		case !envRE.MatchString(s):
+			p.addf(nodes[i], field, "%q is not an environment variable name (want letters, digits and _, not starting with a digit)", s)
+		case seen[s]:
+			p.addf(nodes[i], field, "duplicate %q", s)
+		default:
+			seen[s] = true
+			m.Env = append(m.Env, s)
 		}
 	}
+}
+
+// limits reads what the plugin may use: calls at once, memory and CPU time.
+func (p *parser) limits(fs map[string]entry, m *Manifest) {
 	if e := fs["concurrency"]; e.val != nil {
 		if i, ok := p.integer(e); ok {
 			if i < 1 || i > MaxConcurrency {
@@ -198,12 +230,6 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	if d, ok := p.duration(fs["cpu_time"], MinCPUTime, MaxCPUTime); ok {
 		m.CPUTime = d
 	}
-	p.uses(fs["uses"], m)
-	p.secrets(fs["secrets"], m)
-	p.actions(fs["actions"], m)
-	p.prompts(fs["prompts"], m)
-	p.resources(fs["resources"], m)
-	p.resourceTemplates(fs["resource_templates"], m)
 }
 
 // uses reads an agent's uses: each entry "tool" or "tool/action".
@@ -260,7 +286,7 @@ func (p *parser) document(data []byte) (*yaml.Node, bool) {
 		return nil, false
 	}
 	if root.Kind != yaml.MappingNode {
-		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", describeNode(root))
+		p.addf(root, "", "want a mapping of keys (name, description, entrypoint, actions, ...), got %s", DescribeNode(root))
 		return nil, false
 	}
 	return root, true
@@ -316,22 +342,14 @@ func (p *parser) secrets(e entry, m *Manifest) {
 	items, _ := p.list(e)
 	names := map[string]int{}
 	envs := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("secrets[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {name, env, description, required}, got %s", describeNode(n))
-			continue
-		}
+	for path, n := range p.mappings(items, "secrets", "name, env, description, required") {
 		fs := p.fields(n, path, secretKeys)
 		p.require(n, path, fs, "name", "env")
 		var s Secret
 		if v, ok := p.str(fs["name"]); ok {
 			s.Name = v
 			if p.checkName(fs["name"].val, join(path, "name"), v) {
-				if line, dup := names[v]; dup {
-					p.addf(fs["name"].val, join(path, "name"), "duplicate secret %q (first at line %d)", v, line)
-				}
-				names[v] = fs["name"].val.Line
+				p.unique(names, fs["name"].val, join(path, "name"), "secret", v)
 			}
 		}
 		if v, ok := p.str(fs["env"]); ok {

@@ -16,19 +16,10 @@ func (p *parser) actions(e entry, m *Manifest) {
 		p.addf(e.val, "actions", "a tool needs at least one action")
 	}
 	seen := map[string]int{}
-	for i, n := range items {
-		path := fmt.Sprintf("actions[%d]", i)
-		if n.Kind != yaml.MappingNode {
-			p.addf(n, path, "want a mapping {name, description, args, ...}, got %s", describeNode(n))
-			continue
-		}
+	for path, n := range p.mappings(items, "actions", "name, description, args, ...") {
 		a := p.action(n, path, m.Name)
 		if a.Name != "" {
-			if line, dup := seen[a.Name]; dup {
-				p.addf(n, join(path, "name"), "duplicate action %q (first at line %d)", a.Name, line)
-			} else {
-				seen[a.Name] = n.Line
-			}
+			p.unique(seen, n, join(path, "name"), "action", a.Name)
 		}
 		m.Actions = append(m.Actions, a)
 	}
@@ -96,7 +87,7 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	}
 	if e := fs["output_schema"]; e.val != nil {
 		if e.val.Kind != yaml.MappingNode {
-			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: object, properties: {...}}, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: object, properties: {...}}, got %s", DescribeNode(e.val))
 		} else if v, ok := p.toAny(e.val, e.field, 0); ok {
 			sch := v.(map[string]any)
 			if t, has := sch["type"]; has && t != "object" {
@@ -113,19 +104,10 @@ func (p *parser) args(e entry, path string) []Arg {
 	nodes, _ := p.list(e)
 	var out []Arg
 	seen := map[string]int{}
-	for i, an := range nodes {
-		apath := fmt.Sprintf("%s[%d]", join(path, "args"), i)
-		if an.Kind != yaml.MappingNode {
-			p.addf(an, apath, "want a mapping {name, type, required, description, ...}, got %s", describeNode(an))
-			continue
-		}
+	for apath, an := range p.mappings(nodes, join(path, "args"), "name, type, required, description, ...") {
 		arg := p.arg(an, apath)
 		if arg.Name != "" {
-			if line, dup := seen[arg.Name]; dup {
-				p.addf(an, join(apath, "name"), "duplicate arg %q (first at line %d)", arg.Name, line)
-			} else {
-				seen[arg.Name] = an.Line
-			}
+			p.unique(seen, an, join(apath, "name"), "arg", arg.Name)
 		}
 		out = append(out, arg)
 	}
@@ -191,7 +173,7 @@ func (p *parser) argBounds(fs map[string]entry, path string, a *Arg, typeOK bool
 		tag := e.val.ShortTag()
 		if e.val.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || e.val.Decode(&f) != nil ||
 			math.IsNaN(f) || math.IsInf(f, 0) {
-			p.addf(e.val, e.field, "want a number, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a number, got %s", DescribeNode(e.val))
 			continue
 		}
 		if k == "minimum" {
@@ -212,7 +194,7 @@ func (p *parser) argItems(fs map[string]entry, a *Arg, typeOK bool) {
 		case typeOK && a.Type != TypeArray:
 			p.addf(e.val, e.field, "items applies only to array args, not %s", a.Type)
 		case e.val.Kind != yaml.MappingNode:
-			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: string}, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: string}, got %s", DescribeNode(e.val))
 		default:
 			if v, ok := p.toAny(e.val, e.field, 0); ok {
 				items := v.(map[string]any)
@@ -234,7 +216,7 @@ func (p *parser) argEnum(fs map[string]entry, a *Arg, typeOK bool) {
 		case typeOK && (a.Type == TypeArray || a.Type == TypeObject || a.Type == TypeBoolean):
 			p.addf(e.val, e.field, "enum applies only to string, integer and number args, not %s", a.Type)
 		case e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0:
-			p.addf(e.val, e.field, "want a non-empty list of values, got %s", describeNode(e.val))
+			p.addf(e.val, e.field, "want a non-empty list of values, got %s", DescribeNode(e.val))
 		default:
 			for i, vn := range e.val.Content {
 				field := fmt.Sprintf("%s[%d]", e.field, i)
@@ -371,7 +353,7 @@ func (p *parser) toAny(n *yaml.Node, field string, depth int) (any, bool) {
 			return n.Value, true
 		}
 	}
-	p.addf(n, field, "unsupported value %s", describeNode(n))
+	p.addf(n, field, "unsupported value %s", DescribeNode(n))
 	return nil, false
 }
 

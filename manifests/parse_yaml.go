@@ -5,6 +5,7 @@ package manifests
 
 import (
 	"fmt"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -132,8 +133,10 @@ func (p *parser) require(n *yaml.Node, path string, fs map[string]entry, keys ..
 	}
 }
 
-// describeNode names a YAML node's kind for a "want X, got Y" message.
-func describeNode(n *yaml.Node) string {
+// DescribeNode names a YAML node's kind and value for a "want X, got Y"
+// message (string "x", integer 5, a list); every parser of tool.yaml's
+// format and the surface declarations use it.
+func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -167,7 +170,7 @@ func (p *parser) str(e entry) (string, bool) {
 		return "", false
 	}
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!str" {
-		p.addf(e.val, e.field, "want a string, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want a string, got %s", DescribeNode(e.val))
 		return "", false
 	}
 	return e.val.Value, true
@@ -185,7 +188,7 @@ func (p *parser) text(e entry) (string, bool) {
 			return e.val.Value, true
 		}
 	}
-	p.addf(e.val, e.field, "want a string, got %s", describeNode(e.val))
+	p.addf(e.val, e.field, "want a string, got %s", DescribeNode(e.val))
 	return "", false
 }
 
@@ -195,7 +198,7 @@ func (p *parser) boolean(e entry) (bool, bool) {
 	}
 	var b bool
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!bool" || e.val.Decode(&b) != nil {
-		p.addf(e.val, e.field, "want true or false, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want true or false, got %s", DescribeNode(e.val))
 		return false, false
 	}
 	return b, true
@@ -207,7 +210,7 @@ func (p *parser) integer(e entry) (int64, bool) {
 	}
 	var i int64
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!int" || e.val.Decode(&i) != nil {
-		p.addf(e.val, e.field, "want an integer, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want an integer, got %s", DescribeNode(e.val))
 		return 0, false
 	}
 	return i, true
@@ -218,7 +221,7 @@ func (p *parser) duration(e entry, lo, hi time.Duration) (time.Duration, bool) {
 		return 0, false
 	}
 	if e.val.Kind != yaml.ScalarNode || e.val.ShortTag() != "!!str" {
-		p.addf(e.val, e.field, `want a duration such as "30s" or "5m", got %s`, describeNode(e.val))
+		p.addf(e.val, e.field, `want a duration such as "30s" or "5m", got %s`, DescribeNode(e.val))
 		return 0, false
 	}
 	d, err := time.ParseDuration(e.val.Value)
@@ -251,7 +254,7 @@ func (p *parser) list(e entry) ([]*yaml.Node, bool) {
 		return nil, false
 	}
 	if e.val.Kind != yaml.SequenceNode {
-		p.addf(e.val, e.field, "want a list, got %s", describeNode(e.val))
+		p.addf(e.val, e.field, "want a list, got %s", DescribeNode(e.val))
 		return nil, false
 	}
 	out := make([]*yaml.Node, 0, len(e.val.Content))
@@ -264,6 +267,35 @@ func (p *parser) list(e entry) ([]*yaml.Node, bool) {
 		}
 	}
 	return out, true
+}
+
+// mappings yields the items of a list with their paths ("list[i]"),
+// reporting each item that is not a mapping; shape names the keys one
+// holds ("name, description").
+func (p *parser) mappings(items []*yaml.Node, list, shape string) iter.Seq2[string, *yaml.Node] {
+	return func(yield func(string, *yaml.Node) bool) {
+		for i, n := range items {
+			path := fmt.Sprintf("%s[%d]", list, i)
+			if n.Kind != yaml.MappingNode {
+				p.addf(n, path, "want a mapping {%s}, got %s", shape, DescribeNode(n))
+				continue
+			}
+			if !yield(path, n) {
+				return
+			}
+		}
+	}
+}
+
+// unique reports v, at node n and field, when seen already holds it:
+// "duplicate <what> "v" (first at line N)", N the line of its first use,
+// which seen records.
+func (p *parser) unique(seen map[string]int, n *yaml.Node, field, what, v string) {
+	if line, dup := seen[v]; dup {
+		p.addf(n, field, "duplicate %s %q (first at line %d)", what, v, line)
+		return
+	}
+	seen[v] = n.Line
 }
 
 // strings reads a list of strings.

@@ -24,60 +24,98 @@ const maxSuggestions = 3
 // anything, candidates that share a word with name. Suggest never changes a name: it only points at
 // the candidates a caller may use instead.
 func Suggest(name string, candidates []string) []string {
-	qWords := words(name, true)
-	if len(qWords) == 0 || len(candidates) == 0 {
+	q, ok := newQuery(name)
+	if !ok || len(candidates) == 0 {
 		return nil
 	}
-	qSet := wordSet(qWords)
-	qJoined := strings.Join(qWords, "-")
-	qSorted := sortedJoin(qWords)
-	limit := max(1, (len([]rune(qJoined))+2)/3)
-
-	type scored struct {
-		cand  string
-		tier  int
-		score float64
-		index int
-	}
-	var found []scored
+	var found []match
 	seen := map[string]bool{}
 	for i, c := range candidates {
 		if seen[c] || c == name {
 			continue
 		}
-		cWords := words(c, true)
-		if len(cWords) == 0 {
-			continue
-		}
-		cSet := wordSet(cWords)
-		if sameSet(qSet, cSet) {
+		if m, ok := q.match(c, i); ok {
 			seen[c] = true
-			found = append(found, scored{c, 0, 0, i})
-			continue
-		}
-		cJoined := strings.Join(cWords, "-")
-		d := min(
-			levenshtein.ComputeDistance(qJoined, cJoined),
-			levenshtein.ComputeDistance(qSorted, sortedJoin(cWords)),
-			levenshtein.ComputeDistance(strings.ReplaceAll(qJoined, "-", ""), strings.ReplaceAll(cJoined, "-", "")),
-		)
-		if d <= limit {
-			seen[c] = true
-			found = append(found, scored{c, 1, float64(d), i})
-			continue
-		}
-		shared := 0
-		for w := range qSet {
-			if cSet[w] {
-				shared++
-			}
-		}
-		if shared > 0 {
-			union := len(qSet) + len(cSet) - shared
-			seen[c] = true
-			found = append(found, scored{c, 2, -float64(shared) / float64(union), i})
+			found = append(found, m)
 		}
 	}
+	rank(found)
+	found = keepBest(found)
+	if len(found) == 0 {
+		return nil
+	}
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = f.cand
+	}
+	return out
+}
+
+// query is a name normalised for comparison: its singularised words as a
+// set, joined in order, joined sorted, and how many edits still count as a
+// misspelling of it.
+type query struct {
+	set            map[string]bool
+	joined, sorted string
+	limit          int
+}
+
+// newQuery normalises name; false when it has no words to compare.
+func newQuery(name string) (query, bool) {
+	ws := words(name, true)
+	if len(ws) == 0 {
+		return query{}, false
+	}
+	joined := strings.Join(ws, "-")
+	return query{set: wordSet(ws), joined: joined, sorted: sortedJoin(ws), limit: max(1, (len([]rune(joined))+2)/3)}, true
+}
+
+// match is one candidate that resembles the query: tier 0 has the same
+// words, tier 1 is within the edit limit (score: the distance), tier 2
+// shares a word (score: minus the share of words in common); index is its
+// place in the candidates, the last tie-break.
+type match struct {
+	cand  string
+	tier  int
+	score float64
+	index int
+}
+
+// match compares candidate c, at index i, with the query; false when they
+// have nothing in common.
+func (q query) match(c string, i int) (match, bool) {
+	cWords := words(c, true)
+	if len(cWords) == 0 {
+		return match{}, false
+	}
+	cSet := wordSet(cWords)
+	if sameSet(q.set, cSet) {
+		return match{c, 0, 0, i}, true
+	}
+	cJoined := strings.Join(cWords, "-")
+	d := min(
+		levenshtein.ComputeDistance(q.joined, cJoined),
+		levenshtein.ComputeDistance(q.sorted, sortedJoin(cWords)),
+		levenshtein.ComputeDistance(strings.ReplaceAll(q.joined, "-", ""), strings.ReplaceAll(cJoined, "-", "")),
+	)
+	if d <= q.limit {
+		return match{c, 1, float64(d), i}, true
+	}
+	shared := 0
+	for w := range q.set {
+		if cSet[w] {
+			shared++
+		}
+	}
+	if shared == 0 {
+		return match{}, false
+	}
+	union := len(q.set) + len(cSet) - shared
+	return match{c, 2, -float64(shared) / float64(union), i}, true
+}
+
+// rank orders matches best first: by tier, then score, then candidate order.
+func rank(found []match) {
 	sort.SliceStable(found, func(a, b int) bool {
 		x, y := found[a], found[b]
 		if x.tier != y.tier {
@@ -88,8 +126,12 @@ func Suggest(name string, candidates []string) []string {
 		}
 		return x.index < y.index
 	})
-	// Candidates that merely share a word are noise next to a close match,
-	// and distant spellings are noise next to the same words.
+}
+
+// keepBest drops the noise from ranked matches and keeps at most
+// maxSuggestions: candidates that merely share a word are noise next to a
+// close match, and distant spellings are noise next to the same words.
+func keepBest(found []match) []match {
 	if len(found) > 0 && found[0].tier < 2 {
 		best := found[0].tier
 		n := 0
@@ -101,14 +143,7 @@ func Suggest(name string, candidates []string) []string {
 	if len(found) > maxSuggestions {
 		found = found[:maxSuggestions]
 	}
-	if len(found) == 0 {
-		return nil
-	}
-	out := make([]string, len(found))
-	for i, f := range found {
-		out[i] = f.cand
-	}
-	return out
+	return found
 }
 
 // words splits s into lowercase words on any character that is not a letter

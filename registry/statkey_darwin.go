@@ -1,27 +1,8 @@
 package registry
 
-import (
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// statKey is what a cached hash is checked against: a file whose device,
-// inode, size, mtime or ctime differ is hashed again.
-type statKey struct {
-	Dev   uint64 `json:"dev"`
-	Ino   uint64 `json:"ino"`
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime_ns"`
-	Ctime int64  `json:"ctime_ns"`
-	Mode  uint32 `json:"mode"`
-}
-
-// statKeyOf returns st's key; ok is false when the system did not say.
-func statKeyOf(st fs.FileInfo) (statKey, bool) {
-	s, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return statKey{}, false
-	}
-	return statKey{Dev: uint64(s.Dev), Ino: s.Ino, Size: s.Size, Mtime: syscall.TimespecToNsec(s.Mtimespec),
-		Ctime: syscall.TimespecToNsec(s.Ctimespec), Mode: uint32(s.Mode)}, true
+// statTimes returns s's modification and change times in nanoseconds.
+func statTimes(s *syscall.Stat_t) (mtime, ctime int64) {
+	return syscall.TimespecToNsec(s.Mtimespec), syscall.TimespecToNsec(s.Ctimespec)
 }

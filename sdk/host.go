@@ -68,3 +68,47 @@ func (h *hostClient) Call(ctx context.Context, tool, action string, args any, co
 		}
 	}
 }
+
+// CodeNeedsHost is an agent's answer when it runs without the host (run
+// by hand, in CLI mode): it composes other tools, which only the host runs.
+const CodeNeedsHost Code = "needs_host"
+
+// CodeUnexpectedResult is the answer when a nested call's data has a shape
+// the caller does not understand (plugins of different releases).
+const CodeUnexpectedResult Code = "unexpected_result"
+
+// NeedHost returns the host client for an agent's call or, without one
+// (the plugin run by hand in CLI mode), the needs_host error: agent is the
+// plugin's name, run the `host call …` line that runs it.
+func (r *Request) NeedHost(agent, run string) (Host, error) {
+	if h := r.Host(); h != nil {
+		return h, nil
+	}
+	return nil, &Error{Code: CodeNeedsHost, Message: agent + " composes other tools and runs only through the host",
+		NextStep: "run it with `" + run + "` or the run_agent MCP tool"}
+}
+
+// CallData runs tool's action through h, decodes its result's data into
+// dst (a pointer) and returns the result. A tool's own failure comes back
+// as its *Error, with its code and next step; data that dst cannot hold is
+// an unexpected_result *Error naming the call.
+func CallData(ctx context.Context, h Host, tool, action string, args, dst any) (*Result, error) {
+	res, err := h.Call(ctx, tool, action, args, false)
+	if err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		return nil, fmt.Errorf("%s %s: %w", tool, action, err)
+	}
+	b, err := json.Marshal(res.Data)
+	if err == nil {
+		err = json.Unmarshal(b, dst)
+	}
+	if err != nil {
+		return nil, &Error{Code: CodeUnexpectedResult,
+			Message:  fmt.Sprintf("%s %s answered a shape this plugin does not understand: %v", tool, action, err),
+			NextStep: "check that the plugins are of the same release (`host list`)"}
+	}
+	return res, nil
+}

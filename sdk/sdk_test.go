@@ -33,6 +33,16 @@ actions:
     read_only: true
 `
 
+// mustParse parses a test's manifest, src, as the file name.
+func mustParse(t *testing.T, name, src string) *manifests.Manifest {
+	t.Helper()
+	m, err := manifests.ParseBytes(name, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func greetPlugin() Plugin {
 	return Plugin{Actions: map[string]Handler{
 		"say-hello": func(_ context.Context, req *Request) (*Result, error) {
@@ -59,10 +69,7 @@ func greetPlugin() Plugin {
 }
 
 func TestCLI(t *testing.T) {
-	m, err := manifests.ParseBytes("greet/tool.yaml", []byte(testManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "greet/tool.yaml", testManifest)
 	tests := []struct {
 		name string
 		args []string

@@ -8,8 +8,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/toolhost/toolhost/manifests"
 )
 
 // countdown is a streamed result: it writes n lines of an array, failing
@@ -73,10 +71,7 @@ func streamPlugin(writes *int) Plugin {
 // plugin writes it, exactly once, and that an error part-way is printed
 // after what went out, with exit code 1.
 func TestStreamedResultCLI(t *testing.T) {
-	m, err := manifests.ParseBytes("counter/tool.yaml", []byte(streamManifest))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := mustParse(t, "counter/tool.yaml", streamManifest)
 	tests := []struct {
 		name string
 		args []string

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,6 +39,12 @@ import (
 //     with one: goal ≤ 1.5× (warm: with the hash cache `host approve`
 //     filled; the start with the cache deleted is printed too).
 //
+// The raw client, the host and the host with its fast path off
+// (HOST_FASTPATH=0, every call through the go-sdk) are measured
+// interleaved — one call of each in turn for the p50s, rounds of 8 in
+// flight in turn for the throughputs — so all three see the same load and
+// the ratios hold on a busy machine.
+//
 // Speed goals are checked here and only printed: a unit test never asserts
 // timing. HOST_BENCH_CALLS sets the calls per measurement (default 2000).
 //
@@ -50,15 +57,41 @@ func BenchmarkHostSpeed(b *testing.B) {
 	// The installed binary: CLI mode reads the manifest beside it.
 	bin := filepath.Join(testplugin.Install(b, b.TempDir(), "1"), "testtool")
 	for range b.N {
-		raw := benchRaw(b, bin, calls)
+		raw, rawPid, closeRaw := rawClient(b, bin)
+		host, sdk := startHostSession(b, true), startHostSession(b, false)
+		sides := []*benchSide{{name: "raw", call: raw, pid: rawPid}, {name: "run_tool", call: host.runTool, pid: host.cmd.Process.Pid},
+			{name: "ping", call: host.ping}, {name: "sdk run_tool", call: sdk.runTool, pid: sdk.cmd.Process.Pid}, {name: "sdk ping", call: sdk.ping}}
+		for range calls / 10 { // warm: the plugins are launched and kept
+			for _, s := range sides {
+				s.call()
+			}
+		}
+		for range calls {
+			for _, s := range sides {
+				s.times = append(s.times, timed(1, s.call)...)
+			}
+		}
+		const rounds = 10
+		flight := []*benchSide{sides[0], sides[1], sides[3]}
+		for range rounds {
+			for _, s := range flight {
+				client, server := selfCPU(), treeCPU(s.pid)
+				s.busy += timedOnce(func() { inFlight(calls/rounds, 8, s.call) })
+				s.clientCPU += selfCPU() - client
+				s.serverCPU += treeCPU(s.pid) - server
+			}
+		}
+		closeRaw()
+		host.close(b)
+		sdk.close(b)
 		execP50 := benchExec(b, bin, max(calls/40, 20))
-		host := benchHost(b, calls)
 		start1, start50 := benchStart(b, bin, 1), benchStart(b, bin, 50)
 
-		own := host.runTool - host.ping
-		fmt.Printf("host speed (p50, %d calls each; the machine's load moves every figure, the ratios less)\n", calls)
+		rawP50, runP50, pingP50 := p50(sides[0].times), p50(sides[1].times), p50(sides[2].times)
+		rate := func(s *benchSide) float64 { return float64(calls/rounds*rounds) / s.busy.Seconds() }
+		fmt.Printf("host speed (p50, %d calls each, raw, host and the SDK's path interleaved; the machine's load moves every figure, the ratios less)\n", calls)
 		fmt.Printf("  sdk floor: MCP ping %v; raw go-plugin call %v; warm run_tool %v; exec-per-call %v\n",
-			host.ping, raw.p50, host.runTool, execP50)
+			pingP50, rawP50, runP50, execP50)
 		report := func(name string, ratio float64, goal string, ok bool) {
 			verdict := "met"
 			if !ok {
@@ -66,22 +99,52 @@ func BenchmarkHostSpeed(b *testing.B) {
 			}
 			fmt.Printf("  %-52s %7.2f  (goal %s: %s)\n", name, ratio, goal, verdict)
 		}
-		r1 := float64(own) / float64(raw.p50)
+		r1 := float64(runP50-pingP50) / float64(rawP50)
 		report("(run_tool - ping) / raw call", r1, "<= 1.30", r1 <= 1.3)
-		r2 := float64(execP50) / float64(host.runTool)
+		r2 := float64(execP50) / float64(runP50)
 		report("exec-per-call / run_tool", r2, ">= 12", r2 >= 12)
-		r3 := host.throughput8 / raw.throughput8
-		report(fmt.Sprintf("8 in flight: host %.0f/s over raw %.0f/s", host.throughput8, raw.throughput8), r3, ">= 0.70", r3 >= 0.7)
+		r3 := rate(sides[1]) / rate(sides[0])
+		report(fmt.Sprintf("8 in flight: host %.0f/s over raw %.0f/s", rate(sides[1]), rate(sides[0])), r3, ">= 0.70", r3 >= 0.7)
 		r4 := float64(start50.warm) / float64(start1.warm)
 		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
 		fmt.Printf("  start with the hash cache deleted: 50 plugins %v, 1 plugin %v = %.2f\n", start50.cold, start1.cold, float64(start50.cold)/float64(start1.cold))
 		fmt.Printf("  CPU per MCP call, host and its plugin (ping or run_tool, start-up included): %v\n", host.cpuPerCall)
+		sdkPing, sdkRun := p50(sides[4].times), p50(sides[3].times)
+		fmt.Printf("  the SDK's path (%s=0), same run: ping %v; run_tool %v; (run_tool - ping) / raw %.2f; 8 in flight %.0f/s = %.2f of raw; CPU per MCP call %v\n",
+			fastPathEnv, sdkPing, sdkRun, float64(sdkRun-sdkPing)/float64(rawP50), rate(sides[3]), rate(sides[3])/rate(sides[0]), sdk.cpuPerCall)
+		if n := time.Duration(calls / rounds * rounds); sides[0].clientCPU > 0 {
+			// On 2 cores the throughput is bounded by the CPU per call of
+			// every process involved: the client, then the host and its
+			// plugin (or, raw, the plugin alone).
+			perCall := func(s *benchSide) (client, server time.Duration) { return s.clientCPU / n, s.serverCPU / n }
+			rc, rs := perCall(sides[0])
+			hc, hs := perCall(sides[1])
+			sc, ss := perCall(sides[3])
+			fmt.Printf("  CPU per call, 8 in flight: raw %v (client %v + plugin %v); host %v (MCP client %v + host and plugin %v); SDK's path %v (%v + %v)\n",
+				rc+rs, rc, rs, hc+hs, hc, hs, sc+ss, sc, ss)
+			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f through the SDK's path)\n",
+				float64(rc+rs)/float64(hc+hs), float64(rc+rs)/float64(sc+ss))
+		}
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")
 		b.ReportMetric(r3, "8inflight/raw")
 		b.ReportMetric(r4, "start50/start1")
 		b.ReportMetric(float64(host.cpuPerCall.Nanoseconds()), "host+plugin-cpu-ns/call")
 	}
+}
+
+// benchSide is one of the things BenchmarkHostSpeed compares: its call,
+// each timed call, and the time its rounds of calls in flight took.
+type benchSide struct {
+	name  string
+	call  func()
+	times []time.Duration
+	busy  time.Duration
+	// pid is the server process (host, or the plugin for raw) whose CPU
+	// (with its children's) the rounds in flight count in serverCPU; the
+	// test process's own is clientCPU.
+	pid                  int
+	clientCPU, serverCPU time.Duration
 }
 
 // p50 is the median of ds.
@@ -102,16 +165,17 @@ func timed(n int, fn func()) []time.Duration {
 	return out
 }
 
-// throughput runs n calls of fn with inflight of them at once and returns
-// calls per second.
-func throughput(n, inflight int, fn func()) float64 {
+// timedOnce returns how long fn took.
+func timedOnce(fn func()) time.Duration { return timed(1, fn)[0] }
+
+// inFlight runs n calls of fn with inflight of them at once.
+func inFlight(n, inflight int, fn func()) {
 	var wg sync.WaitGroup
 	next := make(chan struct{}, n)
 	for range n {
 		next <- struct{}{}
 	}
 	close(next)
-	start := time.Now()
 	for range inflight {
 		wg.Go(func() {
 			for range next {
@@ -120,36 +184,32 @@ func throughput(n, inflight int, fn func()) float64 {
 		})
 	}
 	wg.Wait()
-	return float64(n) / time.Since(start).Seconds()
 }
 
-type rawFigures struct {
-	p50         time.Duration
-	throughput8 float64
-}
-
-// benchRaw times the echo call on a go-plugin client of the plugin binary,
-// no host between: one at a time, then 8 in flight on the one connection.
-func benchRaw(b *testing.B, bin string, calls int) rawFigures {
+// rawClient is a go-plugin client of the plugin binary, no host between:
+// its echo call, the plugin's process id, and the function that ends it.
+func rawClient(b *testing.B, bin string) (call func(), pid int, stop func()) {
+	cmd := exec.Command(bin)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Cmd:              exec.Command(bin),
+		Cmd:              cmd,
 		AutoMTLS:         true,
 		Logger:           hclog.NewNullLogger(),
 	})
-	defer client.Kill()
 	rpc, err := client.Client()
 	if err != nil {
+		client.Kill()
 		b.Fatal(err)
 	}
 	raw, err := rpc.Dispense(wire.PluginName)
 	if err != nil {
+		client.Kill()
 		b.Fatal(err)
 	}
 	c := raw.(*wire.Client)
-	call := func() {
+	return func() {
 		req := &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"bench"}`), Caller: &wire.Caller{ClientName: "bench"}}
 		stream, err := c.Call(context.Background(), req)
 		if err != nil {
@@ -170,9 +230,7 @@ func benchRaw(b *testing.B, bin string, calls int) rawFigures {
 				return
 			}
 		}
-	}
-	timed(calls/10, call) // warm
-	return rawFigures{p50: p50(timed(calls, call)), throughput8: throughput(calls, 8, call)}
+	}, cmd.Process.Pid, client.Kill
 }
 
 // benchExec times one exec of the plugin in CLI mode per call.
@@ -186,61 +244,70 @@ func benchExec(b *testing.B, bin string, n int) time.Duration {
 	return p50(timed(n, call))
 }
 
-type hostFigures struct {
-	ping, runTool time.Duration
-	throughput8   float64
-	// cpuPerCall is the CPU time of `host serve` and of the plugin process
-	// it ran and reaped (the system counts a reaped child's time in its
-	// parent's), start-up included, over the MCP calls answered, pings
-	// included: it moves far less with the machine's load than wall times.
-	cpuPerCall time.Duration
+// hostSession is one `host serve` over stdio with the go-sdk client: its
+// MCP ping and warm run_tool, counted, and once closed the CPU time of the
+// host and of the plugin it ran and reaped (the system counts a reaped
+// child's time in its parent's), start-up included, per MCP call answered:
+// it moves far less with the machine's load than wall times.
+type hostSession struct {
+	ping, runTool func()
+	calls         atomic.Int64
+	cs            *mcp.ClientSession
+	cmd           *exec.Cmd
+	cpuPerCall    time.Duration
 }
 
-// benchHost times MCP ping and a warm run_tool, interleaved so both see the
-// same load, then run_tool with 8 in flight, through one `host serve` over
-// stdio with the go-sdk client. The test plugin is installed with
-// concurrency 8, so the manifest does not bound the 8 in flight.
-func benchHost(b *testing.B, calls int) hostFigures {
+// startHostSession starts `host serve` with the test plugin installed with
+// concurrency 8, so the manifest does not bound 8 calls in flight. fast
+// false serves with the fast path off (HOST_FASTPATH=0): every call
+// through the SDK, as before the fast path.
+func startHostSession(b *testing.B, fast bool) *hostSession {
 	e := benchEnv(b)
+	profile := "serve.pprof"
+	if !fast {
+		e.vars = append(e.vars, fastPathEnv+"=0")
+		profile = "serve-sdk.pprof"
+	}
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
-		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve.pprof"))
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, profile))
 	}
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cmd := e.serveCmd()
-	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd},
+	h := &hostSession{cmd: e.serveCmd()}
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: h.cmd},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
+	h.cs = cs
 	params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "testtool", "action": "echo", "args": map[string]any{"text": "bench"}}}
-	runTool := func() {
+	h.runTool = func() {
+		h.calls.Add(1)
 		res, err := cs.CallTool(context.Background(), params)
 		if err != nil || res.IsError {
 			b.Fatalf("run_tool: %v %v", err, res)
 		}
 	}
-	ping := func() {
+	h.ping = func() {
+		h.calls.Add(1)
 		if err := cs.Ping(context.Background(), nil); err != nil {
 			b.Fatalf("ping: %v", err)
 		}
 	}
-	timed(calls/10, func() { ping(); runTool() }) // warm: the plugin is launched and kept
-	var pings, runs []time.Duration
-	for range calls {
-		pings = append(pings, timed(1, ping)...)
-		runs = append(runs, timed(1, runTool)...)
+	return h
+}
+
+// close ends the session (stdin closes); the SDK's transport waits for the
+// host, whose CPU time is then known.
+func (h *hostSession) close(b *testing.B) {
+	if err := h.cs.Close(); err != nil {
+		b.Logf("closing the host session: %v", err)
+		return
 	}
-	fig := hostFigures{ping: p50(pings), runTool: p50(runs), throughput8: throughput(calls, 8, runTool)}
-	// The session ends (stdin closes) and the SDK's transport waits for
-	// the host, whose CPU time (its plugin's included) is then known.
-	if err := cs.Close(); err == nil && cmd.ProcessState != nil {
-		n := calls/10*2 + calls*2 + calls // warm pairs, measured pairs, 8 in flight
-		fig.cpuPerCall = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()) / time.Duration(n)
+	if h.cmd.ProcessState != nil && h.calls.Load() > 0 {
+		h.cpuPerCall = (h.cmd.ProcessState.UserTime() + h.cmd.ProcessState.SystemTime()) / time.Duration(h.calls.Load())
 	}
-	return fig
 }
 
 // startFigures are the p50 starts with the hash cache as the approval left
@@ -321,3 +388,7 @@ func BenchmarkHostStart(b *testing.B) {
 		b.ReportMetric(r, "start50/start1")
 	}
 }
+
+// fastPathEnv turns the host's stdio fast path for tools/call off when "0"
+// (host/internal/mcpproto.FastPathEnv).
+const fastPathEnv = "HOST_FASTPATH"

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ func TestCancelReachesNestedCall(t *testing.T) {
 	for _, era := range []struct{ name, version string }{{"legacy", "2025-11-25"}, {"modern", ""}} {
 		t.Run(era.name, func(t *testing.T) {
 			e := newEnv(t)
+			holdLonger(t, e)
 			testplugin.InstallAgent(t, e.plugins)
 			fifo := filepath.Join(t.TempDir(), "hold")
 			must(t, syscall.Mkfifo(fifo, 0o600))
@@ -48,6 +50,21 @@ func TestCancelReachesNestedCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdLonger raises testtool's call limit (5s) to ten minutes in e, so
+// that on a loaded machine the manifest's deadline cannot end a hold call
+// before the cancellation under test does (the plugin would then report
+// "context deadline exceeded"). serveCmd approves the changed manifest.
+func holdLonger(t *testing.T, e *env) {
+	t.Helper()
+	p := filepath.Join(e.plugins, "testtool", "tool.yaml")
+	m, err := os.ReadFile(p)
+	must(t, err)
+	if !strings.Contains(string(m), "timeout: 5s") {
+		t.Fatalf("%s: no \"timeout: 5s\" to raise", p)
+	}
+	must(t, os.WriteFile(p, []byte(strings.Replace(string(m), "timeout: 5s", "timeout: 10m", 1)), 0o644))
 }
 
 // pipeLines reads the lines the hold action writes to fifo (its start, then

@@ -21,7 +21,9 @@ import (
 func TestHTTPCancelByDisconnect(t *testing.T) {
 	for _, modern := range []bool{false, true} {
 		t.Run(map[bool]string{false: "legacy", true: "modern"}[modern], func(t *testing.T) {
-			h := startHost(t, newEnv(t))
+			e := newEnv(t)
+			holdLonger(t, e)
+			h := startHost(t, e)
 			fifo := filepath.Join(t.TempDir(), "hold")
 			must(t, syscall.Mkfifo(fifo, 0o600))
 			ctx, cancel := context.WithCancel(context.Background())

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/registry"
+	"github.com/toolhost/toolhost/sdk/python"
 )
 
 // host runs `host ARGS…` in e and returns its exit code, stdout and stderr.
@@ -24,16 +24,8 @@ func (e *env) host(t *testing.T, args ...string) (int, string, string) {
 	cmd := exec.Command(hostBin, args...)
 	cmd.Env = e.vars
 	cmd.Dir = e.plugins
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("host %v: %v", args, err)
-	}
-	return code, out.String(), errOut.String()
+	out, errOut, code := testplugin.Run(t, cmd)
+	return code, string(out), string(errOut)
 }
 
 // listed is the tool's entry in `host list --json`, or nil.
@@ -205,9 +197,10 @@ func rewriteKeepMtime(t *testing.T, path, src string) {
 
 // TestBuildApprovesOnlyTrackedFolders is what `make build` runs
 // (`host approve --tracked`) on a git checkout: the folder whose files git
-// tracks unmodified (its built binary ignored) is approved; a folder an
-// agent wrote, a modified manifest, or a stray file beside a shipped
-// binary stay new — needs approval.
+// tracks unmodified (its built binary ignored, and the Python runtime make
+// copies from sdk/python) is approved; a folder an agent wrote, a modified
+// manifest, a stray file beside a shipped binary, or an edited copy of the
+// runtime stay new — needs approval.
 func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 	repo := t.TempDir()
 	gitIn := func(args ...string) {
@@ -231,15 +224,20 @@ func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# "+name+"\n"), 0o644))
 		return dir
 	}
-	for _, name := range []string{"shipped", "edited", "payload"} {
+	for _, name := range []string{"shipped", "edited", "payload", "oldruntime"} {
 		add(name)
 	}
 	gitIn("add", ".")
 	gitIn("commit", "-q", "-m", "shipped plugins")
 	add("agentwrote") // never committed
-	for _, name := range []string{"shipped", "edited", "payload", "agentwrote"} {
+	for _, name := range []string{"shipped", "edited", "payload", "agentwrote", "oldruntime"} {
 		testplugin.CopyBinary(t, bin, filepath.Join(plugins, name, "testtool")) // the build output, git-ignored
 	}
+	for _, name := range []string{"shipped", "oldruntime"} { // make plugins' copies, git-ignored
+		_, err := python.WriteRuntime(filepath.Join(plugins, name))
+		must(t, err)
+	}
+	must(t, os.WriteFile(filepath.Join(plugins, "oldruntime", "plugin_pb2.py"), []byte("# an older runtime\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(plugins, "edited", "tool.yaml"), []byte(strings.Replace(testplugin.Manifest, "name: testtool", "name: edited", 1)+"# edited\n"), 0o644))
 	testplugin.CopyBinary(t, bin, filepath.Join(plugins, "payload", "helper")) // ignored too, but not the entrypoint
 
@@ -250,12 +248,13 @@ func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 		t.Fatalf("host approve --tracked: exit %d\n%s%s", code, out, errOut)
 	}
 	for _, want := range []string{"shipped: approved (it was new)", "agentwrote: git does not track its tool.yaml",
-		"edited: files not tracked unmodified in git: M plugins/edited/tool.yaml", "payload: files not tracked unmodified in git: !! plugins/payload/helper"} {
+		"edited: files not tracked unmodified in git: M plugins/edited/tool.yaml", "payload: files not tracked unmodified in git: !! plugins/payload/helper",
+		"oldruntime: files not tracked unmodified in git: !! plugins/oldruntime/plugin_pb2.py"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("approve --tracked does not say %q:\n%s", want, out)
 		}
 	}
-	for name, want := range map[string]string{"shipped": "approved", "agentwrote": "new", "edited": "new", "payload": "new"} {
+	for name, want := range map[string]string{"shipped": "approved", "agentwrote": "new", "edited": "new", "payload": "new", "oldruntime": "new"} {
 		tool := e.listed(t, name)
 		if tool == nil || tool["approval"] != want || tool["ready"] != (want == "approved") {
 			t.Errorf("%s after make build's approval: %v, want %s", name, tool, want)
@@ -271,7 +270,7 @@ func TestBuildApprovesOnlyTrackedFolders(t *testing.T) {
 func TestDevModeSkipsTheLockLoudly(t *testing.T) {
 	e := newEnv(t)
 	cmd := e.serveCmd("--dev")
-	var stderr lockedBuffer
+	var stderr testplugin.LockedBuffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

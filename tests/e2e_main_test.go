@@ -14,12 +14,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolhost/toolhost/internal/rpctest"
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/sdk/python"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden transcripts under testdata/")
@@ -110,9 +110,15 @@ func buildRealPlugins(dir string) error {
 		}
 		dst := filepath.Join(dir, name)
 		if !hasGoSources(src) {
-			// A plugin in another language (plugins/text) runs as it is.
+			// A plugin in another language (plugins/text) runs as it is;
+			// one in Python gets the runtime of sdk/python, as make does.
 			if err := copyTree(src, dst); err != nil {
 				return fmt.Errorf("plugin %s: copy: %w", name, err)
+			}
+			if py, _ := filepath.Glob(filepath.Join(src, "*.py")); len(py) > 0 {
+				if _, err := python.WriteRuntime(dst); err != nil {
+					return fmt.Errorf("plugin %s: %w", name, err)
+				}
 			}
 			realPluginNames = append(realPluginNames, name)
 			continue
@@ -320,26 +326,9 @@ type wireProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  <-chan string // every line the host wrote (rpctest's)
-	stderr *lockedBuffer
+	stderr *testplugin.LockedBuffer
 	exited chan struct{} // closed when the process has exited
 	err    error         // its exit status, once exited is closed
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func (e *env) startWire(t *testing.T) *wireProc {
@@ -349,7 +338,7 @@ func (e *env) startWire(t *testing.T) *wireProc {
 	must(t, err)
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
-	w := &wireProc{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	w := &wireProc{t: t, cmd: cmd, stdin: stdin, stderr: &testplugin.LockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = w.stderr
 	must(t, cmd.Start())
 	w.Conn = rpctest.New(t, stdin, stdout)

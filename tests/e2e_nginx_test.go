@@ -99,7 +99,7 @@ func startNginx(t testing.TB, upstreams ...string) string {
 		must(t, os.Chown(prefix, nobody, nobody))
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: nobody, Gid: nobody}
 	}
-	out := &lockedBuffer{}
+	out := &testplugin.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	must(t, cmd.Start())
 	exited := make(chan struct{})

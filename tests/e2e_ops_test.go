@@ -28,6 +28,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 var (
@@ -42,7 +44,7 @@ type httpHost struct {
 	url     string // its /mcp
 	base    string // scheme://host:port
 	metrics string // its /metrics, when --metrics was given
-	log     *lockedBuffer
+	log     *testplugin.LockedBuffer
 	exited  chan struct{}
 }
 
@@ -55,7 +57,7 @@ func startHost(t *testing.T, e *env, args ...string) *httpHost {
 	stderr, err := cmd.StderrPipe()
 	must(t, err)
 	must(t, cmd.Start())
-	h := &httpHost{cmd: cmd, log: &lockedBuffer{}, exited: make(chan struct{})}
+	h := &httpHost{cmd: cmd, log: &testplugin.LockedBuffer{}, exited: make(chan struct{})}
 	found := make(chan struct{})
 	wantMetrics := false
 	for _, a := range args {

@@ -53,6 +53,23 @@ func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 	return sc, res.IsError
 }
 
+// runTool calls run_tool (tool's action with args) through cs and fails t
+// unless it succeeds; it decodes the structured content into dst and
+// returns the text content and the structured content as JSON.
+func runTool(t *testing.T, cs *mcp.ClientSession, tool, action string, args map[string]any, dst any) (string, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": tool, "action": action, "args": args}})
+	must(t, err)
+	if res.IsError {
+		t.Fatalf("%s %s failed: %v", tool, action, res.StructuredContent)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	must(t, json.Unmarshal(b, dst))
+	return res.Content[0].(*mcp.TextContent).Text, b
+}
+
 func TestGoSDKClient(t *testing.T) {
 	for _, era := range []struct{ name, version string }{{"legacy", "2025-11-25"}, {"negotiated-modern", ""}} {
 		t.Run(era.name, func(t *testing.T) {

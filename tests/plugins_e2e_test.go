@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/tests/usagegen"
 )
@@ -104,20 +101,11 @@ func TestUsageThroughHostCall(t *testing.T) {
 func TestUsageThroughMCP(t *testing.T) {
 	e, exp, _ := realEnv(t)
 	cs := goClient(t, e, "2025-11-25", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "usage", "action": "get-usage", "args": usageArgs(exp)}})
-	must(t, err)
-	if res.IsError {
-		t.Fatalf("get-usage failed: %v", res.StructuredContent)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
+	var rows usageRows
+	text, b := runTool(t, cs, "usage", "get-usage", usageArgs(exp), &rows)
 	if !strings.Contains(text, "| Model | Cost |") {
 		t.Fatalf("content is not the Markdown table: %s", text)
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var rows usageRows
-	must(t, json.Unmarshal(b, &rows))
 	checkUsage(t, rows, exp)
 	for _, name := range exp.ProjectPaths {
 		if strings.Contains(text, name) || strings.Contains(string(b), name) {

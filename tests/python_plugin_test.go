@@ -1,15 +1,11 @@
 package tests
 
 import (
-	"context"
 	"encoding/json"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // udhrArticle1 is Article 1 of the Universal Declaration of Human Rights in
@@ -83,19 +79,6 @@ func TestPythonPluginThroughHostCall(t *testing.T) {
 func TestPythonPluginThroughMCP(t *testing.T) {
 	e := textEnv(t)
 	cs := goClient(t, e, "2025-11-25", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{
-		"tool": "text", "action": "top-words", "args": map[string]any{"text": udhrArticle1EN + " " + udhrArticle1EN, "max-results": 3}}})
-	must(t, err)
-	if res.IsError {
-		t.Fatalf("top-words failed: %v", res.StructuredContent)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if !strings.Contains(text, "| word | count |") {
-		t.Errorf("content is not the Markdown table: %s", text)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
 	var got struct {
 		Language string `json:"language"`
 		Top      []struct {
@@ -104,7 +87,10 @@ func TestPythonPluginThroughMCP(t *testing.T) {
 		} `json:"top"`
 		Truncated bool `json:"truncated"`
 	}
-	must(t, json.Unmarshal(b, &got))
+	text, b := runTool(t, cs, "text", "top-words", map[string]any{"text": udhrArticle1EN + " " + udhrArticle1EN, "max-results": 3}, &got)
+	if !strings.Contains(text, "| word | count |") {
+		t.Errorf("content is not the Markdown table: %s", text)
+	}
 	if got.Language != "en" || len(got.Top) != 3 || got.Top[0].Count != 2 || !got.Truncated {
 		t.Errorf("got %s, want language en, 3 words counted twice each, truncated", b)
 	}
@@ -113,11 +99,9 @@ func TestPythonPluginThroughMCP(t *testing.T) {
 			t.Errorf("function word %q among the top words: %s", w.Word, b)
 		}
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{
-		"tool": "text", "action": "stats", "args": map[string]any{}}})
-	must(t, err)
-	b, _ = json.Marshal(res.StructuredContent)
-	if !res.IsError || !strings.Contains(string(b), `"invalid_args"`) || !strings.Contains(string(b), "exactly one of text or path") {
-		t.Errorf("stats without text: got isError=%v %s, want the plugin's invalid_args", res.IsError, b)
+	sc, isErr := callTool(t, cs, "run_tool", map[string]any{"tool": "text", "action": "stats", "args": map[string]any{}})
+	b, _ = json.Marshal(sc)
+	if !isErr || !strings.Contains(string(b), `"invalid_args"`) || !strings.Contains(string(b), "exactly one of text or path") {
+		t.Errorf("stats without text: got isError=%v %s, want the plugin's invalid_args", isErr, b)
 	}
 }

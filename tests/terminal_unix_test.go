@@ -4,7 +4,6 @@ package tests
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // A person at a terminal against a script reading a pipe: `host call` and a
@@ -69,14 +70,7 @@ func onTerminal(t *testing.T, vars []string, errToo bool, bin string, args ...st
 		_, _ = io.Copy(&b, ptmx) // ends with EIO once no process holds the terminal
 		screen <- strings.ReplaceAll(b.String(), "\r\n", "\n")
 	}()
-	err = cmd.Wait()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code := testplugin.ExitCode(t, cmd.Wait())
 	return terminalRun{screen: <-screen, stderr: stderr.String(), code: code}
 }
 
@@ -85,17 +79,8 @@ func piped(t *testing.T, vars []string, bin string, args ...string) terminalRun 
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = vars
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return terminalRun{screen: out.String(), stderr: errOut.String(), code: code}
+	out, errOut, code := testplugin.Run(t, cmd)
+	return terminalRun{screen: string(out), stderr: string(errOut), code: code}
 }
 
 func TestHostCallOnATerminalAndPiped(t *testing.T) {

@@ -95,17 +95,10 @@ func ccusageDaily(t *testing.T, node string, env []string, cli, provider string)
 	out := runCmd(t, env, node, cli, provider, "daily", "--json", "--offline", "-z", "UTC", "--no-color")
 	var doc struct {
 		Daily []struct {
-			Date      string  `json:"date"`
-			CostUSD   float64 `json:"costUSD"`
-			Breakdown []struct {
-				Model      string  `json:"modelName"`
-				Input      int64   `json:"inputTokens"`
-				Output     int64   `json:"outputTokens"`
-				CacheWrite int64   `json:"cacheCreationTokens"`
-				CacheRead  int64   `json:"cacheReadTokens"`
-				Cost       float64 `json:"cost"`
-			} `json:"modelBreakdowns"`
-			Models map[string]struct {
+			Date      string            `json:"date"`
+			CostUSD   float64           `json:"costUSD"`
+			Breakdown []ccusageModelRow `json:"modelBreakdowns"`
+			Models    map[string]struct {
 				Input      int64 `json:"inputTokens"`
 				Output     int64 `json:"outputTokens"`
 				CacheWrite int64 `json:"cacheCreationTokens"`
@@ -363,15 +356,8 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 		t.Run(provider, func(t *testing.T) {
 			var theirs struct {
 				Sessions []struct {
-					SessionID string `json:"sessionId"`
-					Breakdown []struct {
-						Model      string  `json:"modelName"`
-						Input      int64   `json:"inputTokens"`
-						Output     int64   `json:"outputTokens"`
-						CacheWrite int64   `json:"cacheCreationTokens"`
-						CacheRead  int64   `json:"cacheReadTokens"`
-						Cost       float64 `json:"cost"`
-					} `json:"modelBreakdowns"`
+					SessionID string            `json:"sessionId"`
+					Breakdown []ccusageModelRow `json:"modelBreakdowns"`
 				} `json:"sessions"`
 			}
 			out := runCmd(t, env, node, cli, provider, "session", "--json", "--offline", "--mode", "calculate", "-z", "UTC", "--no-color")
@@ -436,6 +422,17 @@ func usageHome(t *testing.T) string {
 // pinned Node first on PATH.
 func nodeEnv(node, home string) []string {
 	return []string{"HOME=" + home, "TZ=UTC", "PATH=" + filepath.Dir(node) + string(os.PathListSeparator) + os.Getenv("PATH")}
+}
+
+// ccusageModelRow is one model's line in a ccusage row (its
+// modelBreakdowns), daily or per session.
+type ccusageModelRow struct {
+	Model      string  `json:"modelName"`
+	Input      int64   `json:"inputTokens"`
+	Output     int64   `json:"outputTokens"`
+	CacheWrite int64   `json:"cacheCreationTokens"`
+	CacheRead  int64   `json:"cacheReadTokens"`
+	Cost       float64 `json:"cost"`
 }
 
 // usageModelRow is one model's line in a usage row, as get-usage answers it.

@@ -8,7 +8,13 @@
 // and prints one line per mutant and the efficacy (killed over killed plus
 // lived, as gremlins counts it). Usage (see testdata/mutate.md):
 //
-//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] PKG
+//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] [-select] PKG
+//
+// -select runs, for each mutant, only the tests that reach its line: each
+// top-level test is run alone once, unmutated, with coverage, and a mutant
+// on a line a test never executes cannot change what that test sees. This
+// is what makes a package whose whole suite takes minutes (the supervisor's
+// real plugins, crash storms and resource ceilings) affordable to mutate.
 package main
 
 import (
@@ -70,6 +76,8 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sample")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
+	sel := flag.Bool("select", false, "run, for each mutant, only the tests whose coverage (measured once, unmutated, test by test) reaches its line; a mutant no test reaches is NOT COVERED")
+	plan := flag.Bool("plan", false, "print which tests each chosen mutant would run, and run nothing")
 	flag.Parse()
 	if *reportPath == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: mutants -report R.json [-status S] [-sample N -seed S] ./PKG")
@@ -83,28 +91,69 @@ func main() {
 	if *sample > 0 && *sample < len(ms) {
 		r := rand.New(rand.NewPCG(*seed, *seed))
 		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+		// Run in the shuffled order: a run stopped early is still a random
+		// sample (the first k of this seed's order).
 		ms = ms[:*sample]
-		sort.Slice(ms, func(i, j int) bool { return ms[i].String() < ms[j].String() })
+	}
+	if *sel && *run != "" {
+		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
+		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var cov coverage
+	if *sel {
+		dir, err := os.MkdirTemp("", "mutants-cover-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		if cov, err = measure(ctx, flag.Arg(0), dir); err != nil {
+			fmt.Fprintln(os.Stderr, "mutants:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("measured the coverage of %d tests\n", len(cov))
+	}
 	counts := map[string]int{}
 	for _, m := range ms {
-		st, err := try(ctx, m, flag.Arg(0), *run, *timeout)
+		pattern, note := *run, ""
+		if cov != nil {
+			src, err := os.ReadFile(m.file)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "mutants:", err)
+				os.Exit(1)
+			}
+			ts := cov.tests(m, enclosingFunc(m.file, src, m.line, m.col))
+			if len(ts) == 0 {
+				counts["NOT COVERED"]++
+				fmt.Printf("%-10s %s (no test reaches it in the test process)\n", "NOT COVERED", m)
+				continue
+			}
+			pattern, note = runPattern(ts), fmt.Sprintf(" (%d tests)", len(ts))
+		}
+		if *plan {
+			fmt.Printf("PLAN       %s%s %s\n", m, note, pattern)
+			continue
+		}
+		st, why, err := try(ctx, m, flag.Arg(0), pattern, *timeout)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
 		counts[st]++
-		fmt.Printf("%-10s %s\n", st, m)
+		fmt.Printf("%-10s %s%s%s\n", st, m, note, why)
+	}
+	if *plan {
+		return
 	}
 	k, l := counts["KILLED"], counts["LIVED"]
 	eff := 0.0
 	if k+l > 0 {
 		eff = 100 * float64(k) / float64(k+l)
 	}
-	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d; efficacy %.2f%%\n",
-		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], eff)
+	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
+		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
 }
 
 // load reads the report and keeps the mutants with the given status in
@@ -135,18 +184,20 @@ func load(path, status, pkg string) ([]mutant, error) {
 }
 
 // try applies m, runs the package's tests, restores the file and says
-// what became of the mutant.
-func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (string, error) {
+// what became of the mutant; for a killed one, why names the first test
+// that failed and its first line of output, to tell a real kill from a
+// test that failed for the machine's load.
+func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (status, why string, err error) {
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
-		return "", fmt.Errorf("apply %s: %w", m, err)
+		return "", "", fmt.Errorf("apply %s: %w", m, err)
 	}
 	mutated, err := apply(orig, m)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
-		return "", fmt.Errorf("apply %s: %w", m, err)
+		return "", "", fmt.Errorf("apply %s: %w", m, err)
 	}
 	defer os.WriteFile(m.file, orig, 0o644)
 	tctx, cancel := context.WithTimeout(ctx, timeout+time.Minute) // go test's own -timeout ends it first
@@ -161,15 +212,33 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("run %s: interrupted", m)
+		return "", "", fmt.Errorf("run %s: interrupted", m)
 	case err == nil:
-		return "LIVED", nil
+		return "LIVED", "", nil
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) || strings.Contains(out.String(), "panic: test timed out"):
-		return "TIMED OUT", nil
+		return "TIMED OUT", "", nil
 	case strings.Contains(out.String(), "[build failed]") || strings.Contains(out.String(), "[setup failed]"):
-		return "NOT VIABLE", nil
+		return "NOT VIABLE", "", nil
 	}
-	return "KILLED", nil
+	return "KILLED", firstFailure(out.String()), nil
+}
+
+// firstFailure is " by TestX: <its first line of output>" for go test
+// output holding a failed test, else "".
+func firstFailure(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		name, ok := strings.CutPrefix(strings.TrimSpace(l), "--- FAIL: ")
+		if !ok {
+			continue
+		}
+		name, _, _ = strings.Cut(name, " ")
+		if i+1 < len(lines) {
+			return fmt.Sprintf(" by %s: %s", name, strings.TrimSpace(lines[i+1]))
+		}
+		return " by " + name
+	}
+	return ""
 }
 
 // apply swaps the operator token at m's position, refusing a position

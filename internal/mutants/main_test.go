@@ -39,3 +39,18 @@ func TestApply(t *testing.T) {
 		})
 	}
 }
+
+func TestFirstFailureNamesTheTestAndItsLine(t *testing.T) {
+	for _, tt := range []struct{ name, out, want string }{
+		{"a failed test", "=== RUN   TestA\n--- FAIL: TestA (0.20s)\n    a_test.go:9: got 1, want 2\nFAIL\n", " by TestA: a_test.go:9: got 1, want 2"},
+		{"a subtest's failure is under its parent", "--- FAIL: TestB (1.00s)\n    --- FAIL: TestB/row (0.00s)\n", " by TestB: --- FAIL: TestB/row (0.00s)"},
+		{"the last line", "--- FAIL: TestC (0.00s)", " by TestC"},
+		{"no failed test (a panic)", "panic: boom\nFAIL\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := firstFailure(tt.out); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

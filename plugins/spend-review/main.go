@@ -5,16 +5,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
 func main() {
-	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"weekly-review": weeklyReview}})
+	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"weekly-review": weeklyReview}, RenderMarkdown: markdown.Render})
 }
 
 // maxNoteBytes bounds the Markdown recorded in one note.
@@ -36,17 +36,13 @@ func weeklyReview(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		args.Scope = "global"
 	}
 	record := args.Record == nil || *args.Record
-	host := req.Host()
-	if host == nil {
-		return nil, &sdk.Error{Code: "needs_host", Message: "spend-review composes other tools and runs only through the host",
-			NextStep: "run it with `host call spend-review weekly-review` or the run_agent MCP tool"}
+	host, err := req.NeedHost("spend-review", "host call spend-review weekly-review")
+	if err != nil {
+		return nil, err
 	}
 	req.Progress(0, 2, "reading usage savings")
-	res, err := host.Call(ctx, "usage", "get-savings", map[string]any{"period": args.Period}, false)
-	if err != nil {
-		return nil, fmt.Errorf("usage get-savings: %w", err)
-	}
-	sv, err := decodeSavings(res)
+	sv := &savings{}
+	res, err := sdk.CallData(ctx, host, "usage", "get-savings", map[string]any{"period": args.Period}, sv)
 	if err != nil {
 		return nil, err
 	}
@@ -99,21 +95,6 @@ type finding struct {
 	Title     string  `json:"title"`
 	ImpactUSD float64 `json:"impact_usd"`
 	Detail    string  `json:"detail"`
-}
-
-// decodeSavings reads get-savings' data; a shape the review does not know
-// is an error naming what came back, never a panic.
-func decodeSavings(res *sdk.Result) (*savings, error) {
-	b, err := json.Marshal(res.Data)
-	if err == nil {
-		var sv savings
-		if err = json.Unmarshal(b, &sv); err == nil {
-			return &sv, nil
-		}
-	}
-	return nil, &sdk.Error{Code: "unexpected_result",
-		Message:  fmt.Sprintf("usage get-savings answered a shape spend-review does not understand: %v", err),
-		NextStep: "check that the usage and spend-review plugins are of the same release (`host list`)"}
 }
 
 // summary is the note's opening: the period's spend and each finding with

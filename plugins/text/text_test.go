@@ -4,25 +4,62 @@ package text
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/sdk/python"
 )
 
-// run runs ./text with args and returns its exit code and decoded stdout.
+// bin is the plugin's entrypoint in a folder installed as make installs it:
+// this folder's own files and the Python runtime of sdk/python beside them.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := install()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "text")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// install copies the plugin's own files and the runtime into a new
+// temporary folder.
+func install() (string, error) {
+	dir, err := os.MkdirTemp("", "text-plugin-")
+	if err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	for _, f := range []string{"text", "text.py", "tool.yaml"} {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, f), b, 0o755)
+		}
+		if err != nil {
+			return "", fmt.Errorf("install: %w", err)
+		}
+	}
+	if _, err := python.WriteRuntime(dir); err != nil {
+		return "", fmt.Errorf("install: %w", err)
+	}
+	return dir, nil
+}
+
+// run runs the installed plugin with args and returns its exit code and
+// decoded stdout.
 func run(t *testing.T, args ...string) (int, map[string]any) {
 	t.Helper()
-	out, err := exec.Command("./text", args...).Output()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("./text %v: %v (is make deps done? it installs the python3-* packages)", args, err)
-	}
+	out, stderr, code := testplugin.Run(t, exec.Command(bin, args...))
 	var v map[string]any
 	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("./text %v: stdout is not JSON: %v\n%s", args, err, out)
+		t.Fatalf("text %v: stdout is not JSON (is make deps done? it installs the python3-* packages): %v\n%s\nstderr: %s", args, err, out, stderr)
 	}
 	return code, v
 }

@@ -1,16 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/tests/usagegen"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testplugin.RemoveBuilt()
+	os.Exit(code)
+}
 
 // TestCLI builds the real binary, puts the tool.yaml beside it and runs it
 // in CLI mode on generated logs.
@@ -18,31 +23,13 @@ func TestCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "usage")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	manifest, err := os.ReadFile("tool.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(bin), "tool.yaml"), manifest, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin := testplugin.Plugin(t, "usage")
 	exp, env := generated(t, usagegen.Config{Seed: 21, Days: 3, ContentBytes: 100})
 	run := func(args ...string) (stdout string, code int) {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = []string{"HOME=" + env["HOME"], "CLAUDE_CONFIG_DIR=" + env["CLAUDE_CONFIG_DIR"], "CODEX_HOME=" + env["CODEX_HOME"]}
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		err := cmd.Run()
-		if ee, ok := err.(*exec.ExitError); ok {
-			return out.String(), ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out.String(), 0
+		out, _, code := testplugin.Run(t, cmd)
+		return string(out), code
 	}
 	tests := []struct {
 		name     string

@@ -200,3 +200,21 @@ func TestLiteLLMRefresh(t *testing.T) {
 		})
 	}
 }
+
+// TestReportsSayWhatTheyLeftOut: get-usage and blocks end their Markdown
+// alike: the unpriced model named and the malformed line counted.
+func TestReportsSayWhatTheyLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
+		`{"cwd":"/p","sessionId":"s","message":{"id":"a","model":"mystery-model","usage":{"input_tokens":5,"output_tokens":5}},"requestId":"ra","type":"assistant","timestamp":"2026-06-04T10:00:00.000Z"}`+"\n"+
+			`{"cwd":"/p","sessionId":"s","message":{"id":"b","model":"mystery-model","usage":{"input_tokens":5,"output_tokens":`+"\n")
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
+	for _, action := range []string{"get-usage", "blocks"} {
+		res, _ := call(t, s, action, map[string]any{"from": "2026-06-04", "to": "2026-06-04", "timezone": "UTC"})
+		for _, want := range []string{"no price for mystery-model", "_1 malformed log lines skipped._"} {
+			if !strings.Contains(res.Markdown, want) {
+				t.Errorf("%s: Markdown lacks %q:\n%s", action, want, res.Markdown)
+			}
+		}
+	}
+}

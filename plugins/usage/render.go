@@ -102,11 +102,7 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 			fmt.Fprintf(&b, "\n_%d of %d rows; raise limit to see more._\n", len(u.Rows), u.RowsTotal)
 		}
 	}
-	unpricedNote(&b, u.Unpriced)
-	if skipped > 0 {
-		fmt.Fprintf(&b, "\n_%d malformed log lines skipped._\n", skipped)
-	}
-	b.WriteString(degradedNote(degraded))
+	readNotes(&b, u.Unpriced, skipped, degraded)
 	return &sdk.Result{Data: d, Markdown: b.String()}
 }
 
@@ -146,6 +142,16 @@ func rowCost(t *report.Totals) string {
 		return "n/a"
 	}
 	return usd(t.CostUSD) + " + n/a"
+}
+
+// readNotes ends a report with what its reading left out: models without
+// a price, malformed lines skipped, providers read degraded.
+func readNotes(b *strings.Builder, unpriced []string, skipped int64, degraded []source.Degraded) {
+	unpricedNote(b, unpriced)
+	if skipped > 0 {
+		fmt.Fprintf(b, "\n_%d malformed log lines skipped._\n", skipped)
+	}
+	b.WriteString(degradedNote(degraded))
 }
 
 // unpricedNote says which models have no price and what to do.
@@ -326,10 +332,6 @@ func renderBlocks(w *window, a *blocksArgs, bl *report.Blocks, degraded []source
 	if bl.BlocksTotal > len(bl.Blocks) && !a.Active {
 		fmt.Fprintf(&b, "\n_%d of %d windows (the most recent); raise limit to see more._\n", len(bl.Blocks), bl.BlocksTotal)
 	}
-	unpricedNote(&b, bl.Unpriced)
-	if skipped > 0 {
-		fmt.Fprintf(&b, "\n_%d malformed log lines skipped._\n", skipped)
-	}
-	b.WriteString(degradedNote(degraded))
+	readNotes(&b, bl.Unpriced, skipped, degraded)
 	return &sdk.Result{Data: d, Markdown: b.String()}
 }

@@ -17,11 +17,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
 func main() {
-	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"brief": brief}})
+	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"brief": brief}, RenderMarkdown: markdown.Render})
 }
 
 // headerPreviewRows is how many rows from the header row on the page shows
@@ -96,10 +97,9 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	if args.MaxSheets <= 0 {
 		args.MaxSheets = 20
 	}
-	host := req.Host()
-	if host == nil {
-		return nil, &sdk.Error{Code: "needs_host", Message: "workbook-brief composes xlsx and notes and runs only through the host",
-			NextStep: "run it with `host call workbook-brief brief --arg path=FILE` or the run_agent MCP tool"}
+	host, err := req.NeedHost("workbook-brief", "host call workbook-brief brief --arg path=FILE")
+	if err != nil {
+		return nil, err
 	}
 
 	req.Progress(0, 0, "listing the sheets")
@@ -107,7 +107,7 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		Path   string  `json:"path"`
 		Sheets []sheet `json:"sheets"`
 	}
-	if err := call(ctx, host, "xlsx", "list-sheets", map[string]any{"path": args.Path}, &listed); err != nil {
+	if _, err := sdk.CallData(ctx, host, "xlsx", "list-sheets", map[string]any{"path": args.Path}, &listed); err != nil {
 		return nil, err
 	}
 	var todo []int // worksheets with data, in order, up to max-sheets
@@ -127,7 +127,7 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		req.Progress(step, total, "describing "+s.Title)
 		step++
 		var d described
-		if err := call(ctx, host, "xlsx", "describe", map[string]any{"path": args.Path, "sheet": s.Title}, &d); err != nil {
+		if _, err := sdk.CallData(ctx, host, "xlsx", "describe", map[string]any{"path": args.Path, "sheet": s.Title}, &d); err != nil {
 			return nil, err
 		}
 		briefs[i].Described = &d
@@ -137,7 +137,7 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			var rr struct {
 				Rows [][]any `json:"rows"`
 			}
-			if err := call(ctx, host, "xlsx", "read-range", map[string]any{"path": args.Path, "sheet": s.Title, "range": rng}, &rr); err != nil {
+			if _, err := sdk.CallData(ctx, host, "xlsx", "read-range", map[string]any{"path": args.Path, "sheet": s.Title, "range": rng}, &rr); err != nil {
 				return nil, err
 			}
 			briefs[i].Preview = rr.Rows
@@ -166,7 +166,7 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			Content string `json:"content"`
 		} `json:"note"`
 	}
-	err = call(ctx, host, "notes", "read", map[string]any{"path": notePath}, &existing)
+	_, err = sdk.CallData(ctx, host, "notes", "read", map[string]any{"path": notePath}, &existing)
 	var se *sdk.Error
 	switch {
 	case err == nil && strings.TrimSpace(existing.Note.Content) == page:
@@ -181,7 +181,7 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, err
 	}
 	var written map[string]any
-	if err := call(ctx, host, "notes", "write-page", map[string]any{
+	if _, err := sdk.CallData(ctx, host, "notes", "write-page", map[string]any{
 		"path":    notePath,
 		"content": page,
 		"mode":    mode,
@@ -201,27 +201,6 @@ func brief(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		verb = "Updated"
 	}
 	return &sdk.Result{Data: out, Markdown: page + fmt.Sprintf("\n\n_%s in notes as %s (undo with notes undo)._", verb, notePath)}, nil
-}
-
-// call runs a nested call and decodes its data into dst, naming the call in
-// any error.
-func call(ctx context.Context, host sdk.Host, tool, action string, args map[string]any, dst any) error {
-	res, err := host.Call(ctx, tool, action, args, false)
-	if err != nil {
-		var se *sdk.Error
-		if errors.As(err, &se) {
-			return se // the tool's own error, with its code and next step
-		}
-		return fmt.Errorf("%s %s: %w", tool, action, err)
-	}
-	b, err := json.Marshal(res.Data)
-	if err != nil {
-		return fmt.Errorf("%s %s: encode result: %w", tool, action, err)
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return fmt.Errorf("%s %s: unexpected result shape: %w", tool, action, err)
-	}
-	return nil
 }
 
 var cellRE = regexp.MustCompile(`^([A-Z]+)(\d+)$`)

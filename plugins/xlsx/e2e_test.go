@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
@@ -54,25 +49,16 @@ func TestCLIMode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(bin, tc.args...)
 			cmd.Dir = files
-			var out bytes.Buffer
-			cmd.Stdout = &out
-			err := cmd.Run()
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			out, _, code := testplugin.Run(t, cmd)
 			if code != tc.code {
-				t.Errorf("exit %d, want %d; stdout:\n%s", code, tc.code, out.String())
+				t.Errorf("exit %d, want %d; stdout:\n%s", code, tc.code, out)
 			}
-			if !json.Valid(out.Bytes()) {
-				t.Errorf("stdout is not one JSON document:\n%s", out.String())
+			if !json.Valid(out) {
+				t.Errorf("stdout is not one JSON document:\n%s", out)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %s:\n%s", w, out.String())
+				if !strings.Contains(string(out), w) {
+					t.Errorf("stdout lacks %s:\n%s", w, out)
 				}
 			}
 		})
@@ -83,50 +69,8 @@ func TestCLIMode(t *testing.T) {
 // read-sheet with a misspelt sheet name answers did_you_mean with the
 // workbook's real sheet names.
 func TestThroughHost(t *testing.T) {
-	dir := binaries(t)
-	files := allowCorpus(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(dir, "host"), "serve")
-	cmd.Dir = files
-	cmd.Env = append(os.Environ(), "HOST_PLUGIN_PATH="+filepath.Join(dir, "plugins"), "HOST_SKILL_PATH="+t.TempDir())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Wait()
-	}()
-	send := func(msg string) {
-		if _, err := stdin.Write([]byte(msg + "\n")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	lines := bufio.NewScanner(stdout)
-	lines.Buffer(make([]byte, 1<<20), 16<<20)
-	reply := func(id int) map[string]any {
-		for lines.Scan() {
-			var m map[string]any
-			if json.Unmarshal(lines.Bytes(), &m) == nil && m["id"] == float64(id) {
-				return m
-			}
-		}
-		t.Fatalf("no reply to request %d: %v", id, lines.Err())
-		return nil
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"xlsx-test","version":"1"}}}`)
-	reply(1)
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"very hidden"}}}}`)
-	res, _ := reply(2)["result"].(map[string]any)
+	c := testplugin.Serve(t, binaries(t), allowCorpus(t), "xlsx-test")
+	res, _ := c.Call(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"very hidden"}}}}`)["result"].(map[string]any)
 	if res == nil || res["isError"] != true {
 		t.Fatalf("want an isError result, got %v", res)
 	}
@@ -135,8 +79,7 @@ func TestThroughHost(t *testing.T) {
 	if env["code"] != "invalid_args" || toJSON(env["did_you_mean"]) != `["VeryHidden"]` {
 		t.Errorf("error envelope = %s, want invalid_args with did_you_mean [VeryHidden]", toJSON(sc))
 	}
-	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"VeryHidden"}}}}`)
-	res, _ = reply(3)["result"].(map[string]any)
+	res, _ = c.Call(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"xlsx","action":"read-sheet","args":{"path":"sheetjs__sheet_visibility.xlsx","sheet":"VeryHidden"}}}}`)["result"].(map[string]any)
 	sc, _ = res["structuredContent"].(map[string]any)
 	if res["isError"] == true || toJSON(sc["rows"]) != `[["V","e","r","y","H","i","d","d","e","n"],[86,101,114,121,72,105,100,100,101,110]]` {
 		t.Errorf("read-sheet through the host = %s", toJSON(res))

@@ -39,20 +39,42 @@ func TestGeneratedCurrent(t *testing.T) {
 	}
 }
 
-// TestTextPluginCarriesRuntime: plugins/text runs from a copy of its own
-// folder, so it carries the runtime; it must be this one.
-func TestTextPluginCarriesRuntime(t *testing.T) {
+// TestWriteRuntime: the runtime written into a folder is these files,
+// and only an unchanged copy counts as the runtime (host approve --tracked
+// accepts such a copy, ignored by git, beside a plugin's own files).
+func TestWriteRuntime(t *testing.T) {
+	dir := t.TempDir()
+	names, err := WriteRuntime(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(RuntimeFiles) {
+		t.Fatalf("wrote %v, want %v", names, RuntimeFiles)
+	}
 	for _, f := range RuntimeFiles {
-		want, err := Files.ReadFile(f)
+		want, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Join("..", "..", "plugins", "text", f))
-		if err != nil {
-			t.Fatal(err)
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s in the folder differs from sdk/python/%s (%v)", f, f, err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("plugins/text/%s differs from sdk/python/%s: run `make python-gen`", f, f)
+		if !IsRuntimeCopy(filepath.Join(dir, f)) {
+			t.Errorf("IsRuntimeCopy(%s) = false for an unchanged copy", f)
+		}
+	}
+	edited := filepath.Join(dir, "toolhost_plugin.py")
+	if err := os.WriteFile(edited, []byte("import os\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(dir, "text.py")
+	if err := os.WriteFile(own, []byte("import toolhost_plugin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{edited, own, filepath.Join(dir, "missing_pb2.py")} {
+		if IsRuntimeCopy(p) {
+			t.Errorf("IsRuntimeCopy(%s) = true, want false", filepath.Base(p))
 		}
 	}
 }

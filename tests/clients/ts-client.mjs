@@ -8,30 +8,16 @@
 // callTool checks structuredContent against a declared outputSchema).
 // v2-*: @modelcontextprotocol/client 2.4.0 with versionNegotiation legacy,
 // auto, or {pin: "2026-07-28"}.
+import { loadClient, connectHost } from "./sdk.mjs";
 const [mode, host] = process.argv.slice(2);
 if (!mode || !host) {
   console.error("usage: node ts-client.mjs <mode> <host binary>");
   process.exit(2);
 }
 
-let Client, StdioClientTransport, options = {};
-if (mode === "sdk-legacy") {
-  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
-} else {
-  ({ Client } = await import("@modelcontextprotocol/client"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
-  const negotiation = { "v2-legacy": "legacy", "v2-auto": "auto", "v2-pin": { pin: "2026-07-28" } }[mode];
-  if (!negotiation) {
-    console.error(`unknown mode ${mode}`);
-    process.exit(2);
-  }
-  options = { versionNegotiation: { mode: negotiation } };
-}
-
+const { Client, StdioClientTransport, options } = await loadClient(mode, ["sdk-legacy", "v2-legacy", "v2-auto", "v2-pin"]);
 const client = new Client({ name: `ts-${mode}`, version: "0.0.1" }, options);
-const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
-await client.connect(transport);
+await connectHost(client, StdioClientTransport, host);
 const { tools } = await client.listTools();
 const result = await client.callTool({
   name: "run_tool",

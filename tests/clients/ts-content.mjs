@@ -5,30 +5,16 @@
 // written first through run_tool).
 //
 //   node ts-content.mjs <sdk-legacy|v2-legacy|v2-auto> <host binary>
+import { loadClient, connectHost } from "./sdk.mjs";
 const [mode, host] = process.argv.slice(2);
 if (!mode || !host) {
   console.error("usage: node ts-content.mjs <mode> <host binary>");
   process.exit(2);
 }
 
-let Client, StdioClientTransport, options = {};
-if (mode === "sdk-legacy") {
-  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
-} else {
-  ({ Client } = await import("@modelcontextprotocol/client"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
-  const negotiation = { "v2-legacy": "legacy", "v2-auto": "auto" }[mode];
-  if (!negotiation) {
-    console.error(`unknown mode ${mode}`);
-    process.exit(2);
-  }
-  options = { versionNegotiation: { mode: negotiation } };
-}
-
+const { Client, StdioClientTransport, options } = await loadClient(mode, ["sdk-legacy", "v2-legacy", "v2-auto"]);
 const client = new Client({ name: `ts-${mode}`, version: "0.0.1" }, options);
-const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
-await client.connect(transport);
+await connectHost(client, StdioClientTransport, host);
 const caps = client.getServerCapabilities() ?? {};
 const { tools } = await client.listTools();
 const { prompts } = await client.listPrompts();

@@ -11,40 +11,28 @@
 //
 // TS_ELICIT_CALLS is a JSON array of tools/call params ({name, arguments})
 // to make in order.
+import { loadClient, connectHost } from "./sdk.mjs";
 const [mode, answer, host] = process.argv.slice(2);
 if (!mode || !answer || !host) {
   console.error("usage: node ts-elicit.mjs <mode> <accept|decline|cancel> <host binary>");
   process.exit(2);
 }
 
-let Client, StdioClientTransport, options = {}, onElicit;
 const asked = [];
 const handler = async (request) => {
   asked.push({ message: request.params.message, mode: request.params.mode ?? null });
   return answer === "accept" ? { action: "accept", content: {} } : { action: answer };
 };
-const capabilities = { elicitation: { form: {} } };
-if (mode === "sdk-legacy") {
-  ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
-  const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
-  options = { capabilities };
-  onElicit = (client) => client.setRequestHandler(ElicitRequestSchema, handler);
-} else if (mode === "v2-legacy" || mode === "v2-pin") {
-  ({ Client } = await import("@modelcontextprotocol/client"));
-  ({ StdioClientTransport } = await import("@modelcontextprotocol/client/stdio"));
-  const negotiation = mode === "v2-pin" ? { pin: "2026-07-28" } : "legacy";
-  options = { capabilities, versionNegotiation: { mode: negotiation } };
-  onElicit = (client) => client.setRequestHandler("elicitation/create", handler);
-} else {
-  console.error(`unknown mode ${mode}`);
-  process.exit(2);
-}
-
+const { Client, StdioClientTransport, options, legacy } = await loadClient(mode, ["sdk-legacy", "v2-legacy", "v2-pin"],
+  { capabilities: { elicitation: { form: {} } } });
 const client = new Client({ name: `ts-elicit-${mode}`, version: "0.0.1" }, options);
-onElicit(client);
-const transport = new StdioClientTransport({ command: host, args: ["serve"], env: { ...process.env }, stderr: "inherit" });
-await client.connect(transport);
+if (legacy) {
+  const { ElicitRequestSchema } = await import("@modelcontextprotocol/sdk/types.js");
+  client.setRequestHandler(ElicitRequestSchema, handler);
+} else {
+  client.setRequestHandler("elicitation/create", handler);
+}
+await connectHost(client, StdioClientTransport, host);
 const results = [];
 for (const call of JSON.parse(process.env.TS_ELICIT_CALLS ?? "[]")) {
   const r = await client.callTool(call);

@@ -373,7 +373,7 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 		{"undeclared refused before asking", "othertool", "delete-thing", asker(true, nil), false, wire.CodeDenied, "uses: [testtool]", 0, false},
 		{"nested irreversible, nobody to ask", "testtool", "delete-thing", nil, false, wire.CodeApprovalRequired, "", 0, false},
 		{"nested irreversible, person accepts", "testtool", "delete-thing", asker(true, nil), false, "", "via agent", 1, true},
-		{"nested irreversible, person declines", "testtool", "delete-thing", asker(false, nil), false, wire.CodeDenied, "declined", 1, true},
+		{"nested irreversible, person declines", "testtool", "delete-thing", asker(false, nil), false, wire.CodeDenied, "declined to run testtool delete-thing", 1, true},
 		{"asking fails: approval_required", "testtool", "delete-thing", asker(false, context.Canceled), false, wire.CodeApprovalRequired, "", 1, true},
 		{"deny wins over asking", "testtool", "delete-thing", asker(true, nil), true, wire.CodeDenied, "HOST_DENY_IRREVERSIBLE", 0, false},
 	}
@@ -385,6 +385,11 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 			o := relay(tt.tool, tt.action, tt.ask, tt.deny)
 			if o.Code() != tt.wantCode || !strings.Contains(string(o.Body()), tt.wantText) {
 				t.Fatalf("got %s, want code %q with %q", o.Body(), tt.wantCode, tt.wantText)
+			}
+			// A refusal the person gave names the agent that asked, so they
+			// know which agent to stop trusting.
+			if tt.wantCode == wire.CodeDenied && tt.wantAsked > 0 && !strings.Contains(string(o.Body()), "asked for by the agent testagent") {
+				t.Fatalf("the refusal does not name the agent that asked: %s", o.Body())
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -412,6 +417,54 @@ func TestAgentUsesAndThePersonAsked(t *testing.T) {
 		if o.Code() != c.code || len(asked) != c.asked {
 			t.Fatalf("top level (confirmed %v): got %s after %d questions, want code %q after %d", c.confirmed, o.Body(), len(asked), c.code, c.asked)
 		}
+		// A top-level refusal was the person's own call: no agent to name.
+		if body := string(o.Body()); c.code == wire.CodeDenied && (!strings.Contains(body, "the person declined to run testtool delete-thing") || strings.Contains(body, "asked for by")) {
+			t.Fatalf("top-level refusal: got %s, want the person's refusal naming no agent", body)
+		}
+	}
+}
+
+// TestWrongKindNamesBoth checks a tool called as an agent and an agent
+// called as a tool: unknown_tool saying what the name is, and the run tool
+// that takes it as the next step.
+func TestWrongKindNamesBoth(t *testing.T) {
+	plugins := t.TempDir()
+	testplugin.Install(t, plugins, "1")
+	testplugin.InstallAgent(t, plugins)
+	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
+	reg.Scan()
+	d := &Dispatcher{Registry: reg}
+	tests := []struct {
+		name    string
+		kind    manifests.Kind
+		call    string
+		message string
+		next    string
+	}{
+		{"a tool called as an agent", manifests.KindAgent, "testtool", `"testtool" is a tool, not an agent`, `call run_tool with "testtool"`},
+		{"an agent called as a tool", manifests.KindTool, "testagent", `"testagent" is an agent, not a tool`, `call run_agent with "testagent"`},
+		{"no kind is a tool", "", "testagent", `"testagent" is an agent, not a tool`, `call run_agent with "testagent"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, _, o := d.Resolve(Call{Kind: tt.kind, Name: tt.call, Args: json.RawMessage(`{}`)})
+			if o == nil {
+				t.Fatalf("%s resolved as %q", tt.call, tt.kind)
+			}
+			var body struct {
+				Error struct {
+					Code     wire.Code `json:"code"`
+					Message  string    `json:"message"`
+					NextStep string    `json:"next_step"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(o.Body(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if e := body.Error; e.Code != wire.CodeUnknownTool || e.Message != tt.message || e.NextStep != tt.next {
+				t.Fatalf("got %s, want unknown_tool saying %s, next step %s", o.Body(), tt.message, tt.next)
+			}
+		})
 	}
 }
 

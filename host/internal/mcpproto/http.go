@@ -185,11 +185,38 @@ func (s *Server) HTTPHandler(token string) http.Handler {
 				writeJSONError(w, http.StatusInternalServerError, nil, jsonrpc.CodeInternalError, "Internal error: the host could not handle this request")
 			}
 		}()
-		sdk.ServeHTTP(w, r)
+		sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), carrierKey{}, r.Context())))
 		if iw, ok := w.(*idWriter); ok {
 			iw.finish()
 		}
 	})
+}
+
+// carrierKey is the context key under which HTTPHandler hands the HTTP
+// request's own context to the tools/call handler (the SDK keeps context
+// values, not cancellation, when it runs a handler).
+type carrierKey struct{}
+
+// boundToCarrier makes a tool call over HTTP end when its HTTP request
+// does. The host serves HTTP stateless, with no event store: once the client
+// closes the connection the answer can never be delivered, and a
+// notifications/cancelled POSTed on its own cannot reach the call, so the
+// disconnect is the only cancellation a client has, in either era (the
+// 2026-07-28 revision says so; for the older ones, whose advice that a
+// disconnect is not a cancel rests on resumable sessions, it is the same
+// fact). Over stdio there is no carrier and h runs as it is.
+func boundToCarrier(h mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		carrier, ok := ctx.Value(carrierKey{}).(context.Context)
+		if !ok {
+			return h(ctx, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(carrier, cancel)
+		defer stop()
+		return h(ctx, req)
+	}
 }
 
 // prepareBody applies the host's rules to a POST body before the SDK sees

@@ -52,16 +52,25 @@ type StdioTransport struct {
 	// already read are answered, then the session ends (the host's SIGTERM
 	// drain). Nil never stops.
 	Stop <-chan struct{}
+
+	// fast, when set (by Server.Run), answers the tools/call requests it
+	// can vouch for without the SDK (fastpath.go).
+	fast *fastPath
 }
 
 var _ mcp.Transport = (*StdioTransport)(nil)
 
 // Connect implements mcp.Transport. It is called once per transport.
-func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if t.In == nil || t.Out == nil {
 		return nil, errors.New("mcp: stdio transport needs In and Out")
 	}
 	c := newStdioConn(t.Out, t.Versions, t.Logger, t.Stop)
+	c.fast = t.fast
+	// A fast-path call sees the values of the session's context, as the
+	// SDK's calls do; it is cancelled by the client or when the session
+	// closes, never by the end of ctx alone (the SDK's calls neither).
+	c.base, c.cancelBase = context.WithCancel(context.WithoutCancel(ctx))
 	max := t.MaxLineBytes
 	if max <= 0 {
 		max = DefaultMaxLineBytes
@@ -84,6 +93,7 @@ func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-
 		byWire:   map[string][]int64{},
 		changed:  make(chan struct{}),
 	}
+	c.base, c.cancelBase = context.WithCancel(context.Background())
 	if len(c.versions) == 0 {
 		c.versions = mcp.SupportedProtocolVersions()
 	}
@@ -93,20 +103,71 @@ func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-
 	return c
 }
 
-// lineWriter writes whole lines under a lock, so responses from the SDK and
-// errors from the transport never interleave.
+// lineWriter writes whole lines, so responses from the SDK and errors from
+// the transport never interleave. Lines that become ready while a write is
+// in progress go out together in the next write: with several calls in
+// flight, one write system call (and one wake-up of the client) carries
+// many answers.
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// writing is set while a caller writes; the lines queued meanwhile
+	// wait in next, and that caller writes them too before it returns.
+	writing bool
+	next    *lineBatch
+	spare   []byte // a written batch's buffer, reused
 }
 
-// writeLine writes b and a newline in one write. It appends the newline to
-// b itself (the encoders leave room for it), so the caller must not use b
-// again.
+// lineBatch is lines queued behind a write in progress; done closes once
+// they are written, err then says how that went.
+type lineBatch struct {
+	buf  []byte
+	done chan struct{}
+	err  error
+}
+
+// writeLine writes b and a newline, whole, and returns once they are
+// written. It appends the newline to b itself (the encoders leave room
+// for it), so the caller must not use b again.
 func (l *lineWriter) writeLine(b []byte) error {
 	b = append(b, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	if l.writing {
+		if l.next == nil {
+			l.next = &lineBatch{buf: l.spare[:0], done: make(chan struct{})}
+			l.spare = nil
+		}
+		batch := l.next
+		batch.buf = append(batch.buf, b...)
+		l.mu.Unlock()
+		<-batch.done
+		return batch.err
+	}
+	l.writing = true
+	l.mu.Unlock()
+	err := l.write(b)
+	for {
+		l.mu.Lock()
+		batch := l.next
+		l.next = nil
+		if batch == nil {
+			l.writing = false
+			l.mu.Unlock()
+			return err
+		}
+		l.mu.Unlock()
+		batch.err = l.write(batch.buf)
+		close(batch.done)
+		if cap(batch.buf) <= maxPooledLine {
+			l.mu.Lock()
+			l.spare = batch.buf
+			l.mu.Unlock()
+		}
+	}
+}
+
+// write writes b to the output.
+func (l *lineWriter) write(b []byte) error {
 	if _, err := l.w.Write(b); err != nil {
 		return fmt.Errorf("mcp: write: %w", err)
 	}
@@ -128,6 +189,12 @@ type stdioConn struct {
 	byWire  map[string][]int64
 	nextID  int64
 	changed chan struct{} // closed and replaced whenever pending shrinks
+
+	// fast answers the tools/call requests it can vouch for (nil: none);
+	// base is the context of those calls, cancelled by Close.
+	fast       *fastPath
+	base       context.Context
+	cancelBase context.CancelFunc
 }
 
 // call is one request handed to the SDK under a transport-assigned id: the
@@ -137,9 +204,12 @@ type stdioConn struct {
 type call struct {
 	method string
 	wireID json.RawMessage
-	// delivered is set once Read has handed the call to the SDK: only
-	// those are waited for at the end (a line read after Stop is not).
+	// delivered is set once Read has handed the call to the SDK, or the
+	// fast path has started it: only those are waited for at the end (a
+	// line read after Stop is not).
 	delivered bool
+	// cancel cancels a fast-path call (nil for the SDK's).
+	cancel context.CancelFunc
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -240,6 +310,12 @@ func (c *stdioConn) check(line []byte, tooLong bool) (msg jsonrpc.Message) {
 		return nil
 	}
 	if req.Method == "tools/call" {
+		if c.fast != nil && !c.stopping() {
+			if call, ok := c.fast.prepare(line, meta, wireID); ok {
+				c.startFast(call, wireID)
+				return nil
+			}
+		}
 		req.Params = meta.withRequestID(idText(wireID))
 	}
 	req.ID = c.track(req.Method, wireID)
@@ -426,7 +502,9 @@ func (c *stdioConn) retargetCancel(req *jsonrpc.Request) bool {
 	if b, err := json.Marshal(p); err == nil {
 		req.Params = b
 	}
-	c.done(id)
+	if cl := c.done(id); cl != nil && cl.cancel != nil {
+		cl.cancel() // a fast-path call: the SDK does not know it
+	}
 	return true
 }
 
@@ -576,6 +654,60 @@ func withWireID(b []byte, id jsonrpc.ID, wireID json.RawMessage) []byte {
 // Close implements mcp.Connection. The reader goroutine may stay blocked
 // on In until the process exits; nothing else waits for it.
 func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.cancelBase()
+	})
 	return nil
+}
+
+// stopping reports whether Stop has closed.
+func (c *stdioConn) stopping() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// startFast runs a tools/call on the fast path, tracked as a call handed
+// to the SDK is (so the end of input waits for it, and a
+// notifications/cancelled naming its id cancels it).
+func (c *stdioConn) startFast(req *mcp.CallToolRequest, wireID json.RawMessage) {
+	ctx, cancel := context.WithCancel(c.base)
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = &call{method: "tools/call", wireID: wireID, delivered: true, cancel: cancel}
+	key := string(wireID)
+	c.byWire[key] = append(c.byWire[key], id)
+	c.mu.Unlock()
+	c.fast.running.Add(1)
+	go c.runFast(ctx, cancel, id, req)
+}
+
+// runFast answers one fast-path call through Write, as the SDK's answer
+// would go. A panic in the call (a host bug) is answered as an internal
+// error instead of ending the host.
+func (c *stdioConn) runFast(ctx context.Context, cancel context.CancelFunc, id int64, req *mcp.CallToolRequest) {
+	defer c.fast.running.Done()
+	defer cancel()
+	var (
+		result json.RawMessage
+		err    error
+	)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				c.logger.Error("a tools/call panicked", "tool", req.Params.Name, "panic", r)
+				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the host failed answering this call"}
+			}
+		}()
+		result, err = c.fast.call(ctx, req)
+	}()
+	tid, _ := jsonrpc.MakeID(float64(id))
+	if werr := c.Write(context.Background(), &jsonrpc.Response{ID: tid, Result: result, Error: err}); werr != nil {
+		c.logger.Warn("writing a tools/call answer", "error", werr)
+	}
 }

@@ -90,16 +90,11 @@ func Write(o Options) ([]string, error) {
 		names = append(names, name)
 	}
 	if o.Lang == "python" {
-		for _, f := range python.RuntimeFiles {
-			b, err := python.Files.ReadFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("scaffold: %w", err)
-			}
-			if err := os.WriteFile(filepath.Join(o.Dir, f), b, 0o644); err != nil {
-				return nil, fmt.Errorf("scaffold: %w", err)
-			}
-			names = append(names, f)
+		runtime, err := python.WriteRuntime(o.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("scaffold: %w", err)
 		}
+		names = append(names, runtime...)
 	}
 	return names, nil
 }

@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -47,10 +46,7 @@ func (s *Supervisor) Use(ctx context.Context, tool *registry.Tool, what string, 
 		return failure, false
 	}
 	defer s.release(p)
-	timeout := tool.Manifest.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := callTimeout(tool)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := fn(callCtx, p.rpc)

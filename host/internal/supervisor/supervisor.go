@@ -220,92 +220,132 @@ func (s *Supervisor) Call(ctx context.Context, tool *registry.Tool, req *wire.Ca
 	if failure != nil {
 		return failure
 	}
-	crashed, cancelled := false, false
+	var out callOutcome
 	if probe {
-		defer func() { s.probeDone(st, crashed, cancelled) }()
+		defer func() { s.probeDone(st, out.crashed, out.cancelled) }()
 	}
+	release, failure := s.slots(ctx, st, tool, req)
+	if failure != nil {
+		out.cancelled = true
+		return failure
+	}
+	defer release()
+	p, failure := s.acquire(ctx, st, tool)
+	if failure != nil {
+		out.cancelled = true // a plugin that did not start proved nothing: a probe stays due
+		return failure
+	}
+	defer s.release(p)
+	out = s.run(ctx, st, p, tool, req, onProgress)
+	return out.res
+}
+
+// callOutcome is what one call came to: its result, and whether the
+// plugin crashed during it or the caller gave up first (a probe call that
+// was cancelled proved nothing either way).
+type callOutcome struct {
+	res                *wire.Result
+	crashed, cancelled bool
+}
+
+// slots takes what a call needs before it may run: a host-wide slot for a
+// top-level call (an agent's nested calls run inside their agent's, so a
+// flood of agents cannot starve their own children), then a place in the
+// tool's bounded queue and one of its concurrency slots. The returned func
+// gives them all back.
+func (s *Supervisor) slots(ctx context.Context, st *toolState, tool *registry.Tool, req *wire.CallRequest) (func(), *wire.Result) {
+	releaseHost := func() {}
 	if req.GetCaller().GetAgent() == "" {
-		// A top-level call takes a host-wide slot; an agent's nested calls
-		// run inside their agent's, so a flood of agents cannot starve
-		// their own children.
 		release, failure := s.hostSlot(ctx, tool)
 		if failure != nil {
-			cancelled = true
-			return failure
+			return nil, failure
 		}
-		defer release()
+		releaseHost = release
 	}
-	// Bounded queue, then a concurrency slot.
+	releaseTool, failure := toolSlot(ctx, st, tool)
+	if failure != nil {
+		releaseHost()
+		return nil, failure
+	}
+	return func() { releaseTool(); releaseHost() }, nil
+}
+
+// toolSlot takes a place in the tool's bounded queue, refusing at once when
+// it is full, then waits there for one of its concurrency slots; the
+// returned func gives the slot back.
+func toolSlot(ctx context.Context, st *toolState, tool *registry.Tool) (func(), *wire.Result) {
 	select {
 	case st.wait <- struct{}{}:
 	default:
-		cancelled = true
-		return wire.Failure(wire.CodeBusy, fmt.Sprintf("%s is busy: %d calls running and %d waiting", tool.Name(), cap(st.sem), cap(st.wait)),
+		return nil, wire.Failure(wire.CodeBusy, fmt.Sprintf("%s is busy: %d calls running and %d waiting", tool.Name(), cap(st.sem), cap(st.wait)),
 			"retry in a moment, or make fewer calls at once")
 	}
 	select {
 	case st.sem <- struct{}{}:
 		<-st.wait
+		return func() { <-st.sem }, nil
 	case <-ctx.Done():
 		<-st.wait
-		cancelled = true
-		return ctxFailure(ctx, tool, "while waiting for a free slot")
+		return nil, ctxFailure(ctx, tool, "while waiting for a free slot")
 	}
-	defer func() { <-st.sem }()
+}
 
-	p, failure := s.acquire(ctx, st, tool)
-	if failure != nil {
-		cancelled = true // a plugin that did not start proved nothing: a probe stays due
-		return failure
-	}
-	defer s.release(p)
-
-	timeout := tool.Manifest.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+// run makes the call on p within the manifest's timeout, serving the host
+// API to an agent while it runs, and says what it came to.
+func (s *Supervisor) run(ctx context.Context, st *toolState, p *proc, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) callOutcome {
+	timeout := callTimeout(tool)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-
 	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
 		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(ctx, tool.Name(), req.GetCaller()), req)
 		defer stopHost()
 	}
-
 	res, err := runCall(callCtx, p.rpc, req, onProgress, recvLimit(req))
 	if err == nil {
 		// The plugin enforces the deadline gRPC carries and may answer its
 		// own timeout before our timer fires: past the deadline, that is the
 		// manifest's timeout, named as such.
 		if dl, ok := callCtx.Deadline(); ok && res.GetError().GetCode() == string(wire.CodeTimeout) && !time.Now().Before(dl) && ctx.Err() == nil {
-			return manifestTimeout(tool, req, timeout)
+			return callOutcome{res: manifestTimeout(tool, req, timeout)}
 		}
-		return res
+		return callOutcome{res: res}
 	}
+	return s.failed(ctx, callCtx, st, p, tool, req, timeout, err)
+}
+
+// callTimeout is the manifest's timeout for one call, 30 s when it sets none.
+func callTimeout(tool *registry.Tool) time.Duration {
+	if t := tool.Manifest.Timeout; t > 0 {
+		return t
+	}
+	return 30 * time.Second
+}
+
+// failed turns a call that ended in err into its answer: the plugin killed
+// for a limit, a result refused for its size, the manifest's timeout, the
+// caller's cancellation, a crash, or else an internal error.
+func (s *Supervisor) failed(ctx, callCtx context.Context, st *toolState, p *proc, tool *registry.Tool, req *wire.CallRequest, timeout time.Duration, err error) callOutcome {
 	if reason := p.killReason(); reason != "" {
-		crashed = true
 		s.crashed(st, p, reason)
-		return wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s was stopped during %s: %s", tool.Name(), req.GetAction(), reason),
-			"ask for less in one call, or raise the limit in "+tool.Manifest.Path)
+		return callOutcome{crashed: true, res: wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s was stopped during %s: %s", tool.Name(), req.GetAction(), reason),
+			"ask for less in one call, or raise the limit in "+tool.Manifest.Path)}
 	}
 	switch {
 	case errors.Is(err, errResultTooLarge):
-		return tooLarge(tool, req)
+		return callOutcome{res: tooLarge(tool, req)}
 	// The plugin may enforce the deadline (gRPC carries it) a moment before
 	// our own timer fires: either way it is the manifest's timeout.
 	case (errors.Is(callCtx.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded) && ctx.Err() == nil:
-		return manifestTimeout(tool, req, timeout)
+		return callOutcome{res: manifestTimeout(tool, req, timeout)}
 	case ctx.Err() != nil:
-		cancelled = true
-		return ctxFailure(ctx, tool, "")
+		return callOutcome{cancelled: true, res: ctxFailure(ctx, tool, "")}
 	}
 	if s.died(p, err) {
-		crashed = true
 		s.crashed(st, p, err.Error())
-		return wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s crashed during %s: %v", tool.Name(), req.GetAction(), err),
-			"the next call starts it again; if it keeps crashing, check its logs on the host's stderr")
+		return callOutcome{crashed: true, res: wire.Failure(wire.CodePluginCrashed, fmt.Sprintf("%s crashed during %s: %v", tool.Name(), req.GetAction(), err),
+			"the next call starts it again; if it keeps crashing, check its logs on the host's stderr")}
 	}
-	return wire.Failure(wire.CodeInternalError, fmt.Sprintf("call %s %s: %v", tool.Name(), req.GetAction(), err), "")
+	return callOutcome{res: wire.Failure(wire.CodeInternalError, fmt.Sprintf("call %s %s: %v", tool.Name(), req.GetAction(), err), "")}
 }
 
 // hostSlot takes one of the host-wide MaxInflight slots, waiting in a

@@ -178,7 +178,7 @@ func (p *parser) addf(n *yaml.Node, field, format string, args ...any) {
 func (p *parser) fields(n *yaml.Node, path string, known []string) map[string]*yaml.Node {
 	out := map[string]*yaml.Node{}
 	if n.Kind != yaml.MappingNode {
-		p.addf(n, path, "want a mapping, got %s", kind(n))
+		p.addf(n, path, "want a mapping, got %s", manifests.DescribeNode(n))
 		return out
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -223,7 +223,7 @@ func (p *parser) str(fs map[string]*yaml.Node, key, path string, required bool, 
 		return ""
 	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
-		p.addf(n, join(path, key), "want a string, got %s", kind(n))
+		p.addf(n, join(path, key), "want a string, got %s", manifests.DescribeNode(n))
 		return ""
 	}
 	if required && strings.TrimSpace(n.Value) == "" {
@@ -263,7 +263,7 @@ func (p *parser) parse(data []byte, d *Declaration) {
 	if n, ok := fs["surface_version"]; ok {
 		v, err := ParseSemver(n.Value)
 		if n.Kind != yaml.ScalarNode || err != nil {
-			p.addf(n, "surface_version", "want a semantic version such as 1.0.0 (quote it), got %s", kind(n))
+			p.addf(n, "surface_version", "want a semantic version such as 1.0.0 (quote it), got %s", manifests.DescribeNode(n))
 		}
 		d.Version = v
 	}
@@ -278,7 +278,7 @@ func (p *parser) parse(data []byte, d *Declaration) {
 		return
 	}
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.addf(n, "tools", "want a non-empty list of published tools, got %s", kind(n))
+		p.addf(n, "tools", "want a non-empty list of published tools, got %s", manifests.DescribeNode(n))
 		return
 	}
 	seen := map[string]int{}
@@ -314,7 +314,7 @@ func (p *parser) publish(n *yaml.Node, pub *Publish) {
 		}
 		var l []any
 		if v.Kind != yaml.SequenceNode || v.Decode(&l) != nil {
-			p.addf(v, "publish."+k, "want a list of server.json %s entries, got %s", k, kind(v))
+			p.addf(v, "publish."+k, "want a list of server.json %s entries, got %s", k, manifests.DescribeNode(v))
 			continue
 		}
 		if k == "packages" {
@@ -363,7 +363,7 @@ func (p *parser) tool(n *yaml.Node, path string) *Tool {
 	if fn, ok := fs["fixed"]; ok {
 		var fixed map[string]any
 		if fn.Kind != yaml.MappingNode || fn.Decode(&fixed) != nil {
-			p.addf(fn, join(path, "fixed"), "want a mapping of arg name to value, got %s", kind(fn))
+			p.addf(fn, join(path, "fixed"), "want a mapping of arg name to value, got %s", manifests.DescribeNode(fn))
 		}
 		for k := range fixed {
 			for _, a := range t.Args {
@@ -375,21 +375,6 @@ func (p *parser) tool(n *yaml.Node, path string) *Tool {
 		t.Fixed = fixed
 	}
 	return t
-}
-
-func kind(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.ShortTag() == "!!null" {
-			return "null"
-		}
-		return strings.TrimPrefix(n.ShortTag(), "!!") + " " + strconv.Quote(n.Value)
-	}
-	return "something else"
 }
 
 func join(path, key string) string {

@@ -128,6 +128,9 @@ func TestParseNamesFileLineAndField(t *testing.T) {
 		{"fixed and published", "fixed: {format: json}", "fixed: {path: x.xlsx}", "chat.yaml:15: tools[0].fixed.path: path is both a published arg and fixed"},
 		{"digest", "args_digest: ", "args_digest: abc #", "chat.yaml:16: tools[0].args_digest: want the 64 hex digits"},
 		{"missing action", "    action: read-sheet\n", "", "chat.yaml:7: tools[0].action: required field is missing"},
+		// The kind and value named as tool.yaml's errors name them.
+		{"fixed not a mapping", "fixed: {format: json}", "fixed: 5", "chat.yaml:15: tools[0].fixed: want a mapping of arg name to value, got integer 5"},
+		{"title not a string", "title: Read a sheet", "title: [a]", "chat.yaml:10: tools[0].title: want a string, got a list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

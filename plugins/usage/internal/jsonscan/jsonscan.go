@@ -18,13 +18,9 @@ var ErrSyntax = errors.New("jsonscan: malformed JSON")
 // The key is raw (its escapes are not decoded); fn returns false to stop
 // early. It fails with ErrSyntax when b is not one well-formed object.
 func Fields(b []byte, fn func(key, val []byte) bool) error {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return ErrSyntax
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
+	i, more, err := openAt(b, 0, '{', '}')
+	if !more {
+		return err
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
@@ -47,30 +43,18 @@ func Fields(b []byte, fn func(key, val []byte) bool) error {
 		if !fn(key, b[i:ve]) {
 			return nil
 		}
-		i = skipWS(b, ve)
-		if i >= len(b) {
-			return ErrSyntax
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return nil
-		default:
-			return ErrSyntax
+		var done bool
+		if i, _, done, err = nextAt(b, ve, '}'); done {
+			return err
 		}
 	}
 }
 
 // Elements calls fn with each raw element of the JSON array b.
 func Elements(b []byte, fn func(val []byte) bool) error {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return ErrSyntax
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return nil
+	i, more, err := openAt(b, 0, '[', ']')
+	if !more {
+		return err
 	}
 	for {
 		ve, err := skipValue(b, i)
@@ -80,17 +64,9 @@ func Elements(b []byte, fn func(val []byte) bool) error {
 		if !fn(b[i:ve]) {
 			return nil
 		}
-		i = skipWS(b, ve)
-		if i >= len(b) {
-			return ErrSyntax
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case ']':
-			return nil
-		default:
-			return ErrSyntax
+		var done bool
+		if i, _, done, err = nextAt(b, ve, ']'); done {
+			return err
 		}
 	}
 }
@@ -284,20 +260,11 @@ func (d *Dec) Peek() byte {
 
 // Object calls fn with each key of the current object value.
 func (d *Dec) Object(fn func(key []byte)) {
-	if d.Err != nil {
+	i, more := d.open('{', '}')
+	if !more {
 		return
 	}
 	b := d.B
-	i := skipWS(b, d.I)
-	if i >= len(b) || b[i] != '{' {
-		d.Err = ErrSyntax
-		return
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		d.I = i + 1
-		return
-	}
 	for {
 		if i >= len(b) || b[i] != '"' {
 			d.Err = ErrSyntax
@@ -327,6 +294,52 @@ func (d *Dec) Object(fn func(key []byte)) {
 	}
 }
 
+// open reads the opening byte of the current value, which must be opening,
+// and returns where its first member or element starts; more is false for
+// an empty value (then read whole) and on an error (in d.Err).
+func (d *Dec) open(opening, closing byte) (start int, more bool) {
+	if d.Err != nil {
+		return 0, false
+	}
+	start, more, d.Err = openAt(d.B, d.I, opening, closing)
+	if !more && d.Err == nil {
+		d.I = start
+	}
+	return start, more
+}
+
+// openAt reads, from b[from:] past white space, the opening byte of an
+// object or array. more says a first member or element starts at start;
+// otherwise the value is empty (start is just past its closing byte) or
+// malformed (err).
+func openAt(b []byte, from int, opening, closing byte) (start int, more bool, err error) {
+	i := skipWS(b, from)
+	if i >= len(b) || b[i] != opening {
+		return 0, false, ErrSyntax
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == closing {
+		return i + 1, false, nil
+	}
+	return i, true, nil
+}
+
+// nextAt reads, from b[end:] past white space, what follows a member or
+// element: a comma (the next one starts at next) or the closing byte
+// (done, with end just past it); anything else is malformed (done, err).
+func nextAt(b []byte, end int, closing byte) (next, after int, done bool, err error) {
+	i := skipWS(b, end)
+	switch {
+	case i >= len(b):
+		return 0, 0, true, ErrSyntax
+	case b[i] == ',':
+		return skipWS(b, i+1), 0, false, nil
+	case b[i] == closing:
+		return 0, i + 1, true, nil
+	}
+	return 0, 0, true, ErrSyntax
+}
+
 // afterValue ends one member or element that started at start: it skips
 // the value when fn left it unread, then reads the separator. It returns the
 // next value's start, or done at the closing byte or on an error (in d.Err).
@@ -337,37 +350,20 @@ func (d *Dec) afterValue(start int, closing byte) (next int, done bool) {
 			return 0, true
 		}
 	}
-	b := d.B
-	i := skipWS(b, d.I)
-	switch {
-	case i >= len(b):
-		d.Err = ErrSyntax
-		return 0, true
-	case b[i] == ',':
-		return skipWS(b, i+1), false
-	case b[i] == closing:
-		d.I = i + 1
-		return 0, true
+	next, after, done, err := nextAt(d.B, d.I, closing)
+	if err != nil {
+		d.Err = err
+	} else if done {
+		d.I = after
 	}
-	d.Err = ErrSyntax
-	return 0, true
+	return next, done
 }
 
 // Array calls fn once per element of the current array value; fn reads the
 // element (or leaves it to be skipped).
 func (d *Dec) Array(fn func()) {
-	if d.Err != nil {
-		return
-	}
-	b := d.B
-	i := skipWS(b, d.I)
-	if i >= len(b) || b[i] != '[' {
-		d.Err = ErrSyntax
-		return
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		d.I = i + 1
+	i, more := d.open('[', ']')
+	if !more {
 		return
 	}
 	for {

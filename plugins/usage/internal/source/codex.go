@@ -27,12 +27,7 @@ func (Codex) Name() string { return "codex" }
 // in Problems and the rest is still found. A rollout in both folders (one
 // archived later) is listed once, from sessions/.
 func (Codex) Discover(env Env) (Discovery, error) {
-	home := env("CODEX_HOME")
-	if home == "" {
-		if h := env.Home(); h != "" {
-			home = filepath.Join(h, ".codex")
-		}
-	}
+	home := env.Dir("CODEX_HOME", ".codex")
 	var dsc Discovery
 	if home == "" {
 		return dsc, nil

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,12 +28,7 @@ func (Gemini) Name() string { return "gemini" }
 // session. A folder that cannot be listed is counted in Problems and the
 // rest is still found.
 func (Gemini) Discover(env Env) (Discovery, error) {
-	dir := env("USAGE_GEMINI_DIR")
-	if dir == "" {
-		if h := env.Home(); h != "" {
-			dir = filepath.Join(h, ".gemini")
-		}
-	}
+	dir := env.Dir("USAGE_GEMINI_DIR", ".gemini")
 	var dsc Discovery
 	if dir == "" {
 		return dsc, nil
@@ -177,14 +171,9 @@ type geminiChat struct {
 // prompt tokens count as input.
 func (g Gemini) Parse(ctx context.Context, st *FileState) error {
 	if !st.Appendable {
-		b, err := os.ReadFile(st.Path)
-		if err != nil {
+		b, err := readWhole(st)
+		if b == nil {
 			return err
-		}
-		st.BytesRead += int64(len(b))
-		st.Offset = int64(len(b))
-		if len(bytes.TrimSpace(b)) == 0 {
-			return nil // created, not yet written: nothing to count
 		}
 		var chat geminiChat
 		if err := json.Unmarshal(b, &chat); err != nil {

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -31,13 +30,9 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 	db := env("USAGE_OPENCODE_DB")
 	var data string
 	if db == "" {
-		data = env("XDG_DATA_HOME")
+		data = env.Dir("XDG_DATA_HOME", ".local", "share")
 		if data == "" {
-			h := env.Home()
-			if h == "" {
-				return Discovery{}, nil
-			}
-			data = filepath.Join(h, ".local", "share")
+			return Discovery{}, nil
 		}
 		data = filepath.Join(data, "opencode")
 		db = filepath.Join(data, "opencode.db")
@@ -155,14 +150,9 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 
 // parseFile reads one message of OpenCode's older JSON storage.
 func (OpenCode) parseFile(st *FileState) error {
-	b, err := os.ReadFile(st.Path)
-	if err != nil {
+	b, err := readWhole(st)
+	if b == nil {
 		return err
-	}
-	st.BytesRead += int64(len(b))
-	st.Offset = int64(len(b))
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil
 	}
 	st.Lines++
 	var m struct {

@@ -257,6 +257,35 @@ type Env func(key string) string
 // Home returns $HOME.
 func (e Env) Home() string { return e("HOME") }
 
+// Dir returns the folder the variable key names, else the folder under
+// $HOME that underHome names (".codex"), else "" (neither is set).
+func (e Env) Dir(key string, underHome ...string) string {
+	if v := e(key); v != "" {
+		return v
+	}
+	if h := e.Home(); h != "" {
+		return filepath.Join(append([]string{h}, underHome...)...)
+	}
+	return ""
+}
+
+// readWhole reads st's file whole, as one document (not appendable): it
+// counts the bytes read and moves the offset past them. A file with
+// nothing but white space (created, not yet written) gives nil: nothing to
+// count.
+func readWhole(st *FileState) ([]byte, error) {
+	b, err := os.ReadFile(st.Path)
+	if err != nil {
+		return nil, err
+	}
+	st.BytesRead += int64(len(b))
+	st.Offset = int64(len(b))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	return b, nil
+}
+
 // Source is one file (or database) a provider reads.
 type Source struct {
 	// Path is the file's absolute path.

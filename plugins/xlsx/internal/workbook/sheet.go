@@ -71,6 +71,10 @@ type StreamOptions struct {
 	// Formulas asks for each formula cell's formula in Row.Formulas; a
 	// formula without a cached value then makes its row a row.
 	Formulas bool
+	// FormulaMarks, with Formulas, puts "=" in Row.Formulas for each
+	// formula cell instead of its text, for a caller that only counts
+	// formulas: no text is copied and no shared formula translated.
+	FormulaMarks bool
 	// Borrow lets the text of string and error cells written in the sheet
 	// itself (not shared strings) point into a buffer that the next row
 	// reuses, sparing an allocation per cell: use Value.Owned for what is
@@ -150,7 +154,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // streamFrom parses worksheet XML from r.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -174,9 +178,11 @@ type sheetParser struct {
 	sst       []string
 	statsOnly bool
 	formulas  bool
-	fn        func(Row) error
-	st        *Stats
-	dimension func(ref string)
+	// formulaMarks: "=" for a formula, not its text (FormulaMarks)
+	formulaMarks bool
+	fn           func(Row) error
+	st           *Stats
+	dimension    func(ref string)
 
 	depth              int
 	rowNum, colCounter int
@@ -269,7 +275,8 @@ func (p *sheetParser) run(ctx context.Context) error {
 				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
-			} else if p.inF && p.formulas {
+			} else if p.inF && p.formulas && (!p.formulaMarks || len(p.fbuf) == 0) {
+				// (a mark needs only to know the text is not empty)
 				p.fbuf = s.appendText(p.fbuf)
 			}
 		}
@@ -517,6 +524,9 @@ func (p *sheetParser) cell() error {
 // for a cell of a shared-formula group, the master's translated by the
 // cell's offset from it, as openpyxl's Translator does.
 func (p *sheetParser) formulaText() string {
+	if p.formulaMarks {
+		return p.formulaMark()
+	}
 	text := string(p.fbuf)
 	if p.fShared >= 0 {
 		if text != "" {
@@ -532,6 +542,27 @@ func (p *sheetParser) formulaText() string {
 		return ""
 	}
 	return "=" + text
+}
+
+// formulaMark is "=" when formulaText would return a formula, else "":
+// the same shared-formula groups are recorded, without their text.
+func (p *sheetParser) formulaMark() string {
+	switch {
+	case p.fShared < 0:
+		if len(p.fbuf) == 0 {
+			return ""
+		}
+	case len(p.fbuf) > 0:
+		if p.shared == nil {
+			p.shared = map[int]sharedFormula{}
+		}
+		p.shared[p.fShared] = sharedFormula{row: p.cRow, col: p.cCol}
+	default:
+		if _, ok := p.shared[p.fShared]; !ok {
+			return ""
+		}
+	}
+	return "="
 }
 
 const dateSlots = 8192

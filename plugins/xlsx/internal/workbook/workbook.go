@@ -316,6 +316,17 @@ func relType(r rel) string {
 // decode streams a small part through encoding/xml, calling fn for each
 // start element.
 func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) error) error {
+	return w.tokens(name, func(d *xml.Decoder, tok xml.Token) error {
+		if se, ok := tok.(xml.StartElement); ok {
+			return fn(d, se)
+		}
+		return nil
+	})
+}
+
+// tokens streams a small part through encoding/xml, calling fn for each
+// token; a part that is not well-formed is invalid_workbook.
+func (w *Workbook) tokens(name string, fn func(*xml.Decoder, xml.Token) error) error {
 	rc, err := w.openPart(name)
 	if err != nil {
 		return err
@@ -330,10 +341,8 @@ func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) e
 		if err != nil {
 			return invalidf(err, "part %s is not well-formed XML", name)
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if err := fn(d, se); err != nil {
-				return err
-			}
+		if err := fn(d, tok); err != nil {
+			return err
 		}
 	}
 }
@@ -448,20 +457,7 @@ func (w *Workbook) readStyles(name string) error {
 	custom := map[int]string{}
 	var xfs []int
 	inXfs, inNumFmts := false, false
-	rc, err := w.openPart(name)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	d := newDecoder(rc)
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return invalidf(err, "part %s is not well-formed XML", name)
-		}
+	err := w.tokens(name, func(_ *xml.Decoder, tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -506,6 +502,10 @@ func (w *Workbook) readStyles(name string) error {
 				inNumFmts = false
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	w.styles = make([]styleInfo, len(xfs))
 	for i, id := range xfs {

@@ -1,0 +1,130 @@
+package mcpproto
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestAppendToolResultAgreesWithTheSDK: the fast path's direct encoding of
+// a tool result gives the bytes the SDK's encoding gives, for every result
+// shape it takes, and declines every other shape.
+func TestAppendToolResultAgreesWithTheSDK(t *testing.T) {
+	text := func(s string) []mcp.Content { return []mcp.Content{&mcp.TextContent{Text: s}} }
+	tests := []struct {
+		name string
+		res  *mcp.CallToolResult
+		ok   bool
+	}{
+		{"json", &mcp.CallToolResult{Content: text(`{"a":1}`), StructuredContent: json.RawMessage(`{"a":1}`)}, true},
+		{"error", &mcp.CallToolResult{Content: text(`{"error":{"code":"x"}}`), StructuredContent: json.RawMessage(`{"error":{"code":"x"}}`), IsError: true}, true},
+		{"markdown", &mcp.CallToolResult{Content: text("# T\n\n| a |\n|---|\n| <b> & \"q\" \\ |\n"), StructuredContent: json.RawMessage(`{"rows":[1,2]}`)}, true},
+		{"spaced raw json", &mcp.CallToolResult{Content: text("x"), StructuredContent: json.RawMessage("{ \"a\" :\n [ 1 , \"<&>\" ] ,\t\"b\": {} }")}, true},
+		{"line separators and controls", &mcp.CallToolResult{Content: text("a\u2028b\u2029c\x00\x01\b\f\n\r\t\x7f é 😀"), StructuredContent: json.RawMessage(`{"s":"a\u2028b  c"}`)}, true},
+		{"invalid UTF-8 text", &mcp.CallToolResult{Content: text("bad \xff\xfe here")}, true},
+		{"empty text", &mcp.CallToolResult{Content: text("")}, true},
+		{"no content", &mcp.CallToolResult{Content: []mcp.Content{}}, true},
+		{"raw null", &mcp.CallToolResult{Content: text("null"), StructuredContent: json.RawMessage(`null`)}, true},
+		{"raw array", &mcp.CallToolResult{Content: text("[]"), StructuredContent: json.RawMessage(`[1,"<"]`)}, true},
+		{"large", &mcp.CallToolResult{Content: text(strings.Repeat("<x>", 50000)), StructuredContent: json.RawMessage(`{"s":"` + strings.Repeat("ab&", 50000) + `"}`)}, true},
+		{"nil content", &mcp.CallToolResult{}, false},
+		{"two contents", &mcp.CallToolResult{Content: append(text("a"), &mcp.TextContent{Text: "b"})}, false},
+		{"text with annotations", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a", Annotations: &mcp.Annotations{Priority: 1}}}}, false},
+		{"image", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}}, false},
+		{"result _meta", &mcp.CallToolResult{Meta: mcp.Meta{"k": 1}, Content: text("a")}, false},
+		{"structured map", &mcp.CallToolResult{Content: text("a"), StructuredContent: map[string]any{"a": 1}}, false},
+		{"structured invalid", &mcp.CallToolResult{Content: text("a"), StructuredContent: json.RawMessage(`{"a":`)}, false},
+		{"request state", &mcp.CallToolResult{Content: text("a"), RequestState: "s"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := appendToolResult([]byte("prefix"), tt.res)
+			if ok != tt.ok {
+				t.Fatalf("appendToolResult took it: %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				if string(got) != "prefix" {
+					t.Fatalf("declined but appended: %q", got)
+				}
+				return
+			}
+			want, err := marshalResult(tt.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := strings.TrimPrefix(string(got), "prefix"); g != string(want) {
+				t.Fatalf("bytes differ\ngot:  %.400s\nwant: %.400s", g, want)
+			}
+		})
+	}
+}
+
+// gateWriter records each Write; the first one waits for release.
+type gateWriter struct {
+	mu      sync.Mutex
+	writes  []string
+	entered chan struct{}
+	release chan struct{}
+	err     error
+}
+
+func (g *gateWriter) Write(b []byte) (int, error) {
+	g.mu.Lock()
+	first := len(g.writes) == 0
+	g.writes = append(g.writes, string(b))
+	g.mu.Unlock()
+	if first {
+		close(g.entered)
+		<-g.release
+	}
+	return len(b), g.err
+}
+
+// TestLinesReadyDuringAWriteGoOutInOneWrite: answers that become ready
+// while a write is in progress are written together, whole, by one write,
+// and each writer learns how its line's write went.
+func TestLinesReadyDuringAWriteGoOutInOneWrite(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		g := &gateWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		if failing {
+			g.err = errors.New("broken pipe")
+		}
+		l := &lineWriter{w: g}
+		errs := make(chan error, 4)
+		go func() { errs <- l.writeLine([]byte(`{"id":0}`)) }()
+		<-g.entered
+		for i := 1; i <= 3; i++ {
+			go func() { errs <- l.writeLine([]byte(fmt.Sprintf(`{"id":%d}`, i))) }()
+		}
+		for queued := 0; queued < 3; runtime.Gosched() { // wait until the three are queued
+			l.mu.Lock()
+			if l.next != nil {
+				queued = bytes.Count(l.next.buf, []byte("\n"))
+			}
+			l.mu.Unlock()
+		}
+		close(g.release)
+		for range 4 {
+			if err := <-errs; (err != nil) != failing {
+				t.Errorf("failing %v: writeLine: %v", failing, err)
+			}
+		}
+		if len(g.writes) != 2 || g.writes[0] != "{\"id\":0}\n" {
+			t.Fatalf("writes %q: want the first line, then the three queued in one write", g.writes)
+		}
+		got := strings.Split(strings.TrimSuffix(g.writes[1], "\n"), "\n")
+		sort.Strings(got)
+		if want := []string{`{"id":1}`, `{"id":2}`, `{"id":3}`}; !slices.Equal(got, want) {
+			t.Fatalf("second write has lines %q, want %q", got, want)
+		}
+	}
+}

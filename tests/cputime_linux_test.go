@@ -1,0 +1,50 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// selfCPU is the CPU time (user and system) the test process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clockTick is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// treeCPU is the CPU time (user and system) process pid and every live
+// descendant of it have used, from /proc; 0 when it cannot be read.
+func treeCPU(pid int) time.Duration {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command (which may hold spaces) in parentheses:
+	// utime and stime are the 12th and 13th of them.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	var total time.Duration
+	if len(f) > 12 {
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		total = time.Duration(u+s) * clockTick
+	}
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		kids, _ := os.ReadFile(t)
+		for _, k := range strings.Fields(string(kids)) {
+			if child, err := strconv.Atoi(k); err == nil {
+				total += treeCPU(child)
+			}
+		}
+	}
+	return total
+}
