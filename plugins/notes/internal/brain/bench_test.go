@@ -185,13 +185,14 @@ func TestBenchNotes(t *testing.T) {
 	}
 	stopProfile := benchProfile(t, "search")
 	for _, q := range queries {
-		search = append(search, call("search", map[string]any{"query": q}))
+		search = append(search, call("search", map[string]any{"query": q, "mode": "keyword"}))
 	}
 	stopProfile()
 	// The bare engine: the same queries straight to SQLite FTS5 on the
 	// same index file (any of the words, best ten sections by BM25), as a
 	// program using FTS5 alone would ask.
 	bareFTS := benchBareFTS(t, ctx, filepath.Join(root, StateDir, "index.db"), queries)
+	hybridReport := benchHybrid(t, ctx, b, call, queries, bareFTS)
 	// remember as it was before the in-process commit (a git add and a
 	// git commit per write), interleaved with the in-process one so that
 	// load on the machine weighs on both alike.
@@ -221,6 +222,7 @@ func TestBenchNotes(t *testing.T) {
 		ms(p50(search)), ms(percentile(search, 0.9)), float64(p50(search))/float64(p50(bareFTS)), ms(p50(bareFTS)), float64(p50(search))/float64(p50(revParse)), ms(p50(revParse)),
 		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)),
 		ms(p50(rememberGit)), float64(p50(rememberGit))/float64(p50(bareCommit)), float64(p50(remember))/float64(p50(rememberGit)))
+	report += hybridReport
 	t.Log("\n" + report)
 	if out := os.Getenv("NOTES_BENCH_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
