@@ -73,7 +73,8 @@ type Brain struct {
 	// not installed (thesaurusErr says why).
 	thesaurus    *wordnet.WordNet
 	thesaurusErr error
-	ixMu         sync.Mutex // serialises freshness checks and rebuilds
+	vec          vectorState // the sentence model for search by meaning
+	ixMu         sync.Mutex  // serialises freshness checks and rebuilds
 	// trees is the last commit's tree, for the in-process commit (gitobj.go).
 	trees treeCache
 	// gitCLI makes every commit go through the git command line (the

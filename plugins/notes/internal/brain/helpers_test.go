@@ -58,6 +58,10 @@ func isolate(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	t.Setenv("NOTES_BRAIN", "")
+	// Search by meaning embeds every section a search finds pending, which
+	// under -race costs seconds a section: tests that want it say so
+	// (search_meaning_test.go, the retrieval evaluation).
+	t.Setenv("NOTES_EMBED_MODEL", "off")
 }
 
 func newEnv(t *testing.T) *env {

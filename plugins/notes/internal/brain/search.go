@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
@@ -86,11 +87,20 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 		a.Mode = "auto"
 	}
 	res := &SearchResult{DataNotice: DataNotice, Query: a.Query, ModeRequested: a.Mode, ModeUsed: "keyword",
-		ModeReason: "search by meaning is not built in this plugin (the plugin README says which models were measured); keyword search is used: stemmed words and their synonyms, BM25", Warnings: []Warning{}, AsOf: a.AsOf, Related: []Related{}}
+		ModeReason: "keyword search was asked for: stemmed words and their synonyms, BM25", Warnings: []Warning{}, AsOf: a.AsOf, Related: []Related{}}
+	var emb embed.Embedder
 	switch a.Mode {
 	case "keyword":
 	case "auto", "semantic", "hybrid":
-		res.Warnings = append(res.Warnings, Warning{Code: "mode_unavailable", Message: a.Mode + " search would use search by meaning, which is not available; keyword search was used"})
+		var err error
+		if emb, err = b.embedder(); err != nil {
+			res.ModeReason = "search by meaning needs the sentence model, which is not available; keyword search is used: stemmed words and their synonyms, BM25"
+			res.Warnings = append(res.Warnings, Warning{Code: "mode_unavailable", Message: fmt.Sprintf("%s search would use search by meaning: %v; keyword search was used", a.Mode, err)})
+		} else if a.Mode == "semantic" {
+			res.ModeUsed, res.ModeReason = "semantic", "search by meaning only: the sections' sentence vectors nearest the query's ("+emb.Model()+")"
+		} else {
+			res.ModeUsed, res.ModeReason = "hybrid", "keyword search (BM25 over stems and synonyms) and search by meaning ("+emb.Model()+"), fused by reciprocal rank"
+		}
 	default:
 		return nil, fail(CodeInvalidArgument, "Use mode auto, keyword, semantic or hybrid.", "mode %q is not known", a.Mode)
 	}
@@ -100,7 +110,18 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 	if err := b.fresh(ctx); err != nil {
 		return nil, err
 	}
-	hits, mode, terms, err := b.ix.Search(ctx, a.Query, index.Filter{Scope: a.Scope, Types: a.Types, AsOf: a.AsOf}, a.Limit)
+	filter := index.Filter{Scope: a.Scope, Types: a.Types, AsOf: a.AsOf}
+	var hits []index.Hit
+	var mode string
+	var terms []string
+	var err error
+	if res.ModeUsed == "keyword" {
+		hits, mode, terms, err = b.ix.Search(ctx, a.Query, filter, a.Limit)
+	} else {
+		var warns []Warning
+		hits, mode, terms, warns, err = b.meaningSearch(ctx, emb, a, filter, res.ModeUsed == "hybrid")
+		res.Warnings = append(res.Warnings, warns...)
+	}
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Try again; the index is rebuilt when needed.", "%v", err)
 	}

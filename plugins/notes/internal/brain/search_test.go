@@ -61,7 +61,8 @@ func TestSearchCurrentFactFirst(t *testing.T) {
 	}
 }
 
-// TestSearchSaysWhatItUsed: a search never pretends to search by meaning,
+// TestSearchSaysWhatItUsed: without the sentence model (isolate turns it
+// off) a search never pretends to search by meaning,
 // and says when synonyms are not used.
 func TestSearchSaysWhatItUsed(t *testing.T) {
 	requireGit(t)

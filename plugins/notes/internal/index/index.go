@@ -49,12 +49,13 @@ CREATE INDEX IF NOT EXISTS chunk_rows_path ON chunk_rows(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(path UNINDEXED, heading UNINDEXED,
   title, aliases, body, cjk, s_title, s_head, s_body, tokenize='unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks, 'row');
-`
+` + vectorSchema
 
 // Index is an open index file. It is safe for concurrent use.
 type Index struct {
 	db       *sql.DB
 	expander Expander
+	vecs     vecCache
 }
 
 // Open opens (creating) the index at file. An index of another schema
@@ -68,7 +69,7 @@ func Open(ctx context.Context, file string) (*Index, error) {
 	var v string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema'`).Scan(&v)
 	if err != nil || v != SchemaVersion {
-		for _, t := range []string{"meta", "notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows"} {
+		for _, t := range []string{"meta", "notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows", "chunk_vecs"} {
 			if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				db.Close()
 				return nil, fmt.Errorf("index: reset %s: %w", file, err)
@@ -151,7 +152,7 @@ func (b *Batch) SetMeta(ctx context.Context, key, value string) error {
 // Clear empties every table but meta.
 func (b *Batch) Clear(ctx context.Context) error {
 	// Dropping is much faster than deleting every row of an FTS5 table.
-	for _, t := range []string{"notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows"} {
+	for _, t := range []string{"notes", "names", "links", "chunks_vocab", "chunks", "chunk_rows", "chunk_vecs"} {
 		if _, err := b.tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return fmt.Errorf("index: clear %s: %w", t, err)
 		}
@@ -170,7 +171,8 @@ func (b *Batch) Delete(ctx context.Context, path string) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM notes WHERE path=?`, `DELETE FROM names WHERE path=?`, `DELETE FROM links WHERE src=?`,
-		`DELETE FROM chunks WHERE rowid IN (SELECT id FROM chunk_rows WHERE path=?)`, `DELETE FROM chunk_rows WHERE path=?`,
+		`DELETE FROM chunks WHERE rowid IN (SELECT id FROM chunk_rows WHERE path=?)`,
+		`DELETE FROM chunk_vecs WHERE id IN (SELECT id FROM chunk_rows WHERE path=?)`, `DELETE FROM chunk_rows WHERE path=?`,
 	} {
 		if _, err := b.exec(ctx, q, path); err != nil {
 			return fmt.Errorf("index: delete %s: %w", path, err)
@@ -490,6 +492,27 @@ func (ix *Index) List(ctx context.Context, f Filter) ([]Row, error) {
 		r, err := scanRow(rows)
 		if err != nil {
 			return nil, fmt.Errorf("index: list: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Catalogue lists every note not archived with only what index.md shows
+// of it (path, type, title, scope), ordered by path: List's rows without
+// the columns a catalogue never reads, which every write of a large brain
+// pays for.
+func (ix *Index) Catalogue(ctx context.Context) ([]Row, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, type, title, scope FROM notes WHERE archived=0 ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("index: catalogue: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(&r.Path, &r.Type, &r.Title, &r.Scope); err != nil {
+			return nil, fmt.Errorf("index: catalogue: %w", err)
 		}
 		out = append(out, r)
 	}
