@@ -5,17 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // cli runs the built notes binary in CLI mode over one brain.
@@ -39,7 +42,13 @@ func (c *cli) cmd(action string, args map[string]any, extra ...string) *exec.Cmd
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	cmd := exec.Command(c.bin, action, "--json", string(raw))
+	return c.command([]string{action, "--json", string(raw)}, extra...)
+}
+
+// command is the notes process with the command line argv, over the
+// test's brain and home; extra is added to its environment.
+func (c *cli) command(argv []string, extra ...string) *exec.Cmd {
+	cmd := exec.Command(c.bin, argv...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + c.home, "XDG_DATA_HOME=" + filepath.Join(c.home, "data"),
 		"NOTES_BRAIN=" + c.brain, "NOTES_LOCK_TIMEOUT=5m"}, extra...)
 	return cmd
@@ -48,20 +57,17 @@ func (c *cli) cmd(action string, args map[string]any, extra ...string) *exec.Cmd
 // run runs action to completion and returns its JSON result and exit code.
 func (c *cli) run(action string, args map[string]any, extra ...string) (map[string]any, int) {
 	c.t.Helper()
-	cmd := c.cmd(action, args, extra...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		c.t.Fatalf("run %s: %v", action, err)
-	}
+	return c.result(c.cmd(action, args, extra...))
+}
+
+// result runs cmd to completion and returns the JSON object it printed and
+// its exit code.
+func (c *cli) result(cmd *exec.Cmd) (map[string]any, int) {
+	c.t.Helper()
+	stdout, stderr, code := testplugin.Run(c.t, cmd)
 	var m map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
-		c.t.Fatalf("%s: stdout is not one JSON object: %v\n%s\nstderr: %s", action, err, stdout.String(), stderr.String())
+	if err := json.Unmarshal(stdout, &m); err != nil {
+		c.t.Fatalf("%v: stdout is not one JSON object: %v\n%s\nstderr: %s", cmd.Args[1:], err, stdout, stderr)
 	}
 	return m, code
 }
@@ -278,13 +284,8 @@ func TestKillRecovery(t *testing.T) {
 			}
 		}
 	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		fmt.Fprintf(&b, " %s=%d", k, counts[k])
 	}
 	t.Logf("seed %d: %d kills in %s; recovered: %d completed, %d rolled back; hand-written note intact; kill points:%s",

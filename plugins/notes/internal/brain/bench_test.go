@@ -167,7 +167,7 @@ func TestBenchNotes(t *testing.T) {
 	}
 	h := s.Plugin().Actions
 	call := func(action string, args map[string]any) time.Duration {
-		req, err := sdk.NewRequest(action, args)
+		req, err := sdk.NewRequestFor(action, args)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -242,14 +242,11 @@ func (b *Brain) consolidateFinish(ctx context.Context, c Call, a ConsolidateArgs
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := b.lock(ctx)
+	unlock, err := b.lockFresh(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := b.freshLocked(ctx); err != nil {
-		return nil, err
-	}
 	g := gitRunner{dir: b.Root}
 	head, err := g.headFast(ctx)
 	if err != nil {

@@ -440,10 +440,7 @@ func TestUndoConflictChangesNothing(t *testing.T) {
 	e.ok("patch-page", map[string]any{"path": "wiki/concepts/C.md", "old": "two", "new": "deux"})
 	head := e.head()
 	e.fails(CodeConflict, "undo", map[string]any{"op": str(a, "op")})
-	if e.head() != head {
-		t.Fatal("a conflicting undo committed")
-	}
-	e.clean()
+	e.unchanged(head, "a conflicting undo")
 }
 
 func TestControlAndRawFilesNeedConfirmation(t *testing.T) {

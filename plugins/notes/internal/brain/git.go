@@ -97,20 +97,60 @@ func commitMessage(subject string, body []string, t trailers) string {
 		b.WriteString(strings.Join(body, "\n"))
 		b.WriteString("\n\n")
 	}
-	fmt.Fprintf(&b, "Notes-Op: %s\nNotes-Action: %s\nNotes-Session: %s\nNotes-Client: %s\n", t.Op, t.Action, t.Session, t.Client)
-	if t.Request != "" {
-		fmt.Fprintf(&b, "Notes-Request: %s\n", t.Request)
-	}
-	if t.Channel != "" {
-		fmt.Fprintf(&b, "Notes-Channel: %s\n", t.Channel)
+	for _, f := range t.text() {
+		if f.always || *f.v != "" {
+			fmt.Fprintf(&b, "%s: %s\n", f.key, *f.v)
+		}
 	}
 	if t.Approved {
-		b.WriteString("Notes-Approved: user\n")
+		b.WriteString(trailerApproved + ": user\n")
 	}
 	for _, u := range t.Undoes {
-		fmt.Fprintf(&b, "Notes-Undoes: %s\n", u)
+		fmt.Fprintf(&b, "%s: %s\n", trailerUndoes, u)
 	}
 	return b.String()
+}
+
+// The trailers that are not one string.
+const (
+	trailerApproved = "Notes-Approved"
+	trailerUndoes   = "Notes-Undoes"
+)
+
+// trailerField is one string trailer: its key and the field that holds it;
+// always says it is written even when empty.
+type trailerField struct {
+	key    string
+	v      *string
+	always bool
+}
+
+// text lists t's string trailers in the order a commit message gives them,
+// for commitMessage to write and parseTrailer to read.
+func (t *trailers) text() []trailerField {
+	return []trailerField{{"Notes-Op", &t.Op, true}, {"Notes-Action", &t.Action, true}, {"Notes-Session", &t.Session, true},
+		{"Notes-Client", &t.Client, true}, {"Notes-Request", &t.Request, false}, {"Notes-Channel", &t.Channel, false}}
+}
+
+// parseTrailer sets the field of one commit message line when it is a
+// trailer.
+func (t *trailers) parseTrailer(line string) {
+	k, v, ok := strings.Cut(line, ": ")
+	if !ok {
+		return
+	}
+	switch k {
+	case trailerApproved:
+		t.Approved = true
+	case trailerUndoes:
+		t.Undoes = append(t.Undoes, v)
+	default:
+		for _, f := range t.text() {
+			if f.key == k {
+				*f.v = v
+			}
+		}
+	}
 }
 
 // logEntry is one commit with its trailers.
@@ -140,33 +180,11 @@ func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error)
 		}
 		e := logEntry{Commit: parts[0], Subject: parts[1], Body: parts[2]}
 		for _, line := range strings.Split(parts[2], "\n") {
-			k, v, ok := strings.Cut(line, ": ")
-			if !ok {
+			if change, ok := strings.CutPrefix(line, "- "); ok {
+				e.Changes = append(e.Changes, change)
 				continue
 			}
-			switch k {
-			case "Notes-Op":
-				e.Trailer.Op = v
-			case "Notes-Action":
-				e.Trailer.Action = v
-			case "Notes-Session":
-				e.Trailer.Session = v
-			case "Notes-Client":
-				e.Trailer.Client = v
-			case "Notes-Request":
-				e.Trailer.Request = v
-			case "Notes-Channel":
-				e.Trailer.Channel = v
-			case "Notes-Approved":
-				e.Trailer.Approved = true
-			case "Notes-Undoes":
-				e.Trailer.Undoes = append(e.Trailer.Undoes, v)
-			}
-		}
-		for _, line := range strings.Split(parts[2], "\n") {
-			if strings.HasPrefix(line, "- ") {
-				e.Changes = append(e.Changes, strings.TrimPrefix(line, "- "))
-			}
+			e.Trailer.parseTrailer(line)
 		}
 		entries = append(entries, e)
 	}

@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,9 +110,16 @@ func (e *env) okConfirmed(action string, args map[string]any) map[string]any {
 	return m
 }
 
+// callWith runs action as the host would: args the manifest refuses get
+// the host's invalid_args answer, and the handler sees tool.yaml's
+// defaults filled in (the handlers do not repeat them).
 func (e *env) callWith(caller sdk.Caller, action string, args map[string]any) (map[string]any, *sdk.Error) {
 	e.t.Helper()
-	req, err := sdk.NewRequest(action, args)
+	req, err := sdk.NewRequestFor(action, args)
+	var refused *sdk.Error
+	if errors.As(err, &refused) {
+		return nil, refused
+	}
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -178,6 +186,16 @@ func (e *env) clean() {
 	if st := e.git("status", "--porcelain"); st != "" {
 		e.t.Fatalf("brain has uncommitted changes:\n%s", st)
 	}
+}
+
+// unchanged asserts a refused write left the brain as it was: still at
+// head, nothing uncommitted; what names the write in the failure.
+func (e *env) unchanged(head, what string) {
+	e.t.Helper()
+	if got := e.head(); got != head {
+		e.t.Fatalf("%s committed (HEAD %s, want %s)", what, got, head)
+	}
+	e.clean()
 }
 
 func (e *env) file(rel string) string {

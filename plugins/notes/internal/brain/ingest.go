@@ -33,7 +33,8 @@ const (
 // RawSources is the folder ingest registers sources in.
 const RawSources = "raw/articles"
 
-// IngestArgs are ingest's args: path, or content with title.
+// IngestArgs are ingest's args: path, or content with title, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type IngestArgs struct {
 	Path    string `json:"path"`
 	Content string `json:"content"`
@@ -102,9 +103,6 @@ func (b *Brain) Ingest(ctx context.Context, c Call, a IngestArgs) (*IngestResult
 	if hasPath == hasContent {
 		return nil, fail(CodeInvalidArgument, "Pass path (a file inside the brain) or content with title, not both.",
 			"ingest needs exactly one of path or content")
-	}
-	if a.Scope == "" {
-		a.Scope = "global"
 	}
 	if err := validateScope(a.Scope); err != nil {
 		return nil, err

@@ -49,3 +49,19 @@ func (b *Brain) lock(ctx context.Context) (unlock func(), err error) {
 		}
 	}
 }
+
+// lockFresh takes the write lock and brings the index to HEAD under it, for
+// a writer whose decisions (paths, duplicates, the superseded note) read
+// the index: two writers then never decide on the same stale view. It
+// releases the lock when the index cannot be brought up to date.
+func (b *Brain) lockFresh(ctx context.Context) (unlock func(), err error) {
+	unlock, err = b.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.freshLocked(ctx); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}

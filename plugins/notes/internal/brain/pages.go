@@ -15,7 +15,8 @@ import (
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
-// WritePageArgs are write-page's args.
+// WritePageArgs are write-page's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type WritePageArgs struct {
 	Path        string         `json:"path"`
 	Content     string         `json:"content"`
@@ -87,12 +88,6 @@ func (b *Brain) WritePage(ctx context.Context, c Call, a WritePageArgs) (*WriteR
 	rel, err := b.notePath(a.Path)
 	if err != nil {
 		return nil, err
-	}
-	if a.Mode == "" {
-		a.Mode = "create"
-	}
-	if a.Mode != "create" && a.Mode != "overwrite" && a.Mode != "append" {
-		return nil, fail(CodeInvalidArgument, "Use mode create, overwrite or append.", "mode %q is not create, overwrite or append", a.Mode)
 	}
 	if len(a.Content) > 1_000_000 {
 		return nil, fail(CodeInvalidArgument, "Keep a note under 1,000,000 characters.", "content is too long")
@@ -407,7 +402,8 @@ func (b *Brain) Relate(ctx context.Context, c Call, a RelateArgs) (*RelateResult
 	return res, nil
 }
 
-// HandoffArgs are handoff-save's args.
+// HandoffArgs are handoff-save's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type HandoffArgs struct {
 	Done      []string `json:"done"`
 	Next      []string `json:"next"`
@@ -462,9 +458,6 @@ func (b *Brain) HandoffSave(ctx context.Context, c Call, a HandoffArgs) (*Handof
 		}
 		listFields(name, xs, fields)
 	}
-	if a.Scope == "" {
-		a.Scope = "global"
-	}
 	if err := validateScope(a.Scope); err != nil {
 		return nil, err
 	}
@@ -485,14 +478,11 @@ func (b *Brain) HandoffSave(ctx context.Context, c Call, a HandoffArgs) (*Handof
 	}
 	// Paths and the superseded note are chosen under the write lock, so
 	// parallel writers neither collide on a path nor race to a conflict.
-	unlock, err := b.lock(ctx)
+	unlock, err := b.lockFresh(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := b.freshLocked(ctx); err != nil {
-		return nil, err
-	}
 	today := b.today()
 	days := b.Config.Policy.HandoffDays
 	if days <= 0 {
@@ -620,14 +610,11 @@ func (b *Brain) Forget(ctx context.Context, c Call, a ForgetArgs) (*ForgetResult
 	}
 	// Paths and the superseded note are chosen under the write lock, so
 	// parallel writers neither collide on a path nor race to a conflict.
-	unlock, err := b.lock(ctx)
+	unlock, err := b.lockFresh(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := b.freshLocked(ctx); err != nil {
-		return nil, err
-	}
 	name := a.ID
 	if strings.Contains(name, "/") || strings.HasSuffix(name, ".md") {
 		rel, err := b.notePath(name)

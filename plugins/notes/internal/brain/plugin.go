@@ -101,6 +101,12 @@ type common struct {
 	Token   string `json:"confirm-token"`
 }
 
+// handle adapts a Brain method to an action. The host (and the SDK's CLI
+// mode) checks a call's args against tool.yaml before the handler runs,
+// filling in every default the manifest declares and refusing values
+// outside its bounds and enums, so the methods do not repeat them; Go code
+// calling a method directly passes every value it needs (consolidate's
+// lint pass does).
 func handle[A any, R any](s *Service, fn func(b *Brain, ctx context.Context, c Call, a A) (R, error)) sdk.Handler {
 	return func(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		var a A

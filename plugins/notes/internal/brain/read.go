@@ -64,7 +64,8 @@ func tokensOf(v any) int {
 	return (len(raw) + 3) / 4
 }
 
-// RecallArgs are recall's args.
+// RecallArgs are recall's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type RecallArgs struct {
 	Task         string `json:"task"`
 	Scope        string `json:"scope"`
@@ -101,9 +102,6 @@ func (b *Brain) Recall(ctx context.Context, c Call, a RecallArgs) (*RecallResult
 	}
 	if err := validateScope(a.Scope); err != nil {
 		return nil, err
-	}
-	if a.BudgetTokens <= 0 {
-		a.BudgetTokens = 2000
 	}
 	if err := b.fresh(ctx); err != nil {
 		return nil, err
@@ -346,7 +344,8 @@ func (b *Brain) Read(ctx context.Context, c Call, a ReadArgs) (*ReadResult, erro
 	return res, nil
 }
 
-// GraphArgs are graph's args.
+// GraphArgs are graph's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type GraphArgs struct {
 	Node          string   `json:"node"`
 	Depth         int      `json:"depth"`
@@ -392,32 +391,26 @@ type GraphResult struct {
 	NextStep      string     `json:"next_step"`
 }
 
+// asOfFresh returns the date a read answers at, as-of or today when it is
+// empty (tool.yaml cannot declare a default that is today), once the index
+// is brought to HEAD.
+func (b *Brain) asOfFresh(ctx context.Context, asOf string) (string, error) {
+	if asOf == "" {
+		asOf = b.today()
+	}
+	if !note.ValidDate(asOf) {
+		return "", fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", asOf)
+	}
+	return asOf, b.fresh(ctx)
+}
+
 // Graph returns the notes one or two links away from node.
 func (b *Brain) Graph(ctx context.Context, c Call, a GraphArgs) (*GraphResult, error) {
-	if a.Depth == 0 {
-		a.Depth = 1
-	}
-	if a.Depth != 1 && a.Depth != 2 {
-		return nil, fail(CodeInvalidArgument, "Use depth 1 or 2.", "depth %d is not 1 or 2", a.Depth)
-	}
-	if a.Limit == 0 {
-		a.Limit = 50
-	}
-	if a.Limit < 1 || a.Limit > 200 {
-		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 200.", "limit %d is out of range", a.Limit)
-	}
-	if a.BudgetTokens <= 0 {
-		a.BudgetTokens = 3000
-	}
-	if a.AsOf == "" {
-		a.AsOf = b.today()
-	}
-	if !note.ValidDate(a.AsOf) {
-		return nil, fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", a.AsOf)
-	}
-	if err := b.fresh(ctx); err != nil {
+	asOf, err := b.asOfFresh(ctx, a.AsOf)
+	if err != nil {
 		return nil, err
 	}
+	a.AsOf = asOf
 	rows, kinds, err := b.ix.Resolve(ctx, a.Node)
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Try again.", "%v", err)
@@ -523,7 +516,8 @@ func (b *Brain) Graph(ctx context.Context, c Call, a GraphArgs) (*GraphResult, e
 	return res, nil
 }
 
-// FactsArgs are facts' args.
+// FactsArgs are facts' args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type FactsArgs struct {
 	Subject   string `json:"subject"`
 	Predicate string `json:"predicate"`
@@ -570,21 +564,11 @@ type FactsResult struct {
 // Facts lists facts with their validity at as-of; expired ones are shown,
 // never hidden.
 func (b *Brain) Facts(ctx context.Context, c Call, a FactsArgs) (*FactsResult, error) {
-	if a.AsOf == "" {
-		a.AsOf = b.today()
-	}
-	if !note.ValidDate(a.AsOf) {
-		return nil, fail(CodeInvalidArgument, "as-of is YYYY-MM-DD.", "as-of %q is not a date", a.AsOf)
-	}
-	if a.Limit == 0 {
-		a.Limit = 50
-	}
-	if a.Limit < 1 || a.Limit > 200 {
-		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 200.", "limit %d is out of range", a.Limit)
-	}
-	if err := b.fresh(ctx); err != nil {
+	asOf, err := b.asOfFresh(ctx, a.AsOf)
+	if err != nil {
 		return nil, err
 	}
+	a.AsOf = asOf
 	res := &FactsResult{DataNotice: DataNotice, AsOf: a.AsOf, Facts: []FactView{}}
 	names := func(q string) (map[string]bool, *QueryRef) {
 		if q == "" {
@@ -761,7 +745,8 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	return res, nil
 }
 
-// LintArgs are lint's args.
+// LintArgs are lint's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type LintArgs struct {
 	Rules []string `json:"rules"`
 	Scope string   `json:"scope"`
@@ -806,12 +791,6 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 	on, err := lintRuleSet(a.Rules)
 	if err != nil {
 		return nil, err
-	}
-	if a.Limit == 0 {
-		a.Limit = 200
-	}
-	if a.Limit < 1 || a.Limit > 1000 {
-		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 1000.", "limit %d is out of range", a.Limit)
 	}
 	if err := b.fresh(ctx); err != nil {
 		return nil, err

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// RecentArgs are recent's args.
+// RecentArgs are recent's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type RecentArgs struct {
 	Since string `json:"since"`
 	Limit int    `json:"limit"`
@@ -47,12 +48,6 @@ func (b *Brain) Recent(ctx context.Context, c Call, a RecentArgs) (*RecentResult
 		if since, err = time.Parse(time.RFC3339, a.Since); err != nil {
 			return nil, fail(CodeInvalidArgument, "Pass since as YYYY-MM-DD or an RFC 3339 time.", "since %q is not a date", a.Since)
 		}
-	}
-	if a.Limit == 0 {
-		a.Limit = 50
-	}
-	if a.Limit < 1 || a.Limit > 500 {
-		return nil, fail(CodeInvalidArgument, "Use a limit from 1 to 500.", "limit %d is out of range", a.Limit)
 	}
 	if err := b.fresh(ctx); err != nil {
 		return nil, err

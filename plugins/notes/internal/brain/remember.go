@@ -41,7 +41,8 @@ type Candidate struct {
 	Content    string   `json:"content"`
 }
 
-// RememberArgs are remember's args.
+// RememberArgs are remember's args, as the host passes them: tool.yaml's
+// defaults filled in and its bounds and enums checked (see plugin.go).
 type RememberArgs struct {
 	Content    string              `json:"content"`
 	Type       string              `json:"type"`
@@ -145,14 +146,11 @@ func (b *Brain) Remember(ctx context.Context, c Call, a RememberArgs) (*Remember
 	if b.beforeWr != nil {
 		b.beforeWr()
 	}
-	unlock, err := b.lock(ctx)
+	unlock, err := b.lockFresh(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := b.freshLocked(ctx); err != nil {
-		return nil, err
-	}
 	op := newID()
 	res := &RememberResult{WriteResult: WriteResult{DataNotice: DataNotice, Op: strp(op), Warnings: []Warning{}}}
 	today := b.today()
@@ -222,9 +220,6 @@ func (b *Brain) rememberCheck(a *RememberArgs) error {
 	}
 	if _, ok := note.Folders[a.Type]; !ok {
 		return fail(CodeInvalidArgument, "Use one of: "+strings.Join(note.Types(), ", ")+".", "type %q is not a note type", a.Type)
-	}
-	if a.Scope == "" {
-		a.Scope = "global"
 	}
 	if err := validateScope(a.Scope); err != nil {
 		return err

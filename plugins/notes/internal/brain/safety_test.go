@@ -62,10 +62,7 @@ func TestEscapeAttemptsAreRefused(t *testing.T) {
 			e.fails(tt.code, "patch-page", map[string]any{"path": tt.path, "old": "a", "new": "b"})
 		})
 	}
-	if e.head() != head {
-		t.Fatal("an escape attempt made a commit")
-	}
-	e.clean()
+	e.unchanged(head, "an escape attempt")
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Fatalf("something was written outside the brain: %v", entries)
 	}
@@ -107,10 +104,7 @@ func TestSecretsAreRefusedEverywhere(t *testing.T) {
 	e.fails(CodeSecretDetected, "write-page", map[string]any{"path": "wiki/concepts/c.md", "content": "x", "frontmatter": map[string]any{"type": "concept", "tags": []string{one}}})
 	e.fails(CodeSecretDetected, "handoff-save", map[string]any{"session-handle": "S", "done": []string{"set " + one}})
 	e.fails(CodeSecretDetected, "remember", map[string]any{"type": "fact", "content": "x", "subject": "svc", "predicate": "uses_key", "object": one})
-	if e.head() != head {
-		t.Fatal("a secret was committed")
-	}
-	e.clean()
+	e.unchanged(head, "a secret")
 }
 
 func TestNoFalsePositiveSecrets(t *testing.T) {
@@ -209,10 +203,7 @@ func TestLockedWhenHeldTooLong(t *testing.T) {
 	b.LockTimeout = 50 * time.Millisecond
 	head := e.head()
 	e.fails(CodeLocked, "remember", map[string]any{"type": "gotcha", "content": "This write waits for a lock that never comes back"})
-	if e.head() != head {
-		t.Fatal("locked write committed")
-	}
-	e.clean()
+	e.unchanged(head, "locked write")
 }
 
 func TestForgedFrontmatterAndBOMRefused(t *testing.T) {

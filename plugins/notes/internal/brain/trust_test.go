@@ -102,7 +102,7 @@ func TestSearchBudgetKeepsOneHit(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	e.ok("write-page", map[string]any{"path": "wiki/concepts/Kafka.md", "content": "# Kafka\n\n" + strings.Repeat("The kafka consumer group rebalances when a partition moves. ", 40), "frontmatter": map[string]any{"type": "concept"}})
-	m := e.ok("search", map[string]any{"query": "kafka rebalances", "budget-tokens": 60})
+	m := e.ok("search", map[string]any{"query": "kafka rebalances", "budget-tokens": 100}) // the manifest's minimum
 	hits := list(m, "hits")
 	if len(hits) != 1 || m["truncated"] != true {
 		t.Fatalf("got %d hits (truncated %v), want the best one, shortened", len(hits), m["truncated"])

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -181,13 +183,8 @@ func TestGitleaksSamples(t *testing.T) {
 			}
 		}
 	}
-	names := make([]string, 0, len(fams))
-	for f := range fams {
-		names = append(names, f)
-	}
-	sort.Strings(names)
 	var b strings.Builder
-	for _, f := range names {
+	for _, f := range slices.Sorted(maps.Keys(fams)) {
 		mark := ""
 		if isCommon[f] {
 			mark = "*"
