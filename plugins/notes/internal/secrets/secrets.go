@@ -359,11 +359,13 @@ func always(_, _ string) bool { return true }
 // xoxp-1234567890, xoxo in a file name): the random part must be long and
 // mixed.
 func slackLike(_, v string) bool {
-	if isPlaceholder(v) || mostlyOneChar(v) || hasSequence(v) {
-		return false
-	}
 	parts := strings.Split(v, "-")
 	last := parts[len(parts)-1]
+	// A sequence counts only in the random part: team and user ids are
+	// numbers that may hold 1234 (one generated token in ~150 did).
+	if isPlaceholder(v) || mostlyOneChar(v) || hasSequence(last) {
+		return false
+	}
 	if len(v) < 24 || len(last) < 6 {
 		return false
 	}
