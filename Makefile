@@ -29,14 +29,18 @@ host:
 # A folder of Python (plugins/text) gets the runtime copied from sdk/python,
 # the repository's one copy (git ignores the copies; host approve --tracked
 # accepts them while they equal sdk/python's).
+# Plugins are built without cgo (PLUGIN_CGO): none calls C, and a static
+# binary starts without the dynamic loader and libc, about 8 ms less CPU on
+# every launch and every CLI-mode call (a fifth of xlsx's start).
+PLUGIN_CGO ?= CGO_ENABLED=0
 plugins:
 	@for p in $(PLUGINS); do \
 		if ls plugins/$$p/*.py >/dev/null 2>&1; then \
 			for f in $(PYTHON_RUNTIME); do cp sdk/python/$$f plugins/$$p/$$f || exit 1; done; \
 		fi; \
 		ls plugins/$$p/*.go 2>/dev/null | grep -qv '_test\.go$$' || continue; \
-		echo "$(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
-		$(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
+		echo "$(PLUGIN_CGO) $(GO) build -o plugins/$$p/$$p ./plugins/$$p"; \
+		$(PLUGIN_CGO) $(GO) build -o plugins/$$p/$$p ./plugins/$$p || exit 1; \
 	done
 
 # The Python plugin runtime's gRPC code, from sdk/wire/plugin.proto and
@@ -101,7 +105,7 @@ cross:
 		echo "== $$os/$$arch -> $$out"; \
 		GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/host$$ext ./host || exit 1; \
 		for p in $(PLUGINS); do \
-			GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
+			$(PLUGIN_CGO) GOOS=$$os GOARCH=$$arch $(GO) build -o $$out/plugins/$$p/$$p$$ext ./plugins/$$p || exit 1; \
 		done; \
 	done
 

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"charm.land/glamour/v2"
-	"github.com/charmbracelet/colorprofile"
-
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -26,34 +23,17 @@ const (
 	ansiReset = "\x1b[0m"
 )
 
-// markdown renders md for the terminal through glamour's dark style; without
-// colour its colours are taken out (emphasis kept), and on a dumb terminal
-// every escape sequence.
+// markdown renders md for the terminal through t.Markdown, at most 120
+// columns wide; without a renderer it is printed as written.
 func (t *Term) markdown(md string) (string, error) {
+	if t.Markdown == nil {
+		return md + "\n", nil
+	}
 	width := t.Width
 	if width > 120 {
 		width = 120
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(width))
-	if err != nil {
-		return "", fmt.Errorf("cli: markdown renderer: %w", err)
-	}
-	out, err := r.Render(md)
-	if err != nil {
-		return "", fmt.Errorf("cli: render markdown: %w", err)
-	}
-	if t.Color {
-		return out, nil
-	}
-	var b bytes.Buffer
-	cw := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	if t.Dumb {
-		cw.Profile = colorprofile.NoTTY
-	}
-	if _, err := cw.WriteString(out); err != nil {
-		return "", fmt.Errorf("cli: strip colour: %w", err)
-	}
-	return b.String(), nil
+	return t.Markdown(md, width, t.Color, t.Dumb)
 }
 
 // emph wraps s in an ANSI sequence when colour is allowed.

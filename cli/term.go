@@ -38,7 +38,16 @@ type Term struct {
 	// Words words an error's structured next step as this front end's
 	// command line; nil leaves the envelope's NextStep as it is.
 	Words func(*wire.Step) string
+	// Markdown renders a result's Markdown when Render is set (the
+	// package cli/markdown's Render); nil prints the Markdown as written,
+	// and keeps the renderer out of a binary that never needs it.
+	Markdown MarkdownRenderer
 }
+
+// MarkdownRenderer renders Markdown for a terminal width columns wide:
+// with colour, without colour but with emphasis (colour false), or with no
+// escape sequence at all (dumb).
+type MarkdownRenderer func(md string, width int, colour, dumb bool) (string, error)
 
 // Detect is the Term for a command reading stdin and writing to stdout and
 // stderr: Render when stdout is a terminal, Spin when stderr is one, Ask

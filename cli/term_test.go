@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -53,7 +54,7 @@ func TestRenderColourOnlyWhenAllowed(t *testing.T) {
 	md := "# Spend\n\n**total** is $3\n\n| model | cost |\n|---|---|\n| opus | 2 |\n| haiku | 1 |\n"
 	for _, color := range []bool{true, false} {
 		var out bytes.Buffer
-		w := &Writer{Out: &out, Err: io.Discard, PreferMarkdown: true, Term: &Term{Render: true, Color: color, Width: 80}}
+		w := &Writer{Out: &out, Err: io.Discard, PreferMarkdown: true, Term: &Term{Render: true, Color: color, Width: 80, Markdown: markdown.Render}}
 		w.Write(Result{JSON: []byte(`{"total":3}`), Markdown: md})
 		got := out.String()
 		if strings.Contains(got, "**") || strings.Contains(got, "|---") {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/cli"
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -18,6 +19,7 @@ func terminal(cmd *cobra.Command, asJSON bool) *cli.Term {
 	t := cli.Detect(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), os.Getenv)
 	t.Render = t.Render && !asJSON
 	t.Words = hostWords
+	t.Markdown = markdown.Render
 	return t
 }
 

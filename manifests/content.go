@@ -72,24 +72,22 @@ func (p *parser) prompts(e entry, m *Manifest) {
 	items, _ := p.list(e)
 	seen := map[string]int{}
 	for path, n := range p.mappings(items, "prompts", "name, description, arguments") {
-		fs := p.fields(n, path, promptKeys)
-		p.require(n, path, fs, "name", "description")
+		fs, name, valid := p.named(n, path, promptKeys, "name", "description")
 		var pr Prompt
-		if v, ok := p.str(fs["name"]); ok && p.checkName(fs["name"].val, join(path, "name"), v) {
-			p.unique(seen, fs["name"].val, join(path, "name"), "prompt", v)
-			pr.Name = v
+		if valid {
+			p.unique(seen, fs["name"].val, join(path, "name"), "prompt", name)
+			pr.Name = name
 		}
 		pr.Title, _ = p.str(fs["title"])
 		pr.Description, _ = p.str(fs["description"])
 		args, _ := p.list(fs["arguments"])
 		argSeen := map[string]int{}
 		for apath, an := range p.mappings(args, join(path, "arguments"), "name, description, required") {
-			afs := p.fields(an, apath, promptArgKeys)
-			p.require(an, apath, afs, "name")
+			afs, name, valid := p.named(an, apath, promptArgKeys, "name")
 			var a PromptArg
-			if v, ok := p.str(afs["name"]); ok && p.checkName(afs["name"].val, join(apath, "name"), v) {
-				p.unique(argSeen, afs["name"].val, join(apath, "name"), "argument", v)
-				a.Name = v
+			if valid {
+				p.unique(argSeen, afs["name"].val, join(apath, "name"), "argument", name)
+				a.Name = name
 			}
 			a.Description, _ = p.str(afs["description"])
 			a.Required, _ = p.boolean(afs["required"])

@@ -189,20 +189,12 @@ func (p *parser) env(fs map[string]entry, m *Manifest) {
 	if !ok {
 		return
 	}
-	names, nodes := p.strList(e)
-	seen := map[string]bool{}
-	for i, s := range names {
-		field := fmt.Sprintf("env[%d]", i)
-		switch {
-		case !envRE.MatchString(s):
-			p.addf(nodes[i], field, "%q is not an environment variable name (want letters, digits and _, not starting with a digit)", s)
-		case seen[s]:
-			p.addf(nodes[i], field, "duplicate %q", s)
-		default:
-			seen[s] = true
-			m.Env = append(m.Env, s)
+	m.Env = p.stringSet(e, func(s string) string {
+		if !envRE.MatchString(s) {
+			return fmt.Sprintf("%q is not an environment variable name (want letters, digits and _, not starting with a digit)", s)
 		}
-	}
+		return ""
+	})
 }
 
 // limits reads what the plugin may use: calls at once, memory and CPU time.
@@ -241,20 +233,15 @@ func (p *parser) uses(e entry, m *Manifest) {
 		p.addf(e.val, "uses", "only an agent (kind: agent) calls other tools; remove uses or set kind: agent")
 		return
 	}
-	names, nodes := p.strList(e)
-	seen := map[string]bool{}
-	for i, s := range names {
-		field := fmt.Sprintf("uses[%d]", i)
+	uses := p.stringSet(e, func(s string) string {
 		tool, action, _ := strings.Cut(s, "/")
 		if !IsKebab(tool) || (strings.Contains(s, "/") && !IsKebab(action)) {
-			p.addf(nodes[i], field, "%q is not a tool or tool/action name (want kebab-case, such as \"notes\" or \"notes/remember\")", s)
-			continue
+			return fmt.Sprintf("%q is not a tool or tool/action name (want kebab-case, such as \"notes\" or \"notes/remember\")", s)
 		}
-		if seen[s] {
-			p.addf(nodes[i], field, "duplicate %q", s)
-			continue
-		}
-		seen[s] = true
+		return ""
+	})
+	for _, s := range uses {
+		tool, action, _ := strings.Cut(s, "/")
 		m.Uses = append(m.Uses, Use{Tool: tool, Action: action})
 	}
 }
@@ -343,14 +330,10 @@ func (p *parser) secrets(e entry, m *Manifest) {
 	names := map[string]int{}
 	envs := map[string]int{}
 	for path, n := range p.mappings(items, "secrets", "name, env, description, required") {
-		fs := p.fields(n, path, secretKeys)
-		p.require(n, path, fs, "name", "env")
-		var s Secret
-		if v, ok := p.str(fs["name"]); ok {
-			s.Name = v
-			if p.checkName(fs["name"].val, join(path, "name"), v) {
-				p.unique(names, fs["name"].val, join(path, "name"), "secret", v)
-			}
+		fs, name, valid := p.named(n, path, secretKeys, "name", "env")
+		s := Secret{Name: name}
+		if valid {
+			p.unique(names, fs["name"].val, join(path, "name"), "secret", name)
 		}
 		if v, ok := p.str(fs["env"]); ok {
 			s.Env = v

@@ -27,12 +27,8 @@ func (p *parser) actions(e entry, m *Manifest) {
 
 func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	var a Action
-	fs := p.fields(n, path, actionKeys)
-	p.require(n, path, fs, "name", "description")
-	if v, ok := p.str(fs["name"]); ok {
-		p.checkName(fs["name"].val, join(path, "name"), v)
-		a.Name = v
-	}
+	fs, name, _ := p.named(n, path, actionKeys, "name", "description")
+	a.Name = name
 	if v, ok := p.str(fs["description"]); ok {
 		if strings.TrimSpace(v) == "" {
 			p.addf(fs["description"].val, join(path, "description"), "must not be empty")
@@ -66,24 +62,16 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 	a.Args = p.args(fs["args"], path)
 
 	if e, ok := fs["narrow_with"]; ok {
-		names, nodes := p.strList(e)
-		used := map[string]bool{}
-		for i, s := range names {
-			field := fmt.Sprintf("%s.narrow_with[%d]", path, i)
-			switch {
-			case a.Arg(s) == nil:
-				msg := fmt.Sprintf("%q is not an arg of this action", s)
-				if sug := Suggest(s, a.ArgNames()); len(sug) > 0 {
-					msg += fmt.Sprintf(" (did you mean %q?)", sug[0])
-				}
-				p.addf(nodes[i], field, "%s", msg)
-			case used[s]:
-				p.addf(nodes[i], field, "duplicate %q", s)
-			default:
-				used[s] = true
-				a.NarrowWith = append(a.NarrowWith, s)
+		a.NarrowWith = p.stringSet(e, func(s string) string {
+			if a.Arg(s) != nil {
+				return ""
 			}
-		}
+			msg := fmt.Sprintf("%q is not an arg of this action", s)
+			if sug := Suggest(s, a.ArgNames()); len(sug) > 0 {
+				msg += fmt.Sprintf(" (did you mean %q?)", sug[0])
+			}
+			return msg
+		})
 	}
 	if e := fs["output_schema"]; e.val != nil {
 		if e.val.Kind != yaml.MappingNode {
@@ -128,12 +116,8 @@ func ParseArgs(file string, n *yaml.Node, path string) ([]Arg, []Problem) {
 
 func (p *parser) arg(n *yaml.Node, path string) Arg {
 	var a Arg
-	fs := p.fields(n, path, argKeys)
-	p.require(n, path, fs, "name", "type")
-	if v, ok := p.str(fs["name"]); ok {
-		p.checkName(fs["name"].val, join(path, "name"), v)
-		a.Name = v
-	}
+	fs, name, _ := p.named(n, path, argKeys, "name", "type")
+	a.Name = name
 	typeOK := false
 	if v, ok := p.str(fs["type"]); ok {
 		if contains(argTypeNames(), v) {

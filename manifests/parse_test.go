@@ -368,6 +368,12 @@ func TestParseInvalid(t *testing.T) {
 			`plugins/x/tool.yaml:9: env[2]: duplicate "GOOD"`,
 			`plugins/x/tool.yaml:9: env[3]: "has-dash" is not an environment variable name (want letters, digits and _, not starting with a digit)`,
 		}},
+		{"env problems name their own index", base + "env: [[HOME], 1BAD, 7, 1BAD]\n", []string{
+			`plugins/x/tool.yaml:9: env[0]: want a string, got a list`,
+			`plugins/x/tool.yaml:9: env[1]: "1BAD" is not an environment variable name (want letters, digits and _, not starting with a digit)`,
+			`plugins/x/tool.yaml:9: env[2]: want a string, got integer 7`,
+			`plugins/x/tool.yaml:9: env[3]: "1BAD" is not an environment variable name (want letters, digits and _, not starting with a digit)`,
+		}},
 		{"env not a list", base + "env: HOME\n", []string{
 			`plugins/x/tool.yaml:9: env: want a list, got string "HOME"`,
 		}},

@@ -287,6 +287,18 @@ func (p *parser) mappings(items []*yaml.Node, list, shape string) iter.Seq2[stri
 	}
 }
 
+// named reads a list item's fields (known keys only), requires the keys
+// named, and returns the item's name with whether it is a valid one
+// (lowercase kebab-case); name is "" when the item has none.
+func (p *parser) named(n *yaml.Node, path string, known []string, required ...string) (fs map[string]entry, name string, valid bool) {
+	fs = p.fields(n, path, known)
+	p.require(n, path, fs, required...)
+	if v, ok := p.str(fs["name"]); ok {
+		return fs, v, p.checkName(fs["name"].val, join(path, "name"), v)
+	}
+	return fs, "", false
+}
+
 // unique reports v, at node n and field, when seen already holds it:
 // "duplicate <what> "v" (first at line N)", N the line of its first use,
 // which seen records.
@@ -298,19 +310,30 @@ func (p *parser) unique(seen map[string]int, n *yaml.Node, field, what, v string
 	seen[v] = n.Line
 }
 
-// strings reads a list of strings.
-func (p *parser) strList(e entry) ([]string, []*yaml.Node) {
+// stringSet reads a list of strings that must each be valid (invalid says
+// why one is not, or "") and listed once. It returns those kept, in order;
+// each problem names the item's own index in the list.
+func (p *parser) stringSet(e entry, invalid func(string) string) []string {
 	items, _ := p.list(e)
+	seen := map[string]bool{}
 	var out []string
-	var nodes []*yaml.Node
 	for i, n := range items {
-		s, ok := p.str(entry{val: n, field: fmt.Sprintf("%s[%d]", e.field, i)})
-		if ok {
+		field := fmt.Sprintf("%s[%d]", e.field, i)
+		s, ok := p.str(entry{val: n, field: field})
+		if !ok {
+			continue
+		}
+		switch why := invalid(s); {
+		case why != "":
+			p.addf(n, field, "%s", why)
+		case seen[s]:
+			p.addf(n, field, "duplicate %q", s)
+		default:
+			seen[s] = true
 			out = append(out, s)
-			nodes = append(nodes, n)
 		}
 	}
-	return out, nodes
+	return out
 }
 
 // checkName reports a name that is not kebab-case, suggesting the

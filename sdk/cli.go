@@ -56,6 +56,7 @@ func manifestBesideBinary() (*manifests.Manifest, error) {
 func runCLIWith(ctx context.Context, p Plugin, m *manifests.Manifest, args []string, stdin io.Reader, stdout, stderr io.Writer, term *cli.Term) int {
 	if term != nil {
 		term.Words = pluginWords(m)
+		term.Markdown = p.RenderMarkdown
 	}
 	w := &cli.Writer{Out: stdout, Err: stderr, Term: term}
 	if len(args) == 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolhost/toolhost/cli"
+	"github.com/toolhost/toolhost/cli/markdown"
 )
 
 // shelfManifest has a read-only action with defaults and an irreversible
@@ -159,19 +160,25 @@ func TestCLIModeUsageErrors(t *testing.T) {
 func TestCLIModeOnATerminal(t *testing.T) {
 	m := mustParse(t, "shelf/tool.yaml", shelfManifest)
 	tests := []struct {
-		name   string
-		args   []string
-		want   []string
-		refuse []string
+		name     string
+		renderer bool // the plugin sets RenderMarkdown
+		args     []string
+		want     []string
+		refuse   []string
 	}{
-		{"Markdown rendered", []string{"list", "--shelf", "a"}, []string{"Books", "Emma"}, []string{"*Emma*", `"books"`}},
-		{"--json alone: raw JSON", []string{"list", "--shelf", "a", "--json"}, []string{`"books": [`}, []string{"*Emma*"}},
-		{"error in the plugin's words", []string{"list"}, []string{"error:", "next: run `shelf list --help` for the args"}, []string{"capabilities", `"error"`}},
+		{"Markdown rendered", true, []string{"list", "--shelf", "a"}, []string{"Books", "Emma"}, []string{"*Emma*", `"books"`}},
+		{"no renderer: the Markdown as written", false, []string{"list", "--shelf", "a"}, []string{"## Books\n\n- *Emma*\n"}, []string{`"books"`}},
+		{"--json alone: raw JSON", true, []string{"list", "--shelf", "a", "--json"}, []string{`"books": [`}, []string{"*Emma*"}},
+		{"error in the plugin's words", true, []string{"list"}, []string{"error:", "next: run `shelf list --help` for the args"}, []string{"capabilities", `"error"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			runCLIWith(context.Background(), shelfPlugin(new([]string)), m, tt.args, nil, &out, io.Discard, &cli.Term{Render: true, Width: 80})
+			p := shelfPlugin(new([]string))
+			if tt.renderer {
+				p.RenderMarkdown = markdown.Render
+			}
+			runCLIWith(context.Background(), p, m, tt.args, nil, &out, io.Discard, &cli.Term{Render: true, Width: 80})
 			for _, w := range tt.want {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("stdout lacks %q:\n%s", w, out.String())

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
 func main() {
-	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"weekly-review": weeklyReview}})
+	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"weekly-review": weeklyReview}, RenderMarkdown: markdown.Render})
 }
 
 // maxNoteBytes bounds the Markdown recorded in one note.

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -21,6 +22,8 @@ func main() {
 	sdk.Main(sdk.Plugin{
 		Actions: svc.actions(),
 		Start:   svc.prewarm,
+		// Its results carry Markdown, rendered for a person at a terminal.
+		RenderMarkdown: markdown.Render,
 	})
 }
 

@@ -73,15 +73,33 @@ func newService(getenv func(string) string) *service {
 
 // usageArgs are get-usage's args.
 type usageArgs struct {
-	Period       string `json:"period"`
-	From         string `json:"from"`
-	To           string `json:"to"`
+	periodArgs
 	By           string `json:"by"`
 	Limit        int    `json:"limit"`
 	IncludeNames bool   `json:"include-project-names"`
 	Provider     string `json:"provider"`
-	Timezone     string `json:"timezone"`
-	Pricing      string `json:"pricing"`
+}
+
+// periodArgs are the args every report takes: its period and its pricing.
+type periodArgs struct {
+	Period   string `json:"period"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Timezone string `json:"timezone"`
+	Pricing  string `json:"pricing"`
+}
+
+func (p *periodArgs) period() *periodArgs { return p }
+
+// bindPeriod binds req's args into a (a report's args, periodArgs
+// embedded; the host checked them and filled tool.yaml's defaults) and
+// resolves their period.
+func (s *service) bindPeriod(req *sdk.Request, a interface{ period() *periodArgs }) (*window, error) {
+	if err := req.Bind(a); err != nil {
+		return nil, err
+	}
+	p := a.period()
+	return s.resolve(p.Period, p.From, p.To, p.Timezone)
 }
 
 // window is a resolved period.
@@ -290,11 +308,8 @@ func argsKey(action string, v any) string {
 
 // getUsage is the get-usage action.
 func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a usageArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
+	var a usageArgs
+	w, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}
@@ -316,21 +331,14 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 
 // savingsArgs are get-savings' args.
 type savingsArgs struct {
-	Period       string `json:"period"`
-	From         string `json:"from"`
-	To           string `json:"to"`
-	IncludeNames bool   `json:"include-project-names"`
-	Timezone     string `json:"timezone"`
-	Pricing      string `json:"pricing"`
+	periodArgs
+	IncludeNames bool `json:"include-project-names"`
 }
 
 // getSavings is the get-savings action.
 func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a savingsArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
+	var a savingsArgs
+	w, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}
@@ -377,23 +385,16 @@ type statusData struct {
 
 // blocksArgs are blocks' args.
 type blocksArgs struct {
-	Period   string `json:"period"`
-	From     string `json:"from"`
-	To       string `json:"to"`
+	periodArgs
 	Provider string `json:"provider"`
 	Active   bool   `json:"active"`
 	Limit    int    `json:"limit"`
-	Timezone string `json:"timezone"`
-	Pricing  string `json:"pricing"`
 }
 
 // blocks is the blocks action: the rolling five-hour usage windows.
 func (s *service) blocks(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
-	var a blocksArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, err := s.resolve(a.Period, a.From, a.To, a.Timezone)
+	var a blocksArgs
+	w, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}

@@ -17,11 +17,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
 func main() {
-	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"brief": brief}})
+	sdk.Main(sdk.Plugin{Actions: map[string]sdk.Handler{"brief": brief}, RenderMarkdown: markdown.Render})
 }
 
 // headerPreviewRows is how many rows from the header row on the page shows

@@ -66,6 +66,24 @@ func workbookError(p string, err error) error {
 	}
 }
 
+// bindWorkbook binds req's args into a and opens the workbook at *path, a
+// field of a; the caller closes the workbook.
+func bindWorkbook(req *sdk.Request, a any, path *string) (*workbook.Workbook, error) {
+	if err := req.Bind(a); err != nil {
+		return nil, err
+	}
+	return openWorkbook(*path)
+}
+
+// bindSheet binds req's args into a and opens the sheet *sheet of the
+// workbook at *path, fields of a (see openSheet).
+func bindSheet(req *sdk.Request, a any, path, sheet *string) (*workbook.Workbook, *workbook.Sheet, error) {
+	if err := req.Bind(a); err != nil {
+		return nil, nil, err
+	}
+	return openSheet(*path, *sheet)
+}
+
 // openSheet opens the workbook at path and picks its sheet (see pickSheet);
 // the caller closes the workbook.
 func openSheet(path, sheet string) (*workbook.Workbook, *workbook.Sheet, error) {
@@ -321,10 +339,7 @@ type sheetInfo struct {
 
 func listSheets(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a pathArgs
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, err := openWorkbook(a.Path)
+	w, err := bindWorkbook(req, &a, &a.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -363,14 +378,11 @@ type readSheetArgs struct {
 
 func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a readSheetArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	skipEmpty := a.SkipEmpty
-	w, sh, err := openSheet(a.Path, a.Sheet)
+	w, sh, err := bindSheet(req, &a, &a.Path, &a.Sheet)
 	if err != nil {
 		return nil, err
 	}
+	skipEmpty := a.SkipEmpty
 	// Rows are encoded and written as they stream: a sheet costs its
 	// bytes once, never a boxed value per cell or the whole JSON at once.
 	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
@@ -483,10 +495,7 @@ func pyList(names []string) string {
 
 func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a dumpArgs
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, err := openWorkbook(a.Path)
+	w, err := bindWorkbook(req, &a, &a.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -212,10 +212,7 @@ func headerKeys(cells []workbook.Value) ([]string, []renamedHeader) {
 
 func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a recordsArgs // the host checked the args and filled tool.yaml's defaults
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, sh, err := openSheet(a.Path, a.Sheet)
+	w, sh, err := bindSheet(req, &a, &a.Path, &a.Sheet)
 	if err != nil {
 		return nil, err
 	}
@@ -562,10 +559,7 @@ func (ci *columnInfo) finishRange() {
 
 func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a describeArgs
-	if err := req.Bind(&a); err != nil {
-		return nil, err
-	}
-	w, sh, err := openSheet(a.Path, a.Sheet)
+	w, sh, err := bindSheet(req, &a, &a.Path, &a.Sheet)
 	if err != nil {
 		return nil, err
 	}
@@ -579,7 +573,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {

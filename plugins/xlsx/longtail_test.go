@@ -191,6 +191,14 @@ var longTail = []struct {
 	{"formulas.xlsx", craft{}, "read-range", map[string]any{"range": "B3:C4", "formulas": true}, "rows", `[["",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":false,"formula":"=SUM(A1:A3)*2","value":null},""]]`, "", ""},
 	{"formulas.xlsx", craft{}, "records", map[string]any{"formulas": true, "max-results": 1}, "records", `[{"1":2,"2":{"cached":true,"formula":"=A2*2","value":4},"column_B":null}]`, "", ""},
 	{"formulas.xlsx", craft{}, "describe", nil, "formula_columns", `3`, "", ""},
+	// A shared formula whose group has no master (A2) is no formula, in
+	// describe's count (which skips the formulas' text) as when read.
+	{"formula_master_missing.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>h</t></is></c></row>` +
+		`<row r="2"><c r="A2"><f t="shared" si="7"/><v>1</v></c><c r="B2"><f t="shared" ref="B2:B3" si="0">A2+1</f><v>2</v></c></row>` +
+		`<row r="3"><c r="B3"><f t="shared" si="0"/></c><c r="C3"><f>1+1</f></c></row>`)},
+		"describe", nil, "formula_columns", `2`, "", ""},
+	{"formula_master_missing.xlsx", craft{}, "read-sheet", map[string]any{"formulas": true}, "rows",
+		`[["h"],[1,{"cached":true,"formula":"=A2+1","value":2}],["",{"cached":false,"formula":"=A3+1","value":null},{"cached":false,"formula":"=1+1","value":null}]]`, "", ""},
 	{"formulas.xlsx", craft{}, "dump", map[string]any{"formulas": true}, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\n" +
 		"r1: 1 |  | 2 [=A1*2]\nr2: 2 |  | 4 [=A2*2]\nr3: 3 |  | [=A3*2]\nr4: 6 [=SUM(A1:A3)] | [=SUM(A1:A3)*2]", "", ""},
 	{"formulas.xlsx", craft{}, "dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\nr1: 1 |  | 2\nr2: 2 |  | 4\nr3: 3\nr4: 6", "", ""},

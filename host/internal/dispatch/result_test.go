@@ -87,7 +87,7 @@ func TestMalformedResultsNameThePlugin(t *testing.T) {
 func TestLargeArgsAreInvalidArgs(t *testing.T) {
 	r := &fixedRunner{res: &wire.Result{Json: []byte(`{}`)}}
 	d := fixtureDispatcher(t, r)
-	for _, n := range []int{MaxArgsBytes - 100, MaxArgsBytes + 1, 15 << 20} {
+	for _, n := range []int{MaxArgsBytes - 100, MaxArgsBytes, MaxArgsBytes + 1, 15 << 20} { // the limit itself is allowed
 		args, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", n-len(`{"text":""}`))})
 		r.calls = 0
 		o := d.Run(context.Background(), Call{Name: "testtool", Action: "echo", Args: args}, nil)

@@ -27,10 +27,12 @@ import (
 // the SDK as before, which keeps every answer the SDK gives to an odd call
 // exactly as it was:
 //
-//   - the session is initialised (initialize was handled), in a legacy
-//     protocol version (a modern session's results carry resultType and
-//     serverInfo);
-//   - the call's _meta names no protocol version (a modern request);
+//   - the session is initialised: initialize was handled, or a modern
+//     request (server/discover, as Claude Code probes) came first — then
+//     the SDK marks every result "resultType":"complete", and so does the
+//     fast path;
+//   - the call's _meta names no protocol version (a modern request's
+//     results carry serverInfo, and its checks are the SDK's);
 //   - the params are an object whose keys are exactly name, arguments and
 //     _meta (no other, none twice, none written with escapes), the name is a
 //     published tool's, written without escapes, the arguments an object,
@@ -77,36 +79,44 @@ func (s *Server) newFastPath() *fastPath {
 // connected records the session the SDK made for the transport.
 func (f *fastPath) connected(ss *mcp.ServerSession) { f.ss.Store(ss) }
 
+// fastCall is a tools/call the fast path answers: its request, and
+// whether the session's state is of the modern era, where the SDK marks a
+// complete result "resultType":"complete".
+type fastCall struct {
+	req      *mcp.CallToolRequest
+	complete bool
+}
+
 // sessionReady returns the session when a call on it may take the fast
-// path: known, initialised, legacy.
-func (f *fastPath) sessionReady() *mcp.ServerSession {
+// path (known and initialised), and whether its state is of the modern era.
+func (f *fastPath) sessionReady() (*mcp.ServerSession, bool) {
 	ss := f.ss.Load()
 	if ss == nil {
-		return nil
+		return nil, false
 	}
 	ip := ss.InitializeParams()
-	if ip == nil || ip.ProtocolVersion >= modernVersion {
-		return nil
+	if ip == nil {
+		return nil, false
 	}
-	return ss
+	return ss, ip.ProtocolVersion >= modernVersion
 }
 
 // prepare builds the request of a tools/call the fast path can answer, or
 // reports false when the SDK must answer it. line is the whole message,
 // m its params as the transport scanned them, wireID the client's id.
-func (f *fastPath) prepare(line []byte, m callMeta, wireID json.RawMessage) (*mcp.CallToolRequest, bool) {
+func (f *fastPath) prepare(line []byte, m callMeta, wireID json.RawMessage) (fastCall, bool) {
 	if !m.fast {
-		return nil, false
+		return fastCall{}, false
 	}
-	ss := f.sessionReady()
+	ss, complete := f.sessionReady()
 	if ss == nil {
-		return nil, false
+		return fastCall{}, false
 	}
 	if m.meta != nil && bytes.Contains(m.meta, []byte(mcp.MetaKeyProtocolVersion)) {
-		return nil, false
+		return fastCall{}, false
 	}
 	if !depthWithin(line, fastMaxDepth) {
-		return nil, false
+		return fastCall{}, false
 	}
 	var name, args, meta []byte
 	seen := 0
@@ -124,28 +134,28 @@ func (f *fastPath) prepare(line []byte, m callMeta, wireID json.RawMessage) (*mc
 		}
 	})
 	if !ok || seen < 0 || seen != countNonNil(name, args, meta) {
-		return nil, false
+		return fastCall{}, false
 	}
 	if len(name) < 2 || name[0] != '"' || bytes.IndexByte(name, '\\') >= 0 {
-		return nil, false
+		return fastCall{}, false
 	}
 	toolName := string(name[1 : len(name)-1])
 	if _, published := f.s.handlers[toolName]; !published {
-		return nil, false
+		return fastCall{}, false
 	}
 	if args != nil && args[0] != '{' {
-		return nil, false
+		return fastCall{}, false
 	}
 	metaMap := mcp.Meta{}
 	if meta != nil {
 		if meta[0] != '{' || json.Unmarshal(meta, &metaMap) != nil {
-			return nil, false
+			return fastCall{}, false
 		}
 	}
 	metaMap[requestIDMetaKey] = idText(wireID)
 	f.s.fastCalls.Add(1)
-	return &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{
-		Meta: metaMap, Name: toolName, Arguments: json.RawMessage(args)}}, true
+	return fastCall{complete: complete, req: &mcp.CallToolRequest{Session: ss, Params: &mcp.CallToolParamsRaw{
+		Meta: metaMap, Name: toolName, Arguments: json.RawMessage(args)}}}, true
 }
 
 // countNonNil counts the members prepare found.
@@ -162,14 +172,19 @@ func countNonNil(vs ...[]byte) int {
 // call runs a prepared tools/call as the SDK would — the receiving
 // middleware, then the tool's handler — and returns its result encoded as
 // the SDK encodes it, or the error the SDK would answer.
-func (f *fastPath) call(ctx context.Context, req *mcp.CallToolRequest) (json.RawMessage, error) {
-	res, err := f.handle(ctx, "tools/call", req)
+func (f *fastPath) call(ctx context.Context, fc fastCall) (json.RawMessage, error) {
+	res, err := f.handle(ctx, "tools/call", fc.req)
 	if err != nil {
 		return nil, err
 	}
 	raw, err := encodeToolResult(res)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the host could not encode this result: " + err.Error()}
+	}
+	if fc.complete && len(raw) > 2 && raw[len(raw)-1] == '}' {
+		// The SDK's resultType, written last (callTool refuses input
+		// requests, the one member that would follow it).
+		raw = append(raw[:len(raw)-1:len(raw)-1], `,"resultType":"complete"}`...)
 	}
 	return raw, nil
 }

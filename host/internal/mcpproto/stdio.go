@@ -674,7 +674,7 @@ func (c *stdioConn) stopping() bool {
 // startFast runs a tools/call on the fast path, tracked as a call handed
 // to the SDK is (so the end of input waits for it, and a
 // notifications/cancelled naming its id cancels it).
-func (c *stdioConn) startFast(req *mcp.CallToolRequest, wireID json.RawMessage) {
+func (c *stdioConn) startFast(fc fastCall, wireID json.RawMessage) {
 	ctx, cancel := context.WithCancel(c.base)
 	c.mu.Lock()
 	c.nextID++
@@ -684,13 +684,13 @@ func (c *stdioConn) startFast(req *mcp.CallToolRequest, wireID json.RawMessage) 
 	c.byWire[key] = append(c.byWire[key], id)
 	c.mu.Unlock()
 	c.fast.running.Add(1)
-	go c.runFast(ctx, cancel, id, req)
+	go c.runFast(ctx, cancel, id, fc)
 }
 
 // runFast answers one fast-path call through Write, as the SDK's answer
 // would go. A panic in the call (a host bug) is answered as an internal
 // error instead of ending the host.
-func (c *stdioConn) runFast(ctx context.Context, cancel context.CancelFunc, id int64, req *mcp.CallToolRequest) {
+func (c *stdioConn) runFast(ctx context.Context, cancel context.CancelFunc, id int64, fc fastCall) {
 	defer c.fast.running.Done()
 	defer cancel()
 	var (
@@ -700,11 +700,11 @@ func (c *stdioConn) runFast(ctx context.Context, cancel context.CancelFunc, id i
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				c.logger.Error("a tools/call panicked", "tool", req.Params.Name, "panic", r)
+				c.logger.Error("a tools/call panicked", "tool", fc.req.Params.Name, "panic", r)
 				err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: the host failed answering this call"}
 			}
 		}()
-		result, err = c.fast.call(ctx, req)
+		result, err = c.fast.call(ctx, fc)
 	}()
 	tid, _ := jsonrpc.MakeID(float64(id))
 	if werr := c.Write(context.Background(), &jsonrpc.Response{ID: tid, Result: result, Error: err}); werr != nil {

@@ -52,14 +52,17 @@ func nested(id, depth int) string {
 		id, strings.Repeat(`{"x":`, depth), strings.Repeat("}", depth))
 }
 
-// fastPathCases are the requests of TestFastPathAnswersAsTheSDK, sent in
-// order on one session. fast says whether the fast path must take the
-// call (else the SDK answers it).
-var fastPathCases = []struct {
+// fastPathCase is one request of TestFastPathAnswersAsTheSDK. fast says
+// whether the fast path must take the call (else the SDK answers it).
+type fastPathCase struct {
 	name string
 	line string
 	fast bool
-}{
+}
+
+// fastPathCases are the requests of a session that initialises first,
+// sent in order.
+var fastPathCases = []fastPathCase{
 	{"before initialize", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"a"}}}}`, false},
 	{"initialize", `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"diff-client","version":"1.2"}}}`, false},
 	{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
@@ -113,12 +116,43 @@ var fastPathCases = []struct {
 	{"large args", `{"jsonrpc":"2.0","id":45,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"a","blob":"` + strings.Repeat("0123456789", 20000) + `"}}}}`, true},
 }
 
+// discoverFirstCases are the requests of a session that probes with
+// server/discover before it initialises, as Claude Code does: the SDK
+// keeps the discover's modern version as the session's, and marks every
+// result "resultType":"complete".
+var discoverFirstCases = []fastPathCase{
+	{"discover", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + fmt.Sprintf(modernMeta, "2026-07-28") + `}}`, false},
+	{"initialize", `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"cc","version":"1"}}}`, false},
+	{"initialized", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
+	{"run_tool", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"a.xlsx"}}}}`, true},
+	{"progress token", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"progress"}}}}`, true},
+	{"markdown", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"markdown"}}}}`, true},
+	{"plugin error", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"fail"}}}}`, true},
+	{"irreversible", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"delete-sheet","args":{"path":"a"}}}}`, true},
+	{"capabilities", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"capabilities","arguments":{"search":"sheet"}}}`, true},
+	{"invalid UTF-8 from the plugin", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"bad-utf8"}}}}`, true},
+	{"unknown tool", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, false},
+	{"a modern request", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{` + fmt.Sprintf(modernMeta, "2026-07-28") + `,"name":"run_tool","arguments":{"tool":"sheets","action":"read-sheet","args":{"path":"a"}}}}`, false},
+}
+
 // TestFastPathAnswersAsTheSDK is the fast path's differential test: the same
 // requests, in the same order, answered by the fast path and by the SDK
 // (HOST_FASTPATH=0) give byte-equal lines — answers, progress
 // notifications and errors alike — and the fast path takes exactly the
-// calls it is meant to.
+// calls it is meant to; for a session that initialises first and for one
+// that probes with server/discover first.
 func TestFastPathAnswersAsTheSDK(t *testing.T) {
+	for _, seq := range []struct {
+		name  string
+		cases []fastPathCase
+	}{{"initialize first", fastPathCases}, {"discover first", discoverFirstCases}} {
+		t.Run(seq.name, func(t *testing.T) { compareFastPath(t, seq.cases) })
+	}
+}
+
+// compareFastPath sends cases in order on a session with the fast path
+// and on one without, and compares what each wrote.
+func compareFastPath(t *testing.T, cases []fastPathCase) {
 	run := func(t *testing.T, fast bool) (lines [][]string, took []bool) {
 		if !fast {
 			t.Setenv(mcpproto.FastPathEnv, "0")
@@ -126,7 +160,7 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 		reg := newTestServer(t, nil).opts.Registry
 		s := New(Options{Registry: reg, Runner: &dispatch.Dispatcher{Registry: reg, Runner: echoPlugin{}}, Version: "test"})
 		ws := startWire(t, s)
-		for _, tc := range fastPathCases {
+		for _, tc := range cases {
 			before := s.FastCalls()
 			lines = append(lines, ws.Exchange(tc.line))
 			took = append(took, s.FastCalls() != before)
@@ -137,10 +171,10 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 	var sdkTook, fastTook []bool
 	t.Run("sdk", func(t *testing.T) { sdkLines, sdkTook = run(t, false) })
 	t.Run("fast", func(t *testing.T) { fastLines, fastTook = run(t, true) })
-	if len(sdkLines) != len(fastPathCases) || len(fastLines) != len(fastPathCases) {
+	if len(sdkLines) != len(cases) || len(fastLines) != len(cases) {
 		t.Fatal("a run did not finish")
 	}
-	for i, tc := range fastPathCases {
+	for i, tc := range cases {
 		if sdkTook[i] {
 			t.Errorf("%s: the fast path took a call with %s=0", tc.name, mcpproto.FastPathEnv)
 		}

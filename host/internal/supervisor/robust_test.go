@@ -191,8 +191,9 @@ func TestDisableExpiresWithBackoffThenProbe(t *testing.T) {
 		t.Fatalf("an enabled tool is still recorded disabled: %+v", rec)
 	}
 
-	// A whole crash window of health later, a new disable starts over.
-	clock.Advance(2 * time.Minute)
+	// A whole crash window (1m) of health later — exactly, at the crash
+	// that disables it — a new disable starts over.
+	clock.Advance(59 * time.Second)
 	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)
 	clock.Advance(time.Second)
 	wantCode(t, f.call(t, ctx, "crash", nil), wire.CodePluginCrashed)

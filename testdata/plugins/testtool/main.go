@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -40,7 +41,7 @@ func main() {
 		"hog":          hog,
 		"spin":         spin,
 		"storm":        storm,
-	}})
+	}, RenderMarkdown: markdown.Render})
 }
 
 func data(kv ...any) *sdk.Result {

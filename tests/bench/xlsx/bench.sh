@@ -25,7 +25,8 @@ need_apt() {
 /usr/bin/python3 -c 'import openpyxl' 2>/dev/null || need_apt python3-openpyxl
 [ -x /usr/bin/time ] || need_apt time
 
-go build -o "$work/xlsx" ./plugins/xlsx
+# built as make plugins builds it: without cgo
+CGO_ENABLED=0 go build -o "$work/xlsx" ./plugins/xlsx
 cp plugins/xlsx/tool.yaml "$work/"
 go run ./tests/bench/xlsx/gen -rows "$ROWS" -o "$work/bench.xlsx"
 export XLSX_ROOTS="$work"

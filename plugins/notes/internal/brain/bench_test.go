@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,34 +183,73 @@ func TestBenchNotes(t *testing.T) {
 	for i := range queries {
 		queries[i] = words(2)
 	}
+	stopProfile := benchProfile(t, "search")
 	for _, q := range queries {
 		search = append(search, call("search", map[string]any{"query": q, "mode": "keyword"}))
 	}
+	stopProfile()
 	// The bare engine: the same queries straight to SQLite FTS5 on the
 	// same index file (any of the words, best ten sections by BM25), as a
 	// program using FTS5 alone would ask.
 	bareFTS := benchBareFTS(t, ctx, filepath.Join(root, StateDir, "index.db"), queries)
 	hybridReport := benchHybrid(t, ctx, b, call, queries, bareFTS)
-	for i := 0; i < 50; i++ {
+	// remember as it was before the in-process commit (a git add and a
+	// git commit per write), interleaved with the in-process one so that
+	// load on the machine weighs on both alike.
+	var rememberGit []time.Duration
+	stopProfile = benchProfile(t, "remember")
+	for i := 0; i < 100; i++ {
 		content := fmt.Sprintf("Benchmark memory %d: %s.", i, words(25))
-		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
+		b.gitCLI = i%2 == 1
+		d := call("remember", map[string]any{"type": "gotcha", "content": content})
+		if b.gitCLI {
+			rememberGit = append(rememberGit, d)
+		} else {
+			remember = append(remember, d)
+		}
 	}
+	b.gitCLI = false
+	stopProfile()
 	p50 := func(d []time.Duration) time.Duration { return percentile(d, 0.5) }
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
 	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)
   full reindex:  p50 %s (3 runs, min %s)
   search:        p50 %s  p90 %s  (200 two-word queries)  = %.1fx the bare FTS5 query (p50 %s), %.1fx one git rev-parse HEAD (p50 %s)
-  remember:      p50 %s  p90 %s  (50 writes: dedup + commit + index)  = %.1fx a bare git add+commit (p50 %s)
+  remember:      p50 %s  p90 %s  (50 writes: dedup + commit + index)  = %.2fx a bare git add+commit (p50 %s)
+                 committing with git add + git commit instead (50 writes, interleaved): p50 %s = %.2fx the bare pair; in process is %.2fx that
 `, n, gen.Round(time.Millisecond),
 		ms(p50(reindex)), ms(percentile(reindex, 0)),
 		ms(p50(search)), ms(percentile(search, 0.9)), float64(p50(search))/float64(p50(bareFTS)), ms(p50(bareFTS)), float64(p50(search))/float64(p50(revParse)), ms(p50(revParse)),
-		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)))
+		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)),
+		ms(p50(rememberGit)), float64(p50(rememberGit))/float64(p50(bareCommit)), float64(p50(remember))/float64(p50(rememberGit)))
 	report += hybridReport
 	t.Log("\n" + report)
 	if out := os.Getenv("NOTES_BENCH_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// benchProfile writes a CPU profile of one phase to
+// $NOTES_BENCH_PROFILE/<phase>.pprof when that folder is set (go tool pprof
+// reads it); it returns the function that stops it.
+func benchProfile(t *testing.T, phase string) func() {
+	t.Helper()
+	dir := os.Getenv("NOTES_BENCH_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, phase+".pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 

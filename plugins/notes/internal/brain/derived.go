@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
@@ -105,8 +104,12 @@ func catalogue(entries []catEntry) []byte {
 		sort.Strings(keys)
 		for _, s := range keys {
 			es := scopes[s]
+			lower := make(map[string]string, len(es))
+			for _, e := range es {
+				lower[e.Path] = strings.ToLower(e.Title)
+			}
 			sort.Slice(es, func(i, j int) bool {
-				if a, b := strings.ToLower(es[i].Title), strings.ToLower(es[j].Title); a != b {
+				if a, b := lower[es[i].Path], lower[es[j].Path]; a != b {
 					return a < b
 				}
 				return es[i].Path < es[j].Path
@@ -121,10 +124,9 @@ func catalogue(entries []catEntry) []byte {
 }
 
 // linkText escapes what would end a Markdown link's text.
-func linkText(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, "\n", " ")
-	return r.Replace(s)
-}
+func linkText(s string) string { return linkTextEscapes.Replace(s) }
+
+var linkTextEscapes = strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`, "\n", " ")
 
 // linkTarget writes a path as a link destination: in angle brackets when it
 // has a space or parenthesis.
@@ -139,7 +141,7 @@ func linkTarget(p string) string {
 // that is committed (a person's uncommitted new note waits for its commit),
 // not archived, with pending (the write's own changes) applied on top.
 func (b *Brain) catalogueEntries(ctx context.Context, pending []change) ([]catEntry, error) {
-	rows, err := b.ix.List(ctx, index.Filter{})
+	rows, err := b.ix.Catalogue(ctx)
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "list the notes for index.md: %v", err)
 	}

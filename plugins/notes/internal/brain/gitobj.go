@@ -565,7 +565,23 @@ func (b *Brain) commitPaths(ctx context.Context, oldHead string, paths []string,
 		return "", err
 	}
 	b.trees.put(next)
+	autoGC(ctx, g, gitDir)
 	return next.commit, nil
+}
+
+// autoGC does what git commit does after each commit: git gc --auto, which
+// packs loose objects once there are too many. It starts git only when
+// git's own estimate (the objects in folder 17, times 256, over gc.auto's
+// default 6,700) says it may act; git then decides (and detaches). The
+// commit is in, so a failure here is only logged.
+func autoGC(ctx context.Context, g gitRunner, gitDir string) {
+	entries, err := os.ReadDir(filepath.Join(gitDir, "objects", "17"))
+	if err != nil || len(entries) <= (6700+255)/256 {
+		return
+	}
+	if _, err := g.run(ctx, "gc", "--auto", "--quiet"); err != nil {
+		sdkLogError("notes: git gc --auto after a commit", "gc", err)
+	}
 }
 
 // contentAttributes reports whether an attributes file sets anything that

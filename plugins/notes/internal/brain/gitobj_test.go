@@ -260,3 +260,51 @@ func TestRememberInProcessLeavesGitHappy(t *testing.T) {
 		t.Fatal("the hand commit is not below the last write")
 	}
 }
+
+// TestCommitPathsRunsAutoGC: like git commit, the in-process commit runs
+// git gc --auto once git's estimate of loose objects (folder 17) passes
+// gc.auto's default, so a brain written only in process still gets packed.
+func TestCommitPathsRunsAutoGC(t *testing.T) {
+	requireGit(t)
+	isolate(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "b")
+	writeFileT(filepath.Join(dir, "a.md"), "a\n")
+	gitT(t, dir, "init", "-q", "-b", "main")
+	gitT(t, dir, "config", "gc.autoDetach", "false") // so the pack is there when the commit returns
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-q", "-m", "init")
+	b := &Brain{Root: dir}
+	write := func(name string) {
+		writeFileT(filepath.Join(dir, name), name+"\n")
+		head := strings.TrimSpace(gitT(t, dir, "rev-parse", "HEAD"))
+		if _, err := b.commitPaths(ctx, head, []string{name}, "remember: "+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	packs := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+		return m
+	}
+	write("b.md")
+	if p := packs(); len(p) != 0 {
+		t.Fatalf("packed with few loose objects: %v", p)
+	}
+	// 28 loose objects in folder 17: git's estimate is then over 6,700.
+	for i, n := 0, 0; n < 28; i++ {
+		data := []byte(fmt.Sprintf("loose %d\n", i))
+		if id := hashObject("blob", data); id[0] == 0x17 {
+			if _, err := writeObject(filepath.Join(dir, ".git"), "blob", data); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	write("c.md")
+	if len(packs()) == 0 {
+		t.Fatal("no git gc --auto after a commit with too many loose objects")
+	}
+	if out := gitT(t, dir, "fsck", "--strict", "--no-dangling"); strings.TrimSpace(out) != "" {
+		t.Fatalf("git fsck: %s", out)
+	}
+}

@@ -498,6 +498,27 @@ func (ix *Index) List(ctx context.Context, f Filter) ([]Row, error) {
 	return out, rows.Err()
 }
 
+// Catalogue lists every note not archived with only what index.md shows
+// of it (path, type, title, scope), ordered by path: List's rows without
+// the columns a catalogue never reads, which every write of a large brain
+// pays for.
+func (ix *Index) Catalogue(ctx context.Context) ([]Row, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT path, type, title, scope FROM notes WHERE archived=0 ORDER BY path`)
+	if err != nil {
+		return nil, fmt.Errorf("index: catalogue: %w", err)
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(&r.Path, &r.Type, &r.Title, &r.Scope); err != nil {
+			return nil, fmt.Errorf("index: catalogue: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // RareTerms returns up to n of terms, the ones in the fewest sections first;
 // terms no section has are dropped. Duplicate checks search with these, so
 // a long text does not match half the brain.

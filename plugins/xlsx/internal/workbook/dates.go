@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -177,16 +178,22 @@ func formatDateTime(t time.Time) string {
 	return string(b)
 }
 
+// The patterns of t="d" cells, compiled on first use: few workbooks have
+// such cells, and every start of the binary would pay for them.
 var (
-	isoRE         = regexp.MustCompile(`^(?:(\d{4})-(\d{2})-(\d{2}))?T?(?:(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?)?Z?`)
-	isoDurationRE = regexp.MustCompile(`^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?`)
+	isoRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(\d{4})-(\d{2})-(\d{2}))?T?(?:(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?)?Z?`)
+	})
+	isoDurationRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d{1,3})?)S)?`)
+	})
 )
 
 // isoToValue reads a t="d" cell as openpyxl's from_ISO8601 does: a date, a
 // time, a date and time, or a PT..H..M..S duration. A value it cannot read
 // is kept as the string written.
 func isoToValue(s string) Value {
-	if m := isoRE.FindStringSubmatch(s); m != nil && m[0] != "" && m[0] != "T" && m[0] != "Z" {
+	if m := isoRE().FindStringSubmatch(s); m != nil && m[0] != "" && m[0] != "T" && m[0] != "Z" {
 		n := func(i int) int { x, _ := strconv.Atoi(m[i]); return x }
 		us := 0
 		if m[7] != "" {
@@ -216,7 +223,7 @@ func isoToValue(s string) Value {
 			}
 		}
 	}
-	if m := isoDurationRE.FindStringSubmatch(s); m != nil && (m[1] != "" || m[2] != "" || m[3] != "") {
+	if m := isoDurationRE().FindStringSubmatch(s); m != nil && (m[1] != "" || m[2] != "" || m[3] != "") {
 		h, _ := strconv.ParseFloat(m[1], 64)
 		mi, _ := strconv.ParseFloat(m[2], 64)
 		se, _ := strconv.ParseFloat(m[3], 64)

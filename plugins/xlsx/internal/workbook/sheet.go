@@ -71,6 +71,10 @@ type StreamOptions struct {
 	// Formulas asks for each formula cell's formula in Row.Formulas; a
 	// formula without a cached value then makes its row a row.
 	Formulas bool
+	// FormulaMarks, with Formulas, puts "=" in Row.Formulas for each
+	// formula cell instead of its text, for a caller that only counts
+	// formulas: no text is copied and no shared formula translated.
+	FormulaMarks bool
 	// Borrow lets the text of string and error cells written in the sheet
 	// itself (not shared strings) point into a buffer that the next row
 	// reuses, sparing an allocation per cell: use Value.Owned for what is
@@ -99,13 +103,9 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 	if opt != nil {
 		o = *opt
 	}
-	var sst []string
-	if !o.StatsOnly {
-		var err error
-		if sst, err = w.sharedStrings(); err != nil {
-			return st, err
-		}
-	}
+	// The shared strings are loaded at the sheet's first shared-string
+	// cell (sheetParser.cell), not here: a sheet that uses none (text
+	// written in the cells, numbers only) never pays for the table.
 	rc, err := w.openPart(sh.Part)
 	if err != nil {
 		return st, err
@@ -115,7 +115,7 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 	// part, scheduler wake-ups and one more copy) than it saved in wall
 	// time on a loaded machine, and the goal is CPU.
 	defer rc.Close()
-	st, err = w.streamFrom(ctx, rc, sh.Part, sst, o, fn)
+	st, err = w.streamFrom(ctx, rc, sh.Part, nil, o, fn)
 	if err == nil && o.StatsOnly && st.Complete {
 		w.extendByComments(sh.Part, &st)
 	}
@@ -147,10 +147,11 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 	}
 }
 
-// streamFrom parses worksheet XML from r.
+// streamFrom parses worksheet XML from r; a nil sst is the workbook's
+// table, loaded at the first shared-string cell.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, sstGiven: sst != nil, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -172,11 +173,14 @@ type sheetParser struct {
 	part      string
 	s         *scanner
 	sst       []string
+	sstGiven  bool // sst is the table to use, not the workbook's
 	statsOnly bool
 	formulas  bool
-	fn        func(Row) error
-	st        *Stats
-	dimension func(ref string)
+	// formulaMarks: "=" for a formula, not its text (FormulaMarks)
+	formulaMarks bool
+	fn           func(Row) error
+	st           *Stats
+	dimension    func(ref string)
 
 	depth              int
 	rowNum, colCounter int
@@ -269,7 +273,8 @@ func (p *sheetParser) run(ctx context.Context) error {
 				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
-			} else if p.inF && p.formulas {
+			} else if p.inF && p.formulas && (!p.formulaMarks || len(p.fbuf) == 0) {
+				// (a mark needs only to know the text is not empty)
 				p.fbuf = s.appendText(p.fbuf)
 			}
 		}
@@ -466,11 +471,22 @@ func (p *sheetParser) cell() error {
 		v = Value{Kind: KindString}
 	case p.cType == typeShared:
 		i, ok := parseIndex(p.vbuf)
-		if !ok || i >= len(p.sst) {
-			return invalidf(nil, "cell %s of %s refers to shared string %q, but the shared-string table holds %d strings (indexes 0 to %d)",
-				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.vbuf), len(p.sst), len(p.sst)-1)
+		var str string
+		if ok {
+			var err error
+			if str, ok, err = p.sharedString(i); err != nil {
+				return err
+			}
 		}
-		v = Value{Kind: KindString, Str: p.sst[i]}
+		if !ok {
+			n, err := p.sharedStringCount()
+			if err != nil {
+				return err
+			}
+			return invalidf(nil, "cell %s of %s refers to shared string %q, but the shared-string table holds %d strings (indexes 0 to %d)",
+				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.vbuf), n, n-1)
+		}
+		v = Value{Kind: KindString, Str: str}
 	default:
 		v = p.value()
 	}
@@ -517,6 +533,9 @@ func (p *sheetParser) cell() error {
 // for a cell of a shared-formula group, the master's translated by the
 // cell's offset from it, as openpyxl's Translator does.
 func (p *sheetParser) formulaText() string {
+	if p.formulaMarks {
+		return p.formulaMark()
+	}
 	text := string(p.fbuf)
 	if p.fShared >= 0 {
 		if text != "" {
@@ -532,6 +551,47 @@ func (p *sheetParser) formulaText() string {
 		return ""
 	}
 	return "=" + text
+}
+
+// sharedString is shared string i: from the table the parser was given,
+// else from the workbook's, read as far as i.
+func (p *sheetParser) sharedString(i int) (string, bool, error) {
+	if p.sstGiven {
+		if i < len(p.sst) {
+			return p.sst[i], true, nil
+		}
+		return "", false, nil
+	}
+	return p.w.sharedString(i)
+}
+
+// sharedStringCount is the number of shared strings in the whole table.
+func (p *sheetParser) sharedStringCount() (int, error) {
+	if p.sstGiven {
+		return len(p.sst), nil
+	}
+	return p.w.sharedStringCount()
+}
+
+// formulaMark is "=" when formulaText would return a formula, else "":
+// the same shared-formula groups are recorded, without their text.
+func (p *sheetParser) formulaMark() string {
+	switch {
+	case p.fShared < 0:
+		if len(p.fbuf) == 0 {
+			return ""
+		}
+	case len(p.fbuf) > 0:
+		if p.shared == nil {
+			p.shared = map[int]sharedFormula{}
+		}
+		p.shared[p.fShared] = sharedFormula{row: p.cRow, col: p.cCol}
+	default:
+		if _, ok := p.shared[p.fShared]; !ok {
+			return ""
+		}
+	}
+	return "="
 }
 
 const dateSlots = 8192

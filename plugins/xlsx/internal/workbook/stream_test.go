@@ -116,6 +116,10 @@ func TestStreamingMemoryIndependentOfRows(t *testing.T) {
 	}
 }
 
+// TestSharedStringsAreBounded: a shared-string table over the limit is
+// refused as TooLarge when a sheet needs it read that far (its last
+// string); a sheet that uses none reads without loading it at all, and
+// one that uses only its first string reads only that far.
 func TestSharedStringsAreBounded(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "sst.xlsx")
 	f, err := os.Create(p)
@@ -127,9 +131,11 @@ func TestSharedStringsAreBounded(t *testing.T) {
 		w, _ := zw.Create(name)
 		w.Write([]byte(body))
 	}
-	put("xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" r:id="rId1"/></sheets></workbook>`)
-	put("xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`)
-	put("xl/worksheets/sheet1.xml", `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData></worksheet>`)
+	put("xl/workbook.xml", `<workbook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" r:id="rId1"/><sheet name="Inline" r:id="rId2"/></sheets></workbook>`)
+	put("xl/_rels/workbook.xml.rels", `<Relationships><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>`+
+		`<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet2.xml"/></Relationships>`)
+	put("xl/worksheets/sheet1.xml", `<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>999</v></c></row></sheetData></worksheet>`)
+	put("xl/worksheets/sheet2.xml", `<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>x</t></is></c><c r="B1" t="str"><f>"y"</f><v>y</v></c><c r="C1" t="s"><v>0</v></c></row></sheetData></worksheet>`)
 	var sst strings.Builder
 	sst.WriteString("<sst>")
 	for range 1000 {
@@ -144,6 +150,13 @@ func TestSharedStringsAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	var got []Value
+	if _, err := w.Stream(context.Background(), &w.Sheets[1], nil, func(r Row) error {
+		got = append(got, r.Cells...)
+		return nil
+	}); err != nil || len(got) != 3 || got[0].Str != "x" || got[1].Str != "y" || got[2].Str != strings.Repeat("x", 1000) {
+		t.Errorf("a sheet with only the first shared string: %v, %v; want x, y and the first string read", got, err)
+	}
 	_, err = w.Stream(context.Background(), &w.Sheets[0], nil, func(Row) error { return nil })
 	var we *Error
 	if !errors.As(err, &we) || we.Kind != TooLarge {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path"
@@ -112,9 +113,12 @@ type Workbook struct {
 	// tokensOnly turns off the scanner's one-step cell path, so a test
 	// can compare it with the token path.
 	tokensOnly bool
-	sst        []string
-	sstErr     error
-	sstLoaded  bool
+	// the shared strings read so far (sharedString), where reading
+	// stopped, and whether the table is all read or failed
+	sst     []string
+	sstR    *sstReader
+	sstDone bool
+	sstErr  error
 }
 
 type styleInfo struct {
@@ -193,7 +197,10 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 }
 
 // Close releases the file.
-func (w *Workbook) Close() error { return w.f.Close() }
+func (w *Workbook) Close() error {
+	w.closeSharedStrings()
+	return w.f.Close()
+}
 
 // Sheet returns the sheet with this exact name.
 func (w *Workbook) Sheet(name string) (*Sheet, bool) {
@@ -316,6 +323,17 @@ func relType(r rel) string {
 // decode streams a small part through encoding/xml, calling fn for each
 // start element.
 func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) error) error {
+	return w.tokens(name, func(d *xml.Decoder, tok xml.Token) error {
+		if se, ok := tok.(xml.StartElement); ok {
+			return fn(d, se)
+		}
+		return nil
+	})
+}
+
+// tokens streams a small part through encoding/xml, calling fn for each
+// token; a part that is not well-formed is invalid_workbook.
+func (w *Workbook) tokens(name string, fn func(*xml.Decoder, xml.Token) error) error {
 	rc, err := w.openPart(name)
 	if err != nil {
 		return err
@@ -330,10 +348,8 @@ func (w *Workbook) decode(name string, fn func(*xml.Decoder, xml.StartElement) e
 		if err != nil {
 			return invalidf(err, "part %s is not well-formed XML", name)
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if err := fn(d, se); err != nil {
-				return err
-			}
+		if err := fn(d, tok); err != nil {
+			return err
 		}
 	}
 }
@@ -448,20 +464,7 @@ func (w *Workbook) readStyles(name string) error {
 	custom := map[int]string{}
 	var xfs []int
 	inXfs, inNumFmts := false, false
-	rc, err := w.openPart(name)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	d := newDecoder(rc)
-	for {
-		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return invalidf(err, "part %s is not well-formed XML", name)
-		}
+	err := w.tokens(name, func(_ *xml.Decoder, tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -506,6 +509,10 @@ func (w *Workbook) readStyles(name string) error {
 				inNumFmts = false
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	w.styles = make([]styleInfo, len(xfs))
 	for i, id := range xfs {
@@ -520,40 +527,75 @@ func (w *Workbook) readStyles(name string) error {
 	return nil
 }
 
-// sharedStrings loads the shared-string table on first use.
-func (w *Workbook) sharedStrings() ([]string, error) {
-	if w.sstLoaded {
-		return w.sst, w.sstErr
+// sharedString returns shared string i, reading the table only as far as
+// i: a sheet that refers to its first strings (a header row of a sheet
+// whose other text is written in its cells) does not pay for a table
+// written for the other sheets. ok is false when the table holds no string
+// i (the whole table read).
+func (w *Workbook) sharedString(i int) (str string, ok bool, err error) {
+	for i >= len(w.sst) && w.sstErr == nil && !w.sstDone {
+		if w.sstErr = w.readSharedStrings(i + 1); w.sstErr != nil {
+			w.sst = nil
+			w.closeSharedStrings()
+		}
 	}
-	w.sstLoaded = true
-	w.sst, w.sstErr = w.loadSharedStrings()
 	if w.sstErr != nil {
-		w.sst = nil
+		return "", false, w.sstErr
 	}
-	return w.sst, w.sstErr
+	if i < len(w.sst) {
+		return w.sst[i], true, nil
+	}
+	return "", false, nil
 }
 
-// loadSharedStrings reads the shared-string table into w.sst.
-func (w *Workbook) loadSharedStrings() ([]string, error) {
-	if w.sstPart == "" || w.part(w.sstPart) == nil {
-		return nil, nil
+// sharedStringCount is the number of strings in the whole table.
+func (w *Workbook) sharedStringCount() (int, error) {
+	_, _, err := w.sharedString(math.MaxInt - 1)
+	return len(w.sst), err
+}
+
+// sstReader is where reading the shared-string table stopped.
+type sstReader struct {
+	rc   io.ReadCloser
+	s    *scanner
+	tb   textBuilder
+	inSI bool
+	text int64 // bytes of text held, each string rounded to its allocation
+}
+
+// closeSharedStrings releases the table's reader, when one is open.
+func (w *Workbook) closeSharedStrings() {
+	if w.sstR != nil {
+		w.sstR.rc.Close()
+		w.sstR = nil
 	}
-	rc, err := w.openPart(w.sstPart)
-	if err != nil {
-		return nil, err
+}
+
+// readSharedStrings reads the table on until it holds n strings or ends,
+// within the limits: over MaxSharedStrings of text, or a table whose
+// headers and text exceed the memory budget, is refused as TooLarge.
+func (w *Workbook) readSharedStrings(n int) error {
+	if w.sstR == nil {
+		if w.sstPart == "" || w.part(w.sstPart) == nil {
+			w.sstDone = true
+			return nil
+		}
+		rc, err := w.openPart(w.sstPart)
+		if err != nil {
+			return err
+		}
+		w.sstR = &sstReader{rc: rc, s: newScanner(rc)}
 	}
-	defer rc.Close()
-	s := newScanner(rc)
-	var tb textBuilder
-	inSI := false
-	var text int64 // bytes of text held, each string rounded to its allocation
-	for {
+	r, s := w.sstR, w.sstR.s
+	for len(w.sst) < n {
 		k, err := s.next()
 		if err != nil {
-			return nil, invalidf(err, "part %s is not well-formed XML", w.sstPart)
+			return invalidf(err, "part %s is not well-formed XML", w.sstPart)
 		}
 		if k == tokEOF {
-			break
+			w.sstDone = true
+			w.closeSharedStrings()
+			return nil
 		}
 		if k == tokStart && string(s.name) == "sst" {
 			// The declared count sizes the table once, or refuses it before
@@ -563,7 +605,7 @@ func (w *Workbook) loadSharedStrings() ([]string, error) {
 			n, ok := parseIndex(s.attr("uniqueCount"))
 			if ok && n > 0 && uint64(n) <= w.part(w.sstPart).UncompressedSize64/5 {
 				if need := int64(n) * stringHeader; need > w.lim.MaxMemory {
-					return nil, w.sstTooLarge(need, n, true)
+					return w.sstTooLarge(need, n, true)
 				}
 				w.sst = make([]string, 0, n)
 			}
@@ -571,36 +613,36 @@ func (w *Workbook) loadSharedStrings() ([]string, error) {
 		}
 		// Excel 2006 beta wrote <sstItem> where the standard has <si>.
 		if k == tokStart && (string(s.name) == "si" || string(s.name) == "sstItem") {
-			inSI = true
-			tb.reset()
+			r.inSI = true
+			r.tb.reset()
 			continue
 		}
 		if k == tokEnd && (string(s.name) == "si" || string(s.name) == "sstItem") {
-			inSI = false
-			str := tb.string()
-			text += int64(len(str)+7) &^ 7
-			if text > w.lim.MaxSharedStrings {
-				return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the shared strings of %s hold over %d bytes of text", w.sstPart, w.lim.MaxSharedStrings)}
+			r.inSI = false
+			str := r.tb.string()
+			r.text += int64(len(str)+7) &^ 7
+			if r.text > w.lim.MaxSharedStrings {
+				return &Error{Kind: TooLarge, Msg: fmt.Sprintf("the shared strings of %s hold over %d bytes of text", w.sstPart, w.lim.MaxSharedStrings)}
 			}
 			if len(w.sst) == cap(w.sst) {
 				// Growing copies the headers: old and new slices are both
 				// held for a moment.
 				grown := int64(cap(w.sst))*stringHeader*2 + int64(cap(w.sst)/4+1)*stringHeader
-				if text+grown > w.lim.MaxMemory {
-					return nil, w.sstTooLarge(text+grown, len(w.sst), false)
+				if r.text+grown > w.lim.MaxMemory {
+					return w.sstTooLarge(r.text+grown, len(w.sst), false)
 				}
 			}
 			w.sst = append(w.sst, str)
-			if mem := text + int64(cap(w.sst))*stringHeader; mem > w.lim.MaxMemory {
-				return nil, w.sstTooLarge(mem, len(w.sst), false)
+			if mem := r.text + int64(cap(w.sst))*stringHeader; mem > w.lim.MaxMemory {
+				return w.sstTooLarge(mem, len(w.sst), false)
 			}
 			continue
 		}
-		if inSI {
-			tb.feed(s, k)
+		if r.inSI {
+			r.tb.feed(s, k)
 		}
 	}
-	return w.sst, nil
+	return nil
 }
 
 // sstTooLarge is the error for a shared-string table that would hold need
