@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 )
 
 // The retrieval evaluation: Git's documentation split into 3,828 notes and
@@ -32,18 +34,21 @@ type evalQuestion struct {
 	Expect   []string `json:"expect"`
 }
 
-// evalMinRecall is the floor of recall@5 on the held-out questions: what
-// lexical search reaches (0.378; the baseline, FTS5 BM25 with all terms
-// then any, had 0.289). The issue's goal is 0.90, which needs search by
-// meaning; the embeddings that install from the registries this project
-// reaches either rank worse than keyword search (GloVe word vectors) or
-// are not yet usable from Go (plugins/notes/README.md), so the floor
-// guards what lexical search does and fails when it regresses.
+// evalMinRecall is the floor of recall@5 on the held-out questions for
+// keyword search: what lexical search reaches (0.378; the baseline, FTS5
+// BM25 with all terms then any, had 0.289). The issue's goal is 0.90,
+// which keyword search cannot reach; the floor fails when it regresses.
 const evalMinRecall = 0.37
 
 // evalMinRecallFallback is the same floor for search without WordNet (it
 // reaches 0.356).
 const evalMinRecallFallback = 0.34
+
+// evalMinRecallHybrid is the floor of hybrid search (keyword and meaning
+// fused, what mode auto does with the model installed) on the held-out
+// questions: it reaches 0.333 (tune 0.473), below keyword search's 0.378;
+// the floor is one question under that.
+const evalMinRecallHybrid = 0.31
 
 func loadEvalNotes(t testing.TB) []evalNote {
 	t.Helper()
@@ -189,14 +194,17 @@ func runEval(t *testing.T, b *Brain, qs []evalQuestion, mode string) evalScore {
 }
 
 // TestRetrievalEval asks the questions of the evaluation and fails when
-// recall@5 on the held-out third is under the goal. NOTES_EVAL=tune
+// recall@5 on the held-out third is under its floors, for keyword search
+// (with WordNet and without) and for hybrid search. NOTES_EVAL=tune
 // evaluates the tuning set only (what ranking work looks at) and lists its
-// misses; the held-out set is never printed question by question.
+// misses; NOTES_EVAL=sweep tries fusion settings on the tuning set; the
+// held-out set is never printed question by question.
 func TestRetrievalEval(t *testing.T) {
 	if raceDetector {
 		t.Skip("the retrieval evaluation runs without -race (make test runs it so)")
 	}
 	isolate(t)
+	t.Setenv("NOTES_EMBED_MODEL", installedModel)
 	qs := loadEvalQuestions(t)
 	sets := map[string][]evalQuestion{}
 	for _, q := range qs {
@@ -209,33 +217,158 @@ func TestRetrievalEval(t *testing.T) {
 	if c, err := b.ix.Count(context.Background()); err != nil || c.Notes < 2000 {
 		t.Fatalf("the evaluation brain has %d notes (%v); want at least 2,000", c.Notes, err)
 	}
+	if os.Getenv("NOTES_EVAL") == "sweep" {
+		emb, err := b.embedder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prepareEvalVectors(t, b, emb)
+		sweepFusion(t, b, sets["tune"])
+		return
+	}
 	names := []string{"tune", "heldout"}
 	if os.Getenv("NOTES_EVAL") == "tune" {
 		names = []string{"tune"}
 	}
 	sort.Strings(names)
+	report := map[string]evalScore{}
 	for _, name := range names {
 		s := runEval(t, b, sets[name], "keyword")
-		t.Logf("keyword search, %s set (%d questions): recall@5 %.3f, MRR %.3f", name, s.Questions, s.Recall5, s.MRR)
+		report["keyword "+name] = s
 		if name == "tune" && os.Getenv("NOTES_EVAL") == "tune" {
 			for _, m := range s.Missed {
-				t.Log("  missed " + m)
+				t.Log("  missed keyword " + m)
 			}
 		}
 		if name == "heldout" && s.Recall5 < evalMinRecall {
-			t.Errorf("recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecall)
+			t.Errorf("keyword search: recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecall)
 		}
 	}
-	if os.Getenv("NOTES_EVAL") == "tune" || b.thesaurus == nil {
+	if b.thesaurus != nil && os.Getenv("NOTES_EVAL") != "tune" {
+		// The fallback where WordNet is not installed: the brain's own words
+		// only (stems and pseudo-relevance feedback).
+		b.ix.SetExpander(nil)
+		s := runEval(t, b, sets["heldout"], "keyword")
+		b.ix.SetExpander(b.thesaurus)
+		report["keyword without WordNet heldout"] = s
+		if s.Recall5 < evalMinRecallFallback {
+			t.Errorf("without WordNet, recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecallFallback)
+		}
+	}
+	defer logEvalReport(t, report)
+	// Search by meaning: the sentence model `make notes-model` installs.
+	emb, err := b.embedder()
+	if err != nil {
+		t.Errorf("search by meaning is not evaluated: %v", err)
 		return
 	}
-	// The fallback where WordNet is not installed: the brain's own words
-	// only (stems and pseudo-relevance feedback).
-	b.ix.SetExpander(nil)
-	defer b.ix.SetExpander(b.thesaurus)
-	s := runEval(t, b, sets["heldout"], "keyword")
-	t.Logf("keyword search without WordNet (the fallback), heldout set (%d questions): recall@5 %.3f, MRR %.3f", s.Questions, s.Recall5, s.MRR)
-	if s.Recall5 < evalMinRecallFallback {
-		t.Errorf("without WordNet, recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecallFallback)
+	prepareEvalVectors(t, b, emb)
+	for _, name := range names {
+		for _, mode := range []string{"semantic", "hybrid"} {
+			s := runEval(t, b, sets[name], mode)
+			report[mode+" "+name] = s
+			if name == "tune" && os.Getenv("NOTES_EVAL") == "tune" {
+				for _, m := range s.Missed {
+					t.Log("  missed " + mode + " " + m)
+				}
+			}
+		}
 	}
+	if s := report["hybrid heldout"]; s.Questions > 0 && s.Recall5 < evalMinRecallHybrid {
+		t.Errorf("hybrid search: recall@5 on the held-out questions is %.3f, want at least %.2f (the goal is 0.90)", s.Recall5, evalMinRecallHybrid)
+	}
+}
+
+// logEvalReport prints recall@5 and MRR per mode and set, the figures the
+// plugin README quotes.
+func logEvalReport(t *testing.T, report map[string]evalScore) {
+	keys := make([]string, 0, len(report))
+	for k := range report {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t.Log("retrieval evaluation (Git's documentation, 3,828 notes): mode, set, questions, recall@5, MRR")
+	for _, k := range keys {
+		s := report[k]
+		t.Logf("  %-36s %3d  recall@5 %.3f  MRR %.3f", k, s.Questions, s.Recall5, s.MRR)
+	}
+}
+
+// sweepFusion tries fusion settings on the tune questions only
+// (NOTES_EVAL=sweep), to choose the defaults in vectors.go: each
+// question's two rankings are computed once, then fused every way.
+func sweepFusion(t *testing.T, b *Brain, tune []evalQuestion) {
+	ctx := context.Background()
+	emb, err := b.embedder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ranked struct {
+		q   evalQuestion
+		kw  []index.Hit
+		vec []index.VectorHit
+	}
+	var rs []ranked
+	f := index.Filter{AsOf: b.today()}
+	for _, q := range tune {
+		kw, _, _, err := b.ix.Search(ctx, q.Question, f, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qv, err := emb.Embed(ctx, []string{q.Question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vec, err := b.ix.VectorSearch(ctx, qv[0], f, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, ranked{q, kw, vec})
+	}
+	score := func(hits func(r ranked) []string) (float64, float64) {
+		var r5, mrr float64
+		for _, r := range rs {
+			want := map[string]bool{}
+			for _, p := range r.q.Expect {
+				want[p] = true
+			}
+			for i, p := range hits(r) {
+				if want[p] {
+					if i < 5 {
+						r5++
+					}
+					mrr += 1 / float64(i+1)
+					break
+				}
+			}
+		}
+		return r5 / float64(len(rs)), mrr / float64(len(rs))
+	}
+	r5, mrr := score(func(r ranked) []string {
+		return fusedPaths(fuse(nil, r.vec, 10, fusion{k: 60, depth: 100, floor: -1, vecWeight: 1}))
+	})
+	t.Logf("sweep: vectors alone recall@5 %.3f MRR %.3f", r5, mrr)
+	for _, k := range []int{5, 10, 30, 60} {
+		for _, depth := range []int{10, 20, 50, 100} {
+			for _, floor := range []float64{0.01, 0.3, 0.4, 0.5} {
+				for _, w := range []float64{0.5, 1, 1.5, 2, 3} {
+					fu := fusion{k: k, depth: depth, floor: floor, vecWeight: w}
+					r5, mrr := score(func(r ranked) []string { return fusedPaths(fuse(r.kw, r.vec, 10, fu)) })
+					t.Logf("sweep k %d depth %d floor %.2f weight %.1f: recall@5 %.3f MRR %.3f", k, depth, floor, w, r5, mrr)
+				}
+			}
+		}
+	}
+}
+
+func fusedPaths(fs []fused) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		if f.kw != nil {
+			out[i] = f.kw.Path
+		} else {
+			out[i] = f.vec.Path
+		}
+	}
+	return out
 }
