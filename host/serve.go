@@ -93,7 +93,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			Wrap: cfg.wrap, Authenticated: cfg.authenticated, TLSCert: ops.tlsCert, TLSKey: ops.tlsKey})
 	} else {
 		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-		err = srv.Run(force, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),
+		err = srv.Run(force, &mcpproto.StdioTransport{In: mcpproto.PollableStdin(), Out: out, Versions: srv.Versions(),
 			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
 	if ctx.Err() != nil {
