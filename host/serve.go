@@ -25,6 +25,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
 	if httpAddr == "" {
+		tuneProcs()
 		var err error
 		if out, err = mcpproto.GuardStdout(); err != nil {
 			return fmt.Errorf("serve: %w", err)
