@@ -76,9 +76,11 @@ func TestCLIDefersTheFirstCollection(t *testing.T) {
 		t.Errorf("first collection at a %d MB goal, want 16 MB", goals[0])
 	}
 	for i := 2; i < len(goals); i++ { // the reset lands just after the first
-		if goals[i]*4 > 9*live[i-1]+16 { // 2.25 × live + 4 MB: stacks, globals, rounding
+		// GOGC 400 would give five times; the pacer may lift a goal a
+		// little past twice while a cycle runs behind.
+		if goals[i] > 3*live[i-1]+4 {
 
-			t.Errorf("collection %d ran to a %d MB goal after %d MB live: want GOGC 100's twice the live heap after the first", i+1, goals[i], live[i-1])
+			t.Errorf("collection %d ran to a %d MB goal after %d MB live: want about GOGC 100's twice the live heap after the first, not GOGC 400's five times", i+1, goals[i], live[i-1])
 		}
 	}
 }
