@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -52,24 +51,17 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		}
 		seen[p] = true
 		dsc.Found = true
-		dsc.Dirs = append(dsc.Dirs, p)
-		projects, err := os.ReadDir(p)
-		if err != nil {
-			l.fail(err)
+		projects, ok := l.list(&dsc, p)
+		if !ok {
 			continue
 		}
 		for _, pe := range projects {
-			if ok, err := isDirEntry(p, pe); err != nil {
-				l.fail(err)
-				continue
-			} else if !ok {
+			if !l.isDir(p, pe) {
 				continue
 			}
 			pdir := filepath.Join(p, pe.Name())
-			dsc.Dirs = append(dsc.Dirs, pdir)
-			entries, err := os.ReadDir(pdir)
-			if err != nil {
-				l.fail(err)
+			entries, ok := l.list(&dsc, pdir)
+			if !ok {
 				continue
 			}
 			for _, e := range entries {

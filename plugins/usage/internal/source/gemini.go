@@ -55,10 +55,7 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 		}
 	}
 	for _, p := range projects {
-		if ok, err := isDirEntry(tmp, p); err != nil {
-			l.fail(err)
-			continue
-		} else if !ok {
+		if !l.isDir(tmp, p) {
 			continue
 		}
 		dsc.Dirs = append(dsc.Dirs, filepath.Join(tmp, p.Name()))

@@ -38,6 +38,28 @@ func (l *listing) optional(dsc *Discovery, dir string) ([]fs.DirEntry, bool) {
 	return entries, true
 }
 
+// list adds dir, a folder that exists, to dsc.Dirs and lists it; a
+// failure is counted.
+func (l *listing) list(dsc *Discovery, dir string) ([]fs.DirEntry, bool) {
+	dsc.Dirs = append(dsc.Dirs, dir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		l.fail(err)
+		return nil, false
+	}
+	return entries, true
+}
+
+// isDir reports whether e, listed in parent, is a folder (following a
+// symbolic link); a link that cannot be followed is counted.
+func (l *listing) isDir(parent string, e fs.DirEntry) bool {
+	ok, err := isDirEntry(parent, e)
+	if err != nil {
+		l.fail(err)
+	}
+	return ok && err == nil
+}
+
 // report adds the count, if any, to dsc.Problems: under names the folder
 // whose sub-folders failed, lost what their files are.
 func (l *listing) report(dsc *Discovery, under, lost string) {
