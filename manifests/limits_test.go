@@ -1,0 +1,49 @@
+package manifests
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLimitsAtTheirEdges checks the manifest's bounds where they are
+// drawn: each limit's own value is accepted and one step past it refused,
+// so a bound that moves by one shows. It also checks an entrypoint holding
+// a NUL and a narrow_with name with no near arg to suggest.
+func TestLimitsAtTheirEdges(t *testing.T) {
+	base := "name: x\ndescription: d\nentrypoint: x\nactions:\n  - {name: a, description: d, args: [{name: rows, type: integer}]}\n"
+	tests := []struct {
+		name, src string
+		err       string // "" when the manifest is accepted
+		check     func(*Manifest) bool
+	}{
+		{"concurrency at its most", base + "concurrency: 256\n", "", func(m *Manifest) bool { return m.Concurrency == 256 }},
+		{"concurrency one past it", base + "concurrency: 257\n", "concurrency: 257 is out of range (want 1 to 256)", nil},
+		{"concurrency one", base + "concurrency: 1\n", "", func(m *Manifest) bool { return m.Concurrency == 1 }},
+		{"memory at its least", base + "memory: 16MiB\n", "", func(m *Manifest) bool { return m.Memory == 16<<20 }},
+		{"memory one KiB under it", base + "memory: 16383KiB\n", "memory: 16383KiB is out of range (want 16MiB to 1TiB)", nil},
+		{"memory at its most", base + "memory: 1TiB\n", "", func(m *Manifest) bool { return m.Memory == 1<<40 }},
+		{"memory one GiB over it", base + "memory: 1025GiB\n", "memory: 1025GiB is out of range (want 16MiB to 1TiB)", nil},
+		{"entrypoint holding a NUL", strings.Replace(base, "entrypoint: x", `entrypoint: "bin/x\0y"`, 1), `entrypoint: "bin/x\x00y" is not a path inside the plugin's folder`, nil},
+		{"narrow_with naming no arg, nothing near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [zzzzzzzz], args", 1),
+			`narrow_with[0]: "zzzzzzzz" is not an arg of this action`, nil},
+		{"narrow_with naming no arg, one near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [row], args", 1),
+			`narrow_with[0]: "row" is not an arg of this action (did you mean "rows"?)`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := parseString(t, tt.src)
+			if tt.err == "" {
+				if err != nil {
+					t.Fatalf("got %v, want the manifest accepted", err)
+				}
+				if !tt.check(m) {
+					t.Fatalf("accepted, but got concurrency %d, memory %d", m.Concurrency, m.Memory)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Fatalf("got %v, want an error with %q", err, tt.err)
+			}
+		})
+	}
+}
