@@ -24,6 +24,16 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		{"memory at its most", base + "memory: 1TiB\n", "", func(m *Manifest) bool { return m.Memory == 1<<40 }},
 		{"memory one GiB over it", base + "memory: 1025GiB\n", "memory: 1025GiB is out of range (want 16MiB to 1TiB)", nil},
 		{"entrypoint holding a NUL", strings.Replace(base, "entrypoint: x", `entrypoint: "bin/x\0y"`, 1), `entrypoint: "bin/x\x00y" is not a path inside the plugin's folder`, nil},
+		{"minimum equal to maximum", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: integer, minimum: 5, maximum: 5}", 1), "",
+			func(m *Manifest) bool { return *m.Action("a").Arg("rows").Minimum == 5 }},
+		{"a default nested as deep as allowed", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+nested(maxDepth)+"}", 1), "",
+			func(m *Manifest) bool { return m.Action("a").Arg("rows").Default != nil }},
+		{"a default nested one deeper", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+nested(maxDepth+1)+"}", 1),
+			"nested too deeply", nil},
+		// A small file whose aliases repeat a list: every node of what the
+		// aliases expand to is counted, not only the aliases themselves.
+		{"aliases expanding past the budget", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+expanding(1000, 200)+"}", 1),
+			"the document is too complex (aliases expand too far)", nil},
 		{"narrow_with naming no arg, nothing near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [zzzzzzzz], args", 1),
 			`narrow_with[0]: "zzzzzzzz" is not an arg of this action`, nil},
 		{"narrow_with naming no arg, one near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [row], args", 1),
@@ -46,4 +56,16 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nested is a YAML flow list holding a 1 inside depth brackets.
+func nested(depth int) string {
+	return strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth)
+}
+
+// expanding is a YAML flow list whose first item anchors a list of n ones
+// and whose other refs items are aliases of it: about 2n+6refs bytes that
+// expand to n×refs nodes.
+func expanding(n, refs int) string {
+	return "[&big [" + strings.Repeat("1, ", n-1) + "1]" + strings.Repeat(", *big", refs) + "]"
 }
