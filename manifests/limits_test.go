@@ -34,6 +34,10 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		// aliases expand to is counted, not only the aliases themselves.
 		{"aliases expanding past the budget", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+expanding(1000, 200)+"}", 1),
 			"the document is too complex (aliases expand too far)", nil},
+		{"a default object with a null key", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: object, default: {~: 1}}", 1),
+			"keys must be plain strings", nil},
+		{"a default object with a list for a key", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: object, default: {? [a] : 1}}", 1),
+			"keys must be plain strings", nil},
 		{"narrow_with naming no arg, nothing near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [zzzzzzzz], args", 1),
 			`narrow_with[0]: "zzzzzzzz" is not an arg of this action`, nil},
 		{"narrow_with naming no arg, one near", strings.Replace(base, "description: d, args", "description: d, narrow_with: [row], args", 1),
