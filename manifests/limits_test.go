@@ -30,6 +30,8 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 			func(m *Manifest) bool { return m.Action("a").Arg("rows").Default != nil }},
 		{"a default nested one deeper", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+nested(maxDepth+1)+"}", 1),
 			"nested too deeply", nil},
+		{"a default object nested one deeper", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: object, default: "+nestedObject(maxDepth+1)+"}", 1),
+			"nested too deeply", nil},
 		// A small file whose aliases repeat a list: every node of what the
 		// aliases expand to is counted, not only the aliases themselves.
 		{"aliases expanding past the budget", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+expanding(1000, 200)+"}", 1),
@@ -65,6 +67,11 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 // nested is a YAML flow list holding a 1 inside depth brackets.
 func nested(depth int) string {
 	return strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth)
+}
+
+// nestedObject is a YAML flow mapping holding a 1 inside depth mappings.
+func nestedObject(depth int) string {
+	return strings.Repeat("{a: ", depth) + "1" + strings.Repeat("}", depth)
 }
 
 // expanding is a YAML flow list whose first item anchors a list of n ones
