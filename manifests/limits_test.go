@@ -3,6 +3,8 @@ package manifests
 import (
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestLimitsAtTheirEdges checks the manifest's bounds where they are
@@ -79,4 +81,29 @@ func nestedObject(depth int) string {
 // expand to n×refs nodes.
 func expanding(n, refs int) string {
 	return "[&big [" + strings.Repeat("1, ", n-1) + "1]" + strings.Repeat(", *big", refs) + "]"
+}
+
+// TestTheBudgetIsExact checks that a budget of n nodes reads a value of n
+// nodes (the flow list and its items; an alias counts once more) and
+// refuses it with one node less.
+func TestTheBudgetIsExact(t *testing.T) {
+	for _, tt := range []struct {
+		src   string
+		nodes int
+	}{
+		{"[1, 2]", 3},
+		{"[&a 1, *a, *a]", 6},
+	} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(tt.src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, budget := range []int{tt.nodes, tt.nodes - 1} {
+			p := &parser{file: "t.yaml", budget: budget}
+			_, ok := p.toAny(doc.Content[0], "default", 0)
+			if want := budget == tt.nodes; ok != want || (len(p.problems) == 0) != want {
+				t.Errorf("%s with a budget of %d: got ok %v, problems %v; want ok %v", tt.src, budget, ok, p.problems, want)
+			}
+		}
+	}
 }
