@@ -3,6 +3,7 @@ package manifests
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -26,6 +27,11 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		{"memory at its most", base + "memory: 1TiB\n", "", func(m *Manifest) bool { return m.Memory == 1<<40 }},
 		{"memory one GiB over it", base + "memory: 1025GiB\n", "memory: 1025GiB is out of range (want 16MiB to 1TiB)", nil},
 		{"entrypoint holding a NUL", strings.Replace(base, "entrypoint: x", `entrypoint: "bin/x\0y"`, 1), `entrypoint: "bin/x\x00y" is not a path inside the plugin's folder`, nil},
+		{"timeout at its least", base + "timeout: 1s\n", "", func(m *Manifest) bool { return m.Timeout == time.Second }},
+		{"timeout at its most", base + "timeout: 1h\n", "", func(m *Manifest) bool { return m.Timeout == time.Hour }},
+		{"timeout a millisecond under", base + "timeout: 999ms\n", "timeout: 999ms is out of range (want 1s to 1h)", nil},
+		{"timeout a millisecond over", base + "timeout: 1h0m0.001s\n", "timeout: 1h0m0.001s is out of range (want 1s to 1h)", nil},
+		{"cpu_time at its most", base + "cpu_time: 24h\n", "", func(m *Manifest) bool { return m.CPUTime == 24*time.Hour }},
 		{"minimum equal to maximum", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: integer, minimum: 5, maximum: 5}", 1), "",
 			func(m *Manifest) bool { return *m.Action("a").Arg("rows").Minimum == 5 }},
 		{"a default nested as deep as allowed", strings.Replace(base, "{name: rows, type: integer}", "{name: rows, type: array, default: "+nested(maxDepth)+"}", 1), "",
