@@ -254,20 +254,6 @@ func appendCell(dst []byte, r workbook.Row, i int, empty string) []byte {
 	return c.AppendJSON(dst, empty)
 }
 
-// rowBuffer hands out the bytes of encoded rows: rows share one growing
-// chunk, and a full chunk starts a new one so earlier rows stay valid.
-type rowBuffer struct{ buf []byte }
-
-// encode appends one row with fn and returns its bytes.
-func (b *rowBuffer) encode(fn func([]byte) []byte) json.RawMessage {
-	if cap(b.buf)-len(b.buf) < 64<<10 {
-		b.buf = make([]byte, 0, 1<<20)
-	}
-	start := len(b.buf)
-	b.buf = fn(b.buf)
-	return b.buf[start:len(b.buf):len(b.buf)]
-}
-
 // formulaCell is a formula cell as the reading actions return it when
 // formulas are asked for.
 type formulaCell struct {

@@ -301,7 +301,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		o.member("header_row", headerRow)
 		o.member("columns", keys)
-		o.member("row_numbers", rowNums)
+		o.memberInts("row_numbers", rowNums)
 		if len(renamed) > 0 {
 			o.member("renamed", renamed)
 		}

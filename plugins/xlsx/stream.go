@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
@@ -116,18 +117,26 @@ func (o *objectWriter) member(k string, v any) {
 	o.raw(b)
 }
 
-// openArray starts an array member whose items follow with item.
+// memberInts writes a member whose value is a list of integers, as
+// encoding/json would (a records call's row_numbers: a number per row).
+func (o *objectWriter) memberInts(k string, v []int) {
+	o.key(k)
+	o.buf = append(o.buf, '[')
+	for i, n := range v {
+		if i > 0 {
+			o.buf = append(o.buf, ',')
+		}
+		o.buf = strconv.AppendInt(o.buf, int64(n), 10)
+	}
+	o.buf = append(o.buf, ']')
+	o.flushFull()
+}
+
+// openArray starts an array member whose items follow (beginItem).
 func (o *objectWriter) openArray(k string) {
 	o.key(k)
 	o.items = 0
 	o.buf = append(o.buf, '[')
-}
-
-// item writes one array item, already JSON.
-func (o *objectWriter) item(b []byte) {
-	o.beginItem()
-	o.buf = append(o.buf, b...)
-	o.endItem()
 }
 
 // beginItem starts an array item: it appends the separator to buf and

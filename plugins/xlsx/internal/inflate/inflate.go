@@ -14,6 +14,7 @@ package inflate
 
 import (
 	"compress/flate"
+	"encoding/binary"
 	"io"
 	"sync"
 )
@@ -86,7 +87,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = io.EOF
 			return 0, io.EOF
 		}
-		if z.wpos >= len(z.win)-maxMatch {
+		if z.wpos >= len(z.win)-maxMatch-8 {
 			// Everything written was read: keep only the history.
 			n := copy(z.win, z.win[z.wpos-historySize:z.wpos])
 			z.wpos, z.rpos = n, n
@@ -243,7 +244,7 @@ func (z *Reader) endBlock() {
 // false when the window is full.
 func (z *Reader) copyStored() bool {
 	for z.stored > 0 {
-		room := len(z.win) - maxMatch - z.wpos
+		room := len(z.win) - maxMatch - 8 - z.wpos
 		if room <= 0 {
 			return false
 		}
@@ -298,7 +299,7 @@ func (z *Reader) symbol(t []uint32, m uint64) int {
 // time.
 func (z *Reader) huffman() bool {
 	win := z.win
-	limit := len(win) - maxMatch
+	limit := len(win) - maxMatch - 8
 	wpos := z.wpos
 	bits, nbits := z.bits, z.nbits
 	lit, dst := z.lit, z.dst
@@ -384,6 +385,16 @@ func (z *Reader) huffman() bool {
 			return false
 		}
 		src := wpos - dist
+		if dist >= 8 && length <= 32 {
+			// Eight bytes at a time, each read wholly before where it
+			// is written; up to seven bytes past the match are written
+			// over (the window keeps room) and rewritten later.
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(win[wpos+i:], binary.LittleEndian.Uint64(win[src+i:]))
+			}
+			wpos += length
+			continue
+		}
 		if dist >= length {
 			copy(win[wpos:wpos+length], win[src:src+length])
 			wpos += length
