@@ -171,9 +171,33 @@ type loadResult struct {
 func runLoad(t testing.TB, url string, n, inFlight int) loadResult {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: inFlight}}
-	var next atomic.Int64
 	var mu sync.Mutex
 	var res loadResult
+	res.elapsed = spread(n, inFlight, func(i int) {
+		text := fmt.Sprintf("call-%d", i)
+		resp, m, err := echoCall(i%2 == 0, int64(i), text).post(t, client, url)
+		switch {
+		case err != nil:
+		case resp.StatusCode != 200:
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		case m["id"] != float64(i):
+			err = fmt.Errorf("answer carries id %v", m["id"])
+		default:
+			err = echoed(m, text)
+		}
+		if err != nil {
+			mu.Lock()
+			res.failed = append(res.failed, fmt.Sprintf("%s (modern %v): %v", text, i%2 == 0, err))
+			mu.Unlock()
+		}
+	})
+	return res
+}
+
+// spread calls call(i) for each i in [0, n), inFlight at a time, and
+// returns how long all of them took.
+func spread(n, inFlight int, call func(i int)) time.Duration {
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
 	for range inFlight {
@@ -181,32 +205,16 @@ func runLoad(t testing.TB, url string, n, inFlight int) loadResult {
 		go func() {
 			defer wg.Done()
 			for {
-				i := next.Add(1) - 1
-				if i >= int64(n) {
+				i := int(next.Add(1) - 1)
+				if i >= n {
 					return
 				}
-				text := fmt.Sprintf("call-%d", i)
-				resp, m, err := echoCall(i%2 == 0, i, text).post(t, client, url)
-				switch {
-				case err != nil:
-				case resp.StatusCode != 200:
-					err = fmt.Errorf("HTTP %d", resp.StatusCode)
-				case m["id"] != float64(i):
-					err = fmt.Errorf("answer carries id %v", m["id"])
-				default:
-					err = echoed(m, text)
-				}
-				if err != nil {
-					mu.Lock()
-					res.failed = append(res.failed, fmt.Sprintf("%s (modern %v): %v", text, i%2 == 0, err))
-					mu.Unlock()
-				}
+				call(i)
 			}
 		}()
 	}
 	wg.Wait()
-	res.elapsed = time.Since(start)
-	return res
+	return time.Since(start)
 }
 
 // TestNginxTwoReplicas: two `host serve --http` replicas behind nginx
