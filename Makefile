@@ -193,13 +193,29 @@ fuzz:
 # Mutation testing (gremlins, pinned) over the core packages, one package at
 # a time with one worker and a raised timeout coefficient: CPU-heavy, so not
 # part of make test. `make mutate MUTATE=./host/internal/gate` runs one.
+# gremlins runs a package's whole suite per mutant; for the packages in
+# MUTATE_SELECT (suites of a minute or more: real plugins, crash storms)
+# that is hours, so their mutants go through `internal/mutants -select`
+# instead, in a copy of the committed head (it applies mutants in place):
+# each mutant runs only the tests that reach its line, with a time limit
+# of 10x what those tests took unmutated.
 # The survivors judged equivalent, and why, are in testdata/mutate.md.
-GREMLINS := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
-MUTATE   ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+GREMLINS      := github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+MUTATE        ?= ./manifests ./host/internal/gate ./host/internal/dispatch ./host/internal/supervisor ./registry
+MUTATE_SELECT ?= ./host/internal/dispatch ./host/internal/supervisor
 mutate:
 	@for p in $(MUTATE); do \
-		echo "== $$p"; \
-		nice -n 15 $(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1; \
+		case " $(MUTATE_SELECT) " in \
+		*" $$p "*) \
+			echo "== $$p (internal/mutants -select, at $$(git rev-parse --short HEAD))"; \
+			d=$$(mktemp -d) && git archive HEAD | tar -x -C $$d && \
+			(cd $$d && $(GO) run $(GREMLINS) unleash --dry-run --invert-logical -o $$d/dry.json $$p >/dev/null && \
+				nice -n 19 $(GO) run ./internal/mutants -report $$d/dry.json -select -timeout 2m $$p); \
+			rc=$$?; rm -rf $$d; [ $$rc = 0 ] || exit 1 ;; \
+		*) \
+			echo "== $$p"; \
+			nice -n 19 $(GO) run $(GREMLINS) unleash --workers 1 --timeout-coefficient 10 --invert-logical $$p || exit 1 ;; \
+		esac; \
 	done
 
 # A fixed-seed random sample of one package's runnable mutants, each run

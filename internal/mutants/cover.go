@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // block is one covered block of a coverage profile: from start to end
@@ -36,6 +37,22 @@ func (b block) contains(file string, line, col int) bool {
 
 // coverage maps each top-level test of a package to the blocks it runs.
 type coverage map[string][]block
+
+// durations maps each top-level test of a package to how long it took,
+// run alone and unmutated: a mutant's time limit is set from the tests it
+// runs, so "timed out" means a hang, not a slow machine.
+type durations map[string]time.Duration
+
+// limit is the time limit for running tests: coef times what they took
+// unmutated, and never under floor (a test binary's start and a loaded
+// machine's scheduling are not in a short test's figure).
+func (d durations) limit(tests []string, coef float64, floor time.Duration) time.Duration {
+	var sum time.Duration
+	for _, t := range tests {
+		sum += d[t]
+	}
+	return max(time.Duration(coef*float64(sum)), floor)
+}
 
 // tests names the tests whose covered blocks hold m's position, sorted.
 // A position in no block at all (a tagless switch's case expression: the
@@ -113,24 +130,25 @@ func runPattern(tests []string) string {
 }
 
 // measure builds pkg's test binary with coverage once and runs each of its
-// top-level tests alone, recording what each one covers. A test that fails
-// unmutated makes the whole selection meaningless, so it is an error.
-func measure(ctx context.Context, pkg, dir string) (coverage, error) {
+// top-level tests alone, recording what each one covers and how long it
+// took. A test that fails unmutated makes the whole selection meaningless,
+// so it is an error.
+func measure(ctx context.Context, pkg, dir string) (coverage, durations, error) {
 	bin, err := filepath.Abs(filepath.Join(dir, "pkg.test"))
 	if err != nil {
-		return nil, fmt.Errorf("measure %s: %w", pkg, err)
+		return nil, nil, fmt.Errorf("measure %s: %w", pkg, err)
 	}
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-cover", "-covermode=set", "-o", bin, pkg)
 	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("measure %s: build: %w\n%s", pkg, err, out)
+		return nil, nil, fmt.Errorf("measure %s: build: %w\n%s", pkg, err, out)
 	}
 	list := exec.CommandContext(ctx, bin, "-test.list", ".")
 	list.Dir = pkg
 	out, err := list.Output()
 	if err != nil {
-		return nil, fmt.Errorf("measure %s: list tests: %w", pkg, err)
+		return nil, nil, fmt.Errorf("measure %s: list tests: %w", pkg, err)
 	}
-	cov := coverage{}
+	cov, took := coverage{}, durations{}
 	for _, name := range strings.Fields(string(out)) {
 		if !strings.HasPrefix(name, "Test") {
 			continue // examples, benchmarks and fuzz targets are not run per mutant
@@ -145,21 +163,23 @@ func measure(ctx context.Context, pkg, dir string) (coverage, error) {
 				"-test.coverprofile", prof)
 			run.Dir = pkg
 			var out []byte
+			start := time.Now()
 			if out, err = run.CombinedOutput(); err == nil {
+				took[name] = time.Since(start)
 				break
 			}
 			err = fmt.Errorf("measure %s: %s fails unmutated: %w\n%s", pkg, name, err, out)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		bs, err := readProfile(prof)
 		if err != nil {
-			return nil, fmt.Errorf("measure %s: %w", pkg, err)
+			return nil, nil, fmt.Errorf("measure %s: %w", pkg, err)
 		}
 		cov[name] = bs
 	}
-	return cov, nil
+	return cov, took, nil
 }
 
 // readProfile reads the covered (count > 0) blocks of a Go coverage profile.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -121,4 +122,25 @@ func coverOf(t *testing.T, profiles map[string]string) coverage {
 		cov[name] = bs
 	}
 	return cov
+}
+
+func TestLimitIsSetFromTheUnmutatedRun(t *testing.T) {
+	took := durations{"TestA": 2 * time.Second, "TestB": 30 * time.Second}
+	tests := []struct {
+		name  string
+		tests []string
+		want  time.Duration
+	}{
+		{"one test", []string{"TestB"}, 300 * time.Second},
+		{"the tests' sum", []string{"TestA", "TestB"}, 320 * time.Second},
+		{"a quick test gets the floor", []string{"TestA"}, time.Minute},
+		{"a test not measured counts nothing", []string{"TestC"}, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := took.limit(tt.tests, 10, time.Minute); got != tt.want {
+				t.Fatalf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
 }

@@ -15,6 +15,11 @@
 // on a line a test never executes cannot change what that test sees. This
 // is what makes a package whose whole suite takes minutes (the supervisor's
 // real plugins, crash storms and resource ceilings) affordable to mutate.
+// With -select a mutant's time limit is set, as gremlins sets it, from the
+// unmutated run: -timeout-coefficient times what its tests took alone (at
+// least -timeout); a mutant that passes it is run once more at twice the
+// limit, and only a second time-out counts, so "timed out" is a hang and
+// not a loaded machine.
 package main
 
 import (
@@ -74,7 +79,8 @@ func main() {
 	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
 	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
 	seed := flag.Uint64("seed", 1, "seed of the sample")
-	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT)")
+	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT); with -select, the least limit")
+	coef := flag.Float64("timeout-coefficient", 10, "with -select, a mutant's time limit is this times what its tests took unmutated (at least -timeout)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
 	sel := flag.Bool("select", false, "run, for each mutant, only the tests whose coverage (measured once, unmutated, test by test) reaches its line; a mutant no test reaches is NOT COVERED")
 	plan := flag.Bool("plan", false, "print which tests each chosen mutant would run, and run nothing")
@@ -88,12 +94,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
-	if *sample > 0 && *sample < len(ms) {
-		r := rand.New(rand.NewPCG(*seed, *seed))
-		r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
-		// Run in the shuffled order: a run stopped early is still a random
-		// sample (the first k of this seed's order).
-		ms = ms[:*sample]
+	if *sample > 0 {
+		ms = shuffled(ms, *sample, *seed)
 	}
 	if *sel && *run != "" {
 		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
@@ -101,7 +103,10 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var cov coverage
+	var (
+		cov  coverage
+		took durations
+	)
 	if *sel {
 		dir, err := os.MkdirTemp("", "mutants-cover-")
 		if err != nil {
@@ -109,7 +114,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer os.RemoveAll(dir)
-		if cov, err = measure(ctx, flag.Arg(0), dir); err != nil {
+		if cov, took, err = measure(ctx, flag.Arg(0), dir); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
@@ -117,7 +122,7 @@ func main() {
 	}
 	counts := map[string]int{}
 	for _, m := range ms {
-		pattern, note := *run, ""
+		pattern, note, limit := *run, "", *timeout
 		if cov != nil {
 			src, err := os.ReadFile(m.file)
 			if err != nil {
@@ -131,16 +136,26 @@ func main() {
 				continue
 			}
 			pattern, note = runPattern(ts), fmt.Sprintf(" (%d tests)", len(ts))
+			limit = took.limit(ts, *coef, *timeout)
 		}
 		if *plan {
 			fmt.Printf("PLAN       %s%s %s\n", m, note, pattern)
 			continue
 		}
-		st, why, err := try(ctx, m, flag.Arg(0), pattern, *timeout)
+		start := time.Now()
+		st, why, err := try(ctx, m, flag.Arg(0), pattern, limit)
+		if err == nil && st == "TIMED OUT" {
+			// A hang hangs again; a run the machine's load slowed does
+			// not. Only a second time-out, at twice the limit, counts.
+			if st, why, err = try(ctx, m, flag.Arg(0), pattern, 2*limit); err == nil {
+				why += fmt.Sprintf(" (timed out at %s, re-run with %s)", limit, 2*limit)
+			}
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
+		why += fmt.Sprintf(" [%s]", time.Since(start).Round(time.Second))
 		counts[st]++
 		fmt.Printf("%-10s %s%s%s\n", st, m, note, why)
 	}
@@ -154,6 +169,16 @@ func main() {
 	}
 	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
 		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
+}
+
+// shuffled is the first n of ms in seed's random order (all of them when n
+// is at least their number). The order is run as it is: a run stopped early
+// is still a random sample (the first k of this seed's order), and a larger
+// n extends a smaller one's sample.
+func shuffled(ms []mutant, n int, seed uint64) []mutant {
+	r := rand.New(rand.NewPCG(seed, seed))
+	r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	return ms[:min(n, len(ms))]
 }
 
 // load reads the report and keeps the mutants with the given status in

@@ -54,3 +54,31 @@ func TestFirstFailureNamesTheTestAndItsLine(t *testing.T) {
 		})
 	}
 }
+
+func TestALargerSampleExtendsASmallerOne(t *testing.T) {
+	all := func() []mutant {
+		var ms []mutant
+		for i := 1; i <= 50; i++ {
+			ms = append(ms, mutant{file: "p.go", kind: "INVERT_LOGICAL", line: i, col: 1})
+		}
+		return ms
+	}
+	small, large, every := shuffled(all(), 10, 1), shuffled(all(), 30, 1), shuffled(all(), 500, 1)
+	if len(small) != 10 || len(large) != 30 || len(every) != 50 {
+		t.Fatalf("got %d, %d and %d mutants, want 10, 30 and 50", len(small), len(large), len(every))
+	}
+	for i := range small {
+		if small[i] != large[i] || large[i] != every[i] {
+			t.Fatalf("mutant %d: got %s, %s and %s, want one mutant: a larger sample must start with the smaller one", i, small[i], large[i], every[i])
+		}
+	}
+	inOrder := 0
+	for i := range every {
+		if every[i].line == i+1 {
+			inOrder++
+		}
+	}
+	if inOrder == len(every) {
+		t.Fatal("a sample of all the mutants is in file order, want the seed's shuffled order")
+	}
+}
