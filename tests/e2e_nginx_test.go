@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -192,29 +191,6 @@ func runLoad(t testing.TB, url string, n, inFlight int) loadResult {
 		}
 	})
 	return res
-}
-
-// spread calls call(i) for each i in [0, n), inFlight at a time, and
-// returns how long all of them took.
-func spread(n, inFlight int, call func(i int)) time.Duration {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range inFlight {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				call(i)
-			}
-		}()
-	}
-	wg.Wait()
-	return time.Since(start)
 }
 
 // TestNginxTwoReplicas: two `host serve --http` replicas behind nginx

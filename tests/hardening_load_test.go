@@ -311,3 +311,26 @@ func processAlive(pid int) bool {
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
 }
+
+// spread calls call(i) for each i in [0, n), inFlight at a time, and
+// returns how long all of them took.
+func spread(n, inFlight int, call func(i int)) time.Duration {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				call(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
+}
