@@ -21,6 +21,9 @@ func TestSuggestRanksBestFirst(t *testing.T) {
 	}{
 		{"closer spelling first", "abcdefghi", spelling, spelling},
 		{"closer spelling first, given last", "abcdefghi", []string{spelling[1], spelling[0]}, spelling},
+		// Next to the same words, a spelling 2 edits away is kept and one 3
+		// away is noise.
+		{"same words, then spellings up to 2 edits", "read-sheet", []string{"read-shxxx", "read-shexx", "sheet-read"}, []string{"sheet-read", "read-shexx"}},
 		{"more words shared first", "alpha-bravo-charlie", sharing, sharing},
 		{"more words shared first, given last", "alpha-bravo-charlie", []string{sharing[2], sharing[1], sharing[0]}, sharing},
 	} {
