@@ -8,28 +8,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
-const manifest = `name: greet
-description: Greets people.
-version: 1.0.0
-entrypoint: greet
-actions:
-  - name: say-hello
-    description: Say hello.
-    read_only: true
-    args:
-      - {name: name, type: string, required: true}
-      - {name: times, type: integer, minimum: 1, default: 1}
-      - {name: loud, type: boolean}
-      - {name: tags, type: array, items: {type: string}}
-`
-
 func action(t *testing.T) *manifests.Action {
 	t.Helper()
-	m, err := manifests.ParseBytes("greet/tool.yaml", []byte(manifest))
+	m, err := manifests.ParseBytes("greet/tool.yaml", []byte(testplugin.Greet))
 	if err != nil {
 		t.Fatal(err)
 	}

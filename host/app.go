@@ -76,7 +76,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 		logger.Warn("DEVELOPER MODE (HOST_DEV=1 or --dev): the approval lock is OFF — every plugin folder runs without approval, " +
 			"including one an agent wrote; never use it with an agent that can write plugin folders")
 	}
-	state := stateDir()
+	state := registry.DefaultStateDir()
 	key, err := registry.ReadKey(state)
 	if err != nil {
 		logger.Warn("approval key unreadable: every tool needs approval again", "error", err)
@@ -146,32 +146,13 @@ func installDir() string {
 	return dir
 }
 
-// dataDir is $XDG_DATA_HOME/toolhost (default ~/.local/share/toolhost).
-func dataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
-		return filepath.Join(d, "toolhost")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "share", "toolhost")
-}
-
-// stateDir is $XDG_STATE_HOME/toolhost (default ~/.local/state/toolhost):
-// the host's records that outlive a session, such as disabled tools.
-func stateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "toolhost")
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "state", "toolhost")
-}
-
 // pluginPath is HOST_PLUGIN_PATH, or the installation's plugins/ and the
 // user's data folder's plugins/.
 func pluginPath() []string {
 	if p := os.Getenv("HOST_PLUGIN_PATH"); p != "" {
 		return splitList(p)
 	}
-	return []string{filepath.Join(installDir(), "plugins"), filepath.Join(dataDir(), "plugins")}
+	return []string{filepath.Join(installDir(), "plugins"), filepath.Join(registry.DefaultDataDir(), "plugins")}
 }
 
 // skillPath is HOST_SKILL_PATH, or the installation's skills/ and the
@@ -180,7 +161,7 @@ func skillPath() []string {
 	if p := os.Getenv("HOST_SKILL_PATH"); p != "" {
 		return splitList(p)
 	}
-	return []string{filepath.Join(installDir(), "skills"), filepath.Join(dataDir(), "skills")}
+	return []string{filepath.Join(installDir(), "skills"), filepath.Join(registry.DefaultDataDir(), "skills")}
 }
 
 func splitList(s string) []string {

@@ -4,13 +4,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // TestCallNamesABrokenManifest: calling a tool whose tool.yaml does not
 // parse says so, with the manifest's error, instead of "no tool named".
 func TestCallNamesABrokenManifest(t *testing.T) {
 	plugins := t.TempDir()
-	writeFile(t, filepath.Join(plugins, "badtool", "tool.yaml"),
+	testplugin.WriteFile(t, filepath.Join(plugins, "badtool", "tool.yaml"),
 		"name: badtool\nkind: tool\ndescription: Broken on purpose.\nversion: 0.1.0\nentrypoint: badtool\nactions:\n  - name: Read_It\n    description: x\n")
 	code, out, errOut := runHost(t, plugins, "call", "badtool", "read-it")
 	if code != 1 {

@@ -102,7 +102,7 @@ func pruneRunCopies(runDir string, keep map[string]bool, now time.Time, dryRun b
 		dir := filepath.Join(runDir, name)
 		size := folderSize(dir)
 		if !dryRun {
-			if err := removeWritable(dir); err != nil {
+			if err := registry.RemoveRunCopy(dir); err != nil {
 				return p, fmt.Errorf("cache prune: remove %s: %w", dir, err)
 			}
 		}
@@ -123,18 +123,6 @@ func folderSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-// removeWritable removes a read-only run copy, making its folders writable
-// first.
-func removeWritable(dir string) error {
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err == nil && e.IsDir() {
-			_ = os.Chmod(path, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
 }
 
 func humanBytes(n int64) string {

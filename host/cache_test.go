@@ -30,15 +30,15 @@ func TestPruneRunCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale := filepath.Join(runDir, "0000000000000000000000000000000000000000000000000000000000000000")
-	writeFile(t, filepath.Join(stale, "old-binary"), "x")
+	testplugin.WriteFile(t, filepath.Join(stale, "old-binary"), "x")
 	os.Chmod(filepath.Join(stale, "old-binary"), 0o400)
 	os.Chmod(stale, 0o500)
 	young := filepath.Join(runDir, "1111111111111111111111111111111111111111111111111111111111111111")
-	writeFile(t, filepath.Join(young, "f"), "x")
+	testplugin.WriteFile(t, filepath.Join(young, "f"), "x")
 	oldTmp := filepath.Join(runDir, ".copy-123")
 	newTmp := filepath.Join(runDir, ".copy-456")
-	writeFile(t, filepath.Join(oldTmp, "f"), "x")
-	writeFile(t, filepath.Join(newTmp, "f"), "x")
+	testplugin.WriteFile(t, filepath.Join(oldTmp, "f"), "x")
+	testplugin.WriteFile(t, filepath.Join(newTmp, "f"), "x")
 	now := time.Now()
 	for _, old := range []string{oldTmp, stale} {
 		if err := os.Chtimes(old, now.Add(-time.Hour), now.Add(-time.Hour)); err != nil {

@@ -67,7 +67,7 @@ func newListCmd() *cobra.Command {
 			defer a.close()
 			snap := a.registry.Scan()
 			markUnchecked(snap, checkActions(cmd.Context(), a, snap, registry.DefaultCacheDir()))
-			disabled, err := supervisor.ReadDisabled(stateDir(), time.Now())
+			disabled, err := supervisor.ReadDisabled(registry.DefaultStateDir(), time.Now())
 			if err != nil {
 				a.logger.Warn("cannot tell which tools are disabled", "error", err)
 			}

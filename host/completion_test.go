@@ -16,9 +16,9 @@ func TestCompletionCandidates(t *testing.T) {
 	plugins := t.TempDir()
 	testplugin.Install(t, plugins, "1")
 	skills := t.TempDir()
-	writeFile(t, filepath.Join(skills, "weekly-review", "SKILL.md"), "---\nname: weekly-review\ndescription: Review the week. Then rest.\n---\n# Weekly\n")
+	testplugin.WriteFile(t, filepath.Join(skills, "weekly-review", "SKILL.md"), "---\nname: weekly-review\ndescription: Review the week. Then rest.\n---\n# Weekly\n")
 	// An enum arg, for value completion.
-	writeFile(t, filepath.Join(plugins, "sorter", "tool.yaml"), `name: sorter
+	testplugin.WriteFile(t, filepath.Join(plugins, "sorter", "tool.yaml"), `name: sorter
 description: Sorts things.
 version: 0.1.0
 entrypoint: sorter

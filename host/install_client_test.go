@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // TestInstallClientCommands runs install-client and uninstall-client as a
@@ -17,7 +19,7 @@ func TestInstallClientCommands(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", "")
 	jsonc := filepath.Join(home, ".config", "opencode", "opencode.jsonc")
 	orig := "{\n  // mine\n  \"theme\": \"dark\",\n}\n"
-	writeFile(t, jsonc, orig)
+	testplugin.WriteFile(t, jsonc, orig)
 	steps := []struct {
 		args []string
 		want string

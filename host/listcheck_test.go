@@ -22,7 +22,7 @@ func TestListChecksActions(t *testing.T) {
 	liar := strings.Replace(string(manifest), "name: testtool", "name: liar", 1) +
 		"  - name: ghost\n    description: Not in the binary.\n    read_only: true\n"
 	liar = strings.Replace(liar, "entrypoint: testtool", "entrypoint: liar", 1)
-	writeFile(t, filepath.Join(plugins, "liar", "tool.yaml"), liar)
+	testplugin.WriteFile(t, filepath.Join(plugins, "liar", "tool.yaml"), liar)
 	testplugin.CopyBinary(t, filepath.Join(dir, "testtool"), filepath.Join(plugins, "liar", "liar"))
 	testplugin.ApproveCached(t, plugins, state, cache)
 	t.Setenv("HOST_PLUGIN_PATH", plugins)

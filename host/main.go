@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 
 	"github.com/toolhost/toolhost/host/internal/supervisor"
@@ -43,7 +44,9 @@ func main() {
 		}
 	}()
 	stopProfile := startProfile(os.Getenv("HOST_CPUPROFILE"))
+	stopTrace := startTrace(os.Getenv("HOST_TRACE"))
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
+	stopTrace()
 	stopProfile()
 	close(finished)
 	stop()
@@ -67,6 +70,28 @@ func startProfile(path string) func() {
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// startTrace writes an execution trace of the whole run to path, for `go
+// tool trace` (a developer aid, HOST_TRACE; "" traces nothing): every
+// goroutine's wake-ups and every thread's system calls on the way of a
+// call. It returns what stops it.
+func startTrace(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = trace.Start(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "HOST_TRACE:", err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
 		f.Close()
 	}
 }

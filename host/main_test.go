@@ -99,8 +99,8 @@ func TestListJSONShowsBrokenAndNotReady(t *testing.T) {
 	plugins := t.TempDir()
 	testplugin.Install(t, plugins, "1")
 	// A manifest with no binary: not ready. A bad one: broken.
-	writeFile(t, plugins+"/nobin/tool.yaml", strings.Replace(testplugin.Manifest, "name: testtool", "name: nobin", 1))
-	writeFile(t, plugins+"/bad/tool.yaml", "name: bad\nkind: tool\ndescription: x\nentrypoint: bad\nactions:\n  - name: read_sheet\n    description: x\n")
+	testplugin.WriteFile(t, plugins+"/nobin/tool.yaml", strings.Replace(testplugin.Manifest, "name: testtool", "name: nobin", 1))
+	testplugin.WriteFile(t, plugins+"/bad/tool.yaml", "name: bad\nkind: tool\ndescription: x\nentrypoint: bad\nactions:\n  - name: read_sheet\n    description: x\n")
 	code, out, _ := runHost(t, plugins, "list", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -130,21 +130,11 @@ func TestListJSONShowsBrokenAndNotReady(t *testing.T) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestInstallClientMergesConfig(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	cfg := filepath.Join(home, ".cursor", "mcp.json")
-	writeFile(t, cfg, `{"mcpServers":{"other":{"command":"x"}},"keep":true}`)
+	testplugin.WriteFile(t, cfg, `{"mcpServers":{"other":{"command":"x"}},"keep":true}`)
 	code, out, errOut := runHost(t, t.TempDir(), "install-client", "cursor")
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
@@ -195,7 +185,7 @@ func TestListSaysWhyAndUntilWhenAToolIsDisabled(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	reg := registry.New(registry.Options{PluginDirs: []string{plugins}})
 	tool, _ := reg.Scan().Tool("testtool")
-	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: stateDir(), MaxCrashes: 1, DisableFor: time.Hour})
+	sup := supervisor.New(supervisor.Options{CacheDir: t.TempDir(), StateDir: registry.DefaultStateDir(), MaxCrashes: 1, DisableFor: time.Hour})
 	defer sup.Close()
 	if r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil); wire.Code(r.GetError().GetCode()) != wire.CodePluginCrashed {
 		t.Fatalf("crash answered %v", r)
@@ -235,7 +225,7 @@ func TestSkillAndAgentUses(t *testing.T) {
 	testplugin.Install(t, plugins, "1")
 	testplugin.InstallAgent(t, plugins)
 	skills := filepath.Join(plugins, "testtool", "skills", "echoing")
-	writeFile(t, filepath.Join(skills, "SKILL.md"), "---\nname: echoing\ndescription: How to echo.\n---\n# Echoing\n\nCall testtool echo.\n")
+	testplugin.WriteFile(t, filepath.Join(skills, "SKILL.md"), "---\nname: echoing\ndescription: How to echo.\n---\n# Echoing\n\nCall testtool echo.\n")
 	tests := []struct {
 		name     string
 		args     []string

@@ -25,6 +25,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
 	if httpAddr == "" {
+		tuneProcs()
 		var err error
 		if out, err = mcpproto.GuardStdout(); err != nil {
 			return fmt.Errorf("serve: %w", err)
@@ -93,7 +94,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			Wrap: cfg.wrap, Authenticated: cfg.authenticated, TLSCert: ops.tlsCert, TLSKey: ops.tlsKey})
 	} else {
 		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-		err = srv.Run(force, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),
+		err = srv.Run(force, &mcpproto.StdioTransport{In: mcpproto.PollableStdin(), Out: out, Versions: srv.Versions(),
 			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
 	if ctx.Err() != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -40,3 +41,32 @@ func TestTuneGCLeavesAChosenGOGC(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestTuneProcsLeavesAChosenGOMAXPROCS: serving stdio runs the host's Go
+// code on stdioProcs threads only when the person running it did not choose
+// with GOMAXPROCS.
+func TestTuneProcsLeavesAChosenGOMAXPROCS(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  *string
+		want int
+	}{
+		{"unset", nil, stdioProcs},
+		{"set", ptr("3"), 3}, // the runtime applied it at start; tuneProcs leaves whatever is in force
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := runtime.GOMAXPROCS(3)
+			t.Cleanup(func() { runtime.GOMAXPROCS(before) })
+			if tt.env == nil {
+				t.Setenv("GOMAXPROCS", "")
+				os.Unsetenv("GOMAXPROCS")
+			} else {
+				t.Setenv("GOMAXPROCS", *tt.env)
+			}
+			tuneProcs()
+			if got := runtime.GOMAXPROCS(0); got != tt.want {
+				t.Errorf("GOMAXPROCS after tuneProcs: got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,7 @@ func hostWords(s *wire.Step) string {
 			break
 		}
 		b.WriteString("run `host call " + cli.Quote(s.Tool) + " " + cli.Quote(s.Action))
-		for _, k := range sortedKeys(s.Args) {
+		for _, k := range slices.Sorted(maps.Keys(s.Args)) {
 			b.WriteString(" --arg " + cli.Quote(k+"="+cli.ArgText(s.Args[k])))
 		}
 		if s.Confirm {
@@ -62,13 +63,4 @@ func hostWords(s *wire.Step) string {
 		b.WriteString(" " + s.Why)
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"maps"
 	"sort"
 	"strings"
 	"unicode"
@@ -89,7 +90,7 @@ func (q query) match(c string, i int) (match, bool) {
 		return match{}, false
 	}
 	cSet := wordSet(cWords)
-	if sameSet(q.set, cSet) {
+	if maps.Equal(q.set, cSet) {
 		return match{c, 0, 0, i}, true
 	}
 	cJoined := strings.Join(cWords, "-")
@@ -226,18 +227,6 @@ func wordSet(ws []string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-func sameSet(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for w := range a {
-		if !b[w] {
-			return false
-		}
-	}
-	return true
 }
 
 func sortedJoin(ws []string) string {

@@ -319,7 +319,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 		copyDir := runCopyDir(r.opts.RunDir, t.Digest)
 		if _, err := os.Lstat(copyDir); err == nil {
 			if verifyRunCopy(t, copyDir, r.opts.Hashes, nil) != nil {
-				if err := removeRunCopy(copyDir); err != nil {
+				if err := RemoveRunCopy(copyDir); err != nil {
 					return nil, fmt.Errorf("registry: approve %s: remove the modified run copy: %w", t.Name(), err)
 				}
 				r.opts.Hashes.Forget(copyDir)

@@ -70,13 +70,23 @@ type Options struct {
 }
 
 // DefaultStateDir is $XDG_STATE_HOME/toolhost (default
-// ~/.local/state/toolhost): the approval key and the audit log.
-func DefaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+// ~/.local/state/toolhost): the approval key, the audit log and the host's
+// other records that outlive a session, such as disabled tools.
+func DefaultStateDir() string { return xdgDir("XDG_STATE_HOME", ".local", "state") }
+
+// DefaultDataDir is $XDG_DATA_HOME/toolhost (default
+// ~/.local/share/toolhost): the user's own plugins/ and skills/, found
+// after the installation's.
+func DefaultDataDir() string { return xdgDir("XDG_DATA_HOME", ".local", "share") }
+
+// xdgDir is toolhost/ in the folder the XDG base-directory variable names
+// or, when it is unset, in the home folder's default for it.
+func xdgDir(variable string, underHome ...string) string {
+	if d := os.Getenv(variable); d != "" {
 		return filepath.Join(d, "toolhost")
 	}
 	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".local", "state", "toolhost")
+	return filepath.Join(append(append([]string{home}, underHome...), "toolhost")...)
 }
 
 // DefaultCacheDir is the user cache folder's toolhost/ (default

@@ -95,7 +95,7 @@ func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 	}
 	if err := copyFolder(t.Dir, tmp); err != nil {
-		removeRunCopy(tmp)
+		RemoveRunCopy(tmp)
 		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 	}
 	d, err := DigestFolder(tmp, nil)
@@ -103,12 +103,12 @@ func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 		err = fmt.Errorf("%s changed while it was copied (%s); the next scan sees the new contents, which need approval", t.Dir, strings.Join(ChangedFiles(t.Files, d.Files), " "))
 	}
 	if err != nil {
-		removeRunCopy(tmp)
+		RemoveRunCopy(tmp)
 		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 	}
 	if err := os.Rename(tmp, dst); err != nil {
 		// Another host process made the same copy first: use theirs, checked.
-		removeRunCopy(tmp)
+		RemoveRunCopy(tmp)
 		if _, serr := os.Lstat(dst); serr != nil {
 			return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 		}
@@ -191,8 +191,9 @@ func copyFile(src, dst string, mode fs.FileMode) error {
 	return err
 }
 
-// removeRunCopy deletes a run copy, making its folders writable first.
-func removeRunCopy(dir string) error {
+// RemoveRunCopy deletes a run copy (read-only, see RunCopy), making its
+// folders writable first.
+func RemoveRunCopy(dir string) error {
 	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err == nil && e.IsDir() {
 			_ = os.Chmod(path, 0o700)

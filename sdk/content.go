@@ -3,7 +3,6 @@ package sdk
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sort"
 
 	"github.com/toolhost/toolhost/sdk/wire"
@@ -76,8 +75,7 @@ func (s *server) GetPrompt(ctx context.Context, in *wire.GetPromptRequest) (resp
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			Logger().Error("prompt handler panicked", "prompt", in.GetName(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp = &wire.GetPromptResponse{Error: ErrorToWire(Errorf(CodeInternalError, "prompt %s failed unexpectedly: %v", in.GetName(), r))}
+			resp = &wire.GetPromptResponse{Error: ErrorToWire(panicked(r, "prompt "+in.GetName()))}
 		}
 	}()
 	res, err := h(ctx, &PromptRequest{Name: in.GetName(), Arguments: in.GetArguments(), Caller: callerFromWire(in.GetCaller())})
@@ -104,8 +102,7 @@ func (s *server) ReadResource(ctx context.Context, in *wire.ReadResourceRequest)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			Logger().Error("resource handler panicked", "uri", in.GetUri(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			resp = &wire.ReadResourceResponse{Error: ErrorToWire(Errorf(CodeInternalError, "reading %s failed unexpectedly: %v", in.GetUri(), r))}
+			resp = &wire.ReadResourceResponse{Error: ErrorToWire(panicked(r, "reading "+in.GetUri()))}
 		}
 	}()
 	c, err := s.plugin.Resources(ctx, &ResourceRequest{URI: in.GetUri(), Caller: callerFromWire(in.GetCaller())})

@@ -42,6 +42,11 @@ type Plugin struct {
 	// is printed as written. Set it only when handlers return Markdown:
 	// the renderer adds about 60 ms to every start of the binary.
 	RenderMarkdown func(md string, width int, colour, dumb bool) (string, error)
+	// Manifest, optional, is the plugin's tool.yaml parsed at build time
+	// (go generate with sdk/manifestgen): CLI mode takes it instead of
+	// parsing the tool.yaml beside the binary while that file's SHA256 is
+	// Manifest.SHA256, about 4 ms less on every start.
+	Manifest *PrebuiltManifest
 }
 
 // Caller says who made a call. It crosses the wire with every call.

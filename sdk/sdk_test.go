@@ -10,28 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/manifests"
 )
-
-const testManifest = `name: greet
-description: Greets people.
-version: 1.0.0
-entrypoint: greet
-actions:
-  - name: say-hello
-    description: Say hello.
-    read_only: true
-    args:
-      - {name: name, type: string, required: true}
-      - {name: times, type: integer, minimum: 1, default: 1}
-      - {name: loud, type: boolean}
-  - name: explode
-    description: Panic.
-    read_only: true
-  - name: refuse
-    description: Fail with a plugin code.
-    read_only: true
-`
 
 // mustParse parses a test's manifest, src, as the file name.
 func mustParse(t *testing.T, name, src string) *manifests.Manifest {
@@ -69,7 +50,7 @@ func greetPlugin() Plugin {
 }
 
 func TestCLI(t *testing.T) {
-	m := mustParse(t, "greet/tool.yaml", testManifest)
+	m := mustParse(t, "greet/tool.yaml", testplugin.Greet)
 	tests := []struct {
 		name string
 		args []string
@@ -145,7 +126,7 @@ func TestErrorRoundTripsTheWire(t *testing.T) {
 
 func TestNewRequestFor(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, manifests.FileName), []byte(testManifest), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, manifests.FileName), []byte(testplugin.Greet), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sub := filepath.Join(dir, "internal", "greeter")

@@ -101,6 +101,15 @@ func (s *server) Call(in *wire.CallRequest, stream grpc.ServerStreamingServer[wi
 	return send(resultEvent(res, err))
 }
 
+// panicked turns r, a panic recovered from a plugin author's code, into
+// the internal_error the host answers with, and logs it with its stack: an
+// author's bug never takes the plugin down. what names what failed
+// ("action read", "writing the result").
+func panicked(r any, what string) *Error {
+	Logger().Error(what+" panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+	return Errorf(CodeInternalError, "%s failed unexpectedly: %v", what, r)
+}
+
 // dispatch finds the handler and runs it, turning panics into
 // internal_error results and context ends into cancelled/timeout.
 func dispatch(ctx context.Context, p Plugin, req *Request) (res *Result, err error) {
@@ -111,8 +120,7 @@ func dispatch(ctx context.Context, p Plugin, req *Request) (res *Result, err err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			Logger().Error("handler panicked", "action", req.Action, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			res, err = nil, Errorf(CodeInternalError, "action %s failed unexpectedly: %v", req.Action, r)
+			res, err = nil, panicked(r, "action "+req.Action)
 		}
 	}()
 	res, err = h(ctx, req)

@@ -2,9 +2,7 @@ package sdk
 
 import (
 	"bytes"
-	"fmt"
 	"io"
-	"runtime/debug"
 )
 
 // JSONWriter is a Result.Data that writes its own JSON object, so a large
@@ -25,8 +23,7 @@ type JSONWriter interface {
 func writeJSONData(d JSONWriter, w io.Writer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			Logger().Error("result writer panicked", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-			err = Errorf(CodeInternalError, "writing the result failed unexpectedly: %v", r)
+			err = panicked(r, "writing the result")
 		}
 	}()
 	return d.WriteJSON(w)

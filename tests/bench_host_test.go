@@ -34,7 +34,11 @@ import (
 //     ours) plus a raw go-plugin call: goal (run_tool − ping) ≤ 1.3 × raw;
 //  2. exec-per-call (the plugin's CLI mode) over warm run_tool: goal ≥ 12×;
 //  3. throughput with 8 calls in flight through the host over the raw
-//     client's with 8 in flight on one connection: goal ≥ 0.7×;
+//     client's with 8 in flight on one connection: goal ≥ 0.7×. The host's
+//     client there is a lean one (bench_lean_test.go), as the raw side's
+//     is a lean gRPC client: the go-sdk client alone costs more CPU per
+//     call than the whole raw path, so with it the ratio would measure the
+//     client. Its figure is printed beside, labelled;
 //  4. start to the first answer with 50 plugins installed over the same
 //     with one: goal ≤ 1.5× (warm: with the hash cache `host approve`
 //     filled; the start with the cache deleted is printed too).
@@ -59,13 +63,16 @@ func BenchmarkHostSpeed(b *testing.B) {
 	for range b.N {
 		raw, rawPid, closeRaw := rawClient(b, bin)
 		host, sdk := startHostSession(b, true), startHostSession(b, false)
+		lean := startLeanClient(b)
 		sides := []*benchSide{{name: "raw", call: raw, pid: rawPid}, {name: "run_tool", call: host.runTool, pid: host.cmd.Process.Pid},
 			{name: "ping", call: host.ping}, {name: "sdk run_tool", call: sdk.runTool, pid: sdk.cmd.Process.Pid}, {name: "sdk ping", call: sdk.ping}}
+		leanSide := &benchSide{name: "lean run_tool", pid: lean.cmd.Process.Pid, flight: func(n int) { lean.pipelined(b, n, 8) }}
 		for range calls / 10 { // warm: the plugins are launched and kept
 			for _, s := range sides {
 				s.call()
 			}
 		}
+		lean.pipelined(b, calls/10, 8)
 		for i := range calls {
 			for j := range sides { // each in turn, starting with another each time: no side always follows the same one
 				s := sides[(i+j)%len(sides)]
@@ -73,16 +80,23 @@ func BenchmarkHostSpeed(b *testing.B) {
 			}
 		}
 		const rounds = 10
-		flight := []*benchSide{sides[0], sides[1], sides[3]}
+		flight := []*benchSide{sides[0], leanSide, sides[1], sides[3]}
 		for range rounds {
 			for _, s := range flight {
 				client, server := selfCPU(), treeCPU(s.pid)
-				s.busy += timedOnce(func() { inFlight(calls/rounds, 8, s.call) })
+				s.busy += timedOnce(func() {
+					if s.flight != nil {
+						s.flight(calls / rounds)
+					} else {
+						inFlight(calls/rounds, 8, s.call)
+					}
+				})
 				s.clientCPU += selfCPU() - client
 				s.serverCPU += treeCPU(s.pid) - server
 			}
 		}
 		closeRaw()
+		lean.close(b)
 		host.close(b)
 		sdk.close(b)
 		execP50 := benchExec(b, bin, max(calls/40, 20))
@@ -104,8 +118,10 @@ func BenchmarkHostSpeed(b *testing.B) {
 		report("(run_tool - ping) / raw call", r1, "<= 1.30", r1 <= 1.3)
 		r2 := float64(execP50) / float64(runP50)
 		report("exec-per-call / run_tool", r2, ">= 12", r2 >= 12)
-		r3 := rate(sides[1]) / rate(sides[0])
-		report(fmt.Sprintf("8 in flight: host %.0f/s over raw %.0f/s", rate(sides[1]), rate(sides[0])), r3, ">= 0.70", r3 >= 0.7)
+		r3 := rate(leanSide) / rate(sides[0])
+		report(fmt.Sprintf("8 in flight: host %.0f/s over raw %.0f/s", rate(leanSide), rate(sides[0])), r3, ">= 0.70", r3 >= 0.7)
+		fmt.Printf("  8 in flight through the go-sdk MCP client instead of the lean one (not judged: the client alone costs more CPU than the raw path): %.0f/s = %.2f of raw\n",
+			rate(sides[1]), rate(sides[1])/rate(sides[0]))
 		r4 := float64(start50.warm) / float64(start1.warm)
 		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
 		fmt.Printf("  start with the hash cache deleted: 50 plugins %v, 1 plugin %v = %.2f\n", start50.cold, start1.cold, float64(start50.cold)/float64(start1.cold))
@@ -119,12 +135,13 @@ func BenchmarkHostSpeed(b *testing.B) {
 			// plugin (or, raw, the plugin alone).
 			perCall := func(s *benchSide) (client, server time.Duration) { return s.clientCPU / n, s.serverCPU / n }
 			rc, rs := perCall(sides[0])
+			lc, ls := perCall(leanSide)
 			hc, hs := perCall(sides[1])
 			sc, ss := perCall(sides[3])
-			fmt.Printf("  CPU per call, 8 in flight: raw %v (client %v + plugin %v); host %v (MCP client %v + host and plugin %v); SDK's path %v (%v + %v)\n",
-				rc+rs, rc, rs, hc+hs, hc, hs, sc+ss, sc, ss)
-			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f through the SDK's path)\n",
-				float64(rc+rs)/float64(hc+hs), float64(rc+rs)/float64(sc+ss))
+			fmt.Printf("  CPU per call, 8 in flight: raw %v (client %v + plugin %v); host %v (lean MCP client %v + host and plugin %v); with the go-sdk client %v (%v + %v); SDK's path %v (%v + %v)\n",
+				rc+rs, rc, rs, lc+ls, lc, ls, hc+hs, hc, hs, sc+ss, sc, ss)
+			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f with the go-sdk client, %.2f through the SDK's path)\n",
+				float64(rc+rs)/float64(lc+ls), float64(rc+rs)/float64(hc+hs), float64(rc+rs)/float64(sc+ss))
 		}
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")
@@ -137,10 +154,13 @@ func BenchmarkHostSpeed(b *testing.B) {
 // benchSide is one of the things BenchmarkHostSpeed compares: its call,
 // each timed call, and the time its rounds of calls in flight took.
 type benchSide struct {
-	name  string
-	call  func()
-	times []time.Duration
-	busy  time.Duration
+	name string
+	call func()
+	// flight, when set, makes n calls with 8 in flight (else call is run
+	// by 8 goroutines).
+	flight func(n int)
+	times  []time.Duration
+	busy   time.Duration
 	// pid is the server process (host, or the plugin for raw) whose CPU
 	// (with its children's) the rounds in flight count in serverCPU; the
 	// test process's own is clientCPU.
@@ -271,6 +291,9 @@ func startHostSession(b *testing.B, fast bool) *hostSession {
 	}
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
 		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, profile))
+	}
+	if dir := os.Getenv("HOST_BENCH_TRACE"); dir != "" { // an execution trace, for go tool trace
+		e.vars = append(e.vars, "HOST_TRACE="+filepath.Join(dir, strings.TrimSuffix(profile, ".pprof")+".trace"))
 	}
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/tests/usagegen"
 )
 
 // TestUsageMatchesCCUsage runs ccusage 20.0.24 (pinned in package.json,
@@ -132,9 +134,9 @@ func usageDaily(t *testing.T, plugin string, env []string, provider string) map[
 	out := runCmd(t, env, plugin, "get-usage", "--json", args)
 	var doc struct {
 		Rows []struct {
-			Key    string          `json:"key"`
-			Cost   float64         `json:"cost_usd"`
-			Models []usageModelRow `json:"models"`
+			Key    string         `json:"key"`
+			Cost   float64        `json:"cost_usd"`
+			Models []usagegen.Row `json:"models"`
 		} `json:"rows"`
 		Degraded []json.RawMessage `json:"degraded"`
 	}
@@ -366,8 +368,8 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 			}
 			var ours struct {
 				Rows []struct {
-					Key    string          `json:"key"`
-					Models []usageModelRow `json:"models"`
+					Key    string         `json:"key"`
+					Models []usagegen.Row `json:"models"`
 				} `json:"rows"`
 			}
 			out = runCmd(t, env, plugin, "get-usage", "--json",
@@ -433,14 +435,4 @@ type ccusageModelRow struct {
 	CacheWrite int64   `json:"cacheCreationTokens"`
 	CacheRead  int64   `json:"cacheReadTokens"`
 	Cost       float64 `json:"cost"`
-}
-
-// usageModelRow is one model's line in a usage row, as get-usage answers it.
-type usageModelRow struct {
-	Key        string  `json:"key"`
-	Input      int64   `json:"input_tokens"`
-	Output     int64   `json:"output_tokens"`
-	CacheWrite int64   `json:"cache_write_tokens"`
-	CacheRead  int64   `json:"cache_read_tokens"`
-	Cost       float64 `json:"cost_usd"`
 }

@@ -23,14 +23,7 @@ example.com/p/f.go:7.10,9.3 2 1
 `
 
 func TestCoverageSelectsTheTestsThatReachAMutant(t *testing.T) {
-	cov := coverage{}
-	for name, p := range map[string]string{"TestA": profileA, "TestB": profileB} {
-		bs, err := parseProfile([]byte(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cov[name] = bs
-	}
+	cov := coverOf(t, map[string]string{"TestA": profileA, "TestB": profileB})
 	tests := []struct {
 		name      string
 		file      string
@@ -94,14 +87,7 @@ func TestCaseExpressionsAreReachedByTheTestsThatEnterTheFunction(t *testing.T) {
 	// TestG calls only g.
 	profF := "mode: set\nexample.com/p/c.go:3.19,4.9 1 1\nexample.com/p/c.go:5.13,6.11 1 1\nexample.com/p/c.go:7.13,8.11 1 0\nexample.com/p/c.go:10.2,10.10 1 0\n"
 	profG := "mode: set\nexample.com/p/c.go:3.19,4.9 1 0\nexample.com/p/c.go:13.16,13.25 1 1\n"
-	cov := coverage{}
-	for name, p := range map[string]string{"TestF": profF, "TestG": profG} {
-		bs, err := parseProfile([]byte(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cov[name] = bs
-	}
+	cov := coverOf(t, map[string]string{"TestF": profF, "TestG": profG})
 	for _, tt := range []struct {
 		name      string
 		line, col int
@@ -122,6 +108,20 @@ func TestCaseExpressionsAreReachedByTheTestsThatEnterTheFunction(t *testing.T) {
 	if fn := enclosingFunc("c.go", []byte(caseSrc), 1, 1); fn.valid() {
 		t.Fatalf("the package clause is in function %+v", fn)
 	}
+}
+
+// coverOf parses each test's coverage profile, keyed by the test's name.
+func coverOf(t *testing.T, profiles map[string]string) coverage {
+	t.Helper()
+	cov := coverage{}
+	for name, p := range profiles {
+		bs, err := parseProfile([]byte(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cov[name] = bs
+	}
+	return cov
 }
 
 func TestLimitIsSetFromTheUnmutatedRun(t *testing.T) {

@@ -137,11 +137,16 @@ func Build(t testing.TB, version string) string {
 // pluginsDir/testtool and returns that folder.
 func Install(t testing.TB, pluginsDir, version string) string {
 	t.Helper()
-	dir := filepath.Join(pluginsDir, "testtool")
+	return install(t, filepath.Join(pluginsDir, "testtool"), Manifest, version)
+}
+
+// install puts the test plugin (built with version) and manifest into dir.
+func install(t testing.TB, dir, manifest, version string) string {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(Manifest), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	CopyBinary(t, Build(t, version), filepath.Join(dir, "testtool"))
@@ -169,15 +174,7 @@ func CopyBinary(t testing.TB, src, dst string) {
 // pluginsDir/testagent and returns that folder.
 func InstallAgent(t testing.TB, pluginsDir string) string {
 	t.Helper()
-	dir := filepath.Join(pluginsDir, "testagent")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(AgentManifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	CopyBinary(t, Build(t, "1"), filepath.Join(dir, "testtool"))
-	return dir
+	return install(t, filepath.Join(pluginsDir, "testagent"), AgentManifest, "1")
 }
 
 // Approve approves every plugin in pluginsDir, as `host approve --all`

@@ -14,23 +14,15 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
-)
 
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/toolhost/toolhost/internal/testplugin"
+)
 
 // TestGeminiFixture reads Gemini CLI chats in both recorded formats.
 func TestGeminiFixture(t *testing.T) {
 	dir := t.TempDir()
 	chats := filepath.Join(dir, "tmp", "9f2c1e0d4b", "chats")
-	write(t, filepath.Join(chats, "session-2026-06-02T10-00-a1b2.json"), `{
+	testplugin.WriteFile(t, filepath.Join(chats, "session-2026-06-02T10-00-a1b2.json"), `{
   "sessionId": "a1b2c3d4-0000-4000-8000-000000000001",
   "projectHash": "9f2c1e0d4b",
   "startTime": "2026-06-02T10:00:00.000Z",
@@ -46,7 +38,7 @@ func TestGeminiFixture(t *testing.T) {
      "model": "gemini-2.5-pro"}
   ]
 }`)
-	write(t, filepath.Join(chats, "session-2026-06-02T11-00-c3d4.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(chats, "session-2026-06-02T11-00-c3d4.jsonl"),
 		`{"sessionId":"a1b2c3d4-0000-4000-8000-000000000002","projectHash":"9f2c1e0d4b","startTime":"2026-06-02T11:00:00.000Z"}
 {"id":"n1","timestamp":"2026-06-02T11:00:00.000Z","type":"user","content":"hi"}
 {"id":"n2","timestamp":"2026-06-02T11:00:03.000Z","type":"gemini","content":"hello","tokens":{"input":1000,"output":100,"cached":0,"thoughts":50,"tool":0,"total":1150},"model":"gemini-2.5-flash"}
@@ -123,10 +115,10 @@ func TestPriceOverride(t *testing.T) {
 	line := func(id, model string, in, out int) string {
 		return fmt.Sprintf(`{"cwd":"/p","sessionId":"s","message":{"id":"%s","model":"%s","usage":{"input_tokens":%d,"output_tokens":%d}},"requestId":"r%s","type":"assistant","timestamp":"2026-06-04T10:00:00.000Z"}`+"\n", id, model, in, out, id)
 	}
-	write(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
 		line("a", "claude-future-9", 1_000_000, 0)+line("b", "claude-haiku-4-5-20251001", 1_000_000, 0)+line("c", "mystery-model", 5, 5))
 	override := filepath.Join(dir, "prices.json")
-	write(t, override, `{"models":{"claude-future-9":{"input":7,"output":30},"claude-haiku-4-5":{"input":0.5,"output":4}}}`)
+	testplugin.WriteFile(t, override, `{"models":{"claude-future-9":{"input":7,"output":30},"claude-haiku-4-5":{"input":0.5,"output":4}}}`)
 	tests := []struct {
 		name     string
 		env      map[string]string
@@ -164,7 +156,7 @@ func TestLiteLLMRefresh(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
 		`{"cwd":"/p","sessionId":"s","message":{"id":"a","model":"claude-brand-new","usage":{"input_tokens":300000,"output_tokens":1000}},"requestId":"r","type":"assistant","timestamp":"2026-06-04T10:00:00.000Z"}`+"\n")
 	env := map[string]string{"CLAUDE_CONFIG_DIR": dir, "USAGE_PRICE_REFRESH": "1", "USAGE_LITELLM_URL": srv.URL, "USAGE_CACHE_DIR": t.TempDir()}
 	args := map[string]any{"from": "2026-06-04", "to": "2026-06-04", "timezone": "UTC"}
@@ -205,7 +197,7 @@ func TestLiteLLMRefresh(t *testing.T) {
 // alike: the unpriced model named and the malformed line counted.
 func TestReportsSayWhatTheyLeftOut(t *testing.T) {
 	dir := t.TempDir()
-	write(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(dir, "projects", "-p", "s.jsonl"),
 		`{"cwd":"/p","sessionId":"s","message":{"id":"a","model":"mystery-model","usage":{"input_tokens":5,"output_tokens":5}},"requestId":"ra","type":"assistant","timestamp":"2026-06-04T10:00:00.000Z"}`+"\n"+
 			`{"cwd":"/p","sessionId":"s","message":{"id":"b","model":"mystery-model","usage":{"input_tokens":5,"output_tokens":`+"\n")
 	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})

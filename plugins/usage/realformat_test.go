@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/plugins/usage/internal/source"
 )
 
@@ -65,8 +66,8 @@ func TestClaudeSidechainReplay(t *testing.T) {
 	const sess = "5f0c2f9e-1111-4a4a-9b9b-000000000001"
 	const ts = "2026-06-05T10:00:00.000Z"
 	parent := claudeUsage(10, 1000, 20000, 500, "")
-	write(t, filepath.Join(proj, sess+".jsonl"), claudeLine(false, "/home/dev/shop", sess, "msg_01A", "req_01A", "claude-sonnet-4-5-20250929", ts, parent))
-	write(t, filepath.Join(proj, sess, "subagents", "agent-aside_question-a1b2c3.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(proj, sess+".jsonl"), claudeLine(false, "/home/dev/shop", sess, "msg_01A", "req_01A", "claude-sonnet-4-5-20250929", ts, parent))
+	testplugin.WriteFile(t, filepath.Join(proj, sess, "subagents", "agent-aside_question-a1b2c3.jsonl"),
 		claudeLine(true, "/home/dev/shop", sess, "msg_01A", "req_02B", "claude-sonnet-4-5-20250929", "2026-06-05T10:01:00.000Z", parent)+
 			claudeLine(true, "/home/dev/shop", sess, "msg_03C", "req_03C", "claude-sonnet-4-5-20250929", "2026-06-05T10:01:05.000Z", claudeUsage(5, 0, 20000, 80, "")))
 	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
@@ -89,7 +90,7 @@ func TestClaudeFastMode(t *testing.T) {
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "projects", "-home-dev-shop")
 	const sess = "5f0c2f9e-2222-4a4a-9b9b-000000000002"
-	write(t, filepath.Join(proj, sess+".jsonl"),
+	testplugin.WriteFile(t, filepath.Join(proj, sess+".jsonl"),
 		claudeLine(false, "/home/dev/shop", sess, "msg_f1", "req_f1", "claude-opus-4-6", "2026-06-05T11:00:00.000Z", claudeUsage(100, 0, 10000, 1000, `,"speed":"fast"`))+
 			claudeLine(false, "/home/dev/shop", sess, "msg_f2", "req_f2", "claude-opus-4-6", "2026-06-05T11:01:00.000Z", claudeUsage(100, 0, 10000, 1000, `,"speed":"standard"`)))
 	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
@@ -111,7 +112,7 @@ func TestClaudeNewLayoutProject(t *testing.T) {
 	proj := filepath.Join(dir, "projects", "-home-alice-work-shop")
 	const sess = "5f0c2f9e-3333-4a4a-9b9b-000000000003"
 	u := claudeUsage(10, 0, 0, 10, "")
-	write(t, filepath.Join(proj, sess+".jsonl"),
+	testplugin.WriteFile(t, filepath.Join(proj, sess+".jsonl"),
 		claudeLineNew("/home/alice/work/shop", sess, "msg_n1", "req_n1", "claude-sonnet-4-6", "2026-06-05T12:00:00.000Z", u)+
 			claudeLine(false, "/home/alice/work/shop", sess, "msg_n2", "req_n2", "claude-sonnet-4-6", "2026-06-05T12:01:00.000Z", u))
 	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
@@ -138,9 +139,9 @@ func TestClaudeAgentProgress(t *testing.T) {
 		t.Run(fmt.Sprintf("agent file %v", withAgentFile), func(t *testing.T) {
 			dir := t.TempDir()
 			proj := filepath.Join(dir, "projects", "-home-dev-shop")
-			write(t, filepath.Join(proj, sess+".jsonl"), progress)
+			testplugin.WriteFile(t, filepath.Join(proj, sess+".jsonl"), progress)
 			if withAgentFile {
-				write(t, filepath.Join(proj, sess, "subagents", "agent-a1.jsonl"), inner+"\n")
+				testplugin.WriteFile(t, filepath.Join(proj, sess, "subagents", "agent-a1.jsonl"), inner+"\n")
 			}
 			s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir})
 			got, _ := byModel(t, s, "2026-06-05", nil)
@@ -226,10 +227,10 @@ func TestCodexForkedSession(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			parentName := "rollout-2026-06-06T09-00-00-" + parentID + ".jsonl"
-			write(t, filepath.Join(home, "sessions", "2026", "06", "06", parentName), parent)
-			write(t, filepath.Join(home, "sessions", "2026", "06", "07", "rollout-2026-06-07T08-00-00-"+childID+".jsonl"), replay(tt.restamp))
+			testplugin.WriteFile(t, filepath.Join(home, "sessions", "2026", "06", "06", parentName), parent)
+			testplugin.WriteFile(t, filepath.Join(home, "sessions", "2026", "06", "07", "rollout-2026-06-07T08-00-00-"+childID+".jsonl"), replay(tt.restamp))
 			if tt.archived {
-				write(t, filepath.Join(home, "archived_sessions", parentName), parent)
+				testplugin.WriteFile(t, filepath.Join(home, "archived_sessions", parentName), parent)
 			}
 			s := newTestService(t, map[string]string{"CODEX_HOME": home})
 			_, u := usageOf(t, s, map[string]any{"from": "2026-06-06", "to": "2026-06-07", "by": "day", "timezone": "UTC"})
@@ -252,7 +253,7 @@ func TestCodexForkedSession(t *testing.T) {
 func TestCodexInfoModel(t *testing.T) {
 	home := t.TempDir()
 	c := cx{1000, 0, 100, 0}
-	write(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
 		codexMeta("2026-06-06T10:00:00.000Z", "0199", "", "/home/dev/api")+
 			codexTokens("2026-06-06T10:00:10.000Z", c, c, "gpt-5.2-codex"))
 	s := newTestService(t, map[string]string{"CODEX_HOME": home})
@@ -267,7 +268,7 @@ func TestCodexInfoModel(t *testing.T) {
 func TestCodexSymlinkedSessions(t *testing.T) {
 	home, real := t.TempDir(), t.TempDir()
 	c := cx{1000, 0, 100, 0}
-	write(t, filepath.Join(real, "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(real, "2026", "06", "06", "rollout-2026-06-06T10-00-00-0199.jsonl"),
 		codexMeta("2026-06-06T10:00:00.000Z", "0199", "", "/home/dev/api")+codexTurn("2026-06-06T10:00:01.000Z", "/home/dev/api", "gpt-5")+
 			codexTokens("2026-06-06T10:00:10.000Z", c, c, ""))
 	if err := os.Symlink(real, filepath.Join(home, "sessions")); err != nil {
@@ -290,10 +291,10 @@ func TestGeminiSubagentChats(t *testing.T) {
 	dir := t.TempDir()
 	chats := filepath.Join(dir, "tmp", "9f2c1e0d4b", "chats")
 	const parent = "a1b2c3d4-0000-4000-8000-000000000009"
-	write(t, filepath.Join(chats, "session-2026-06-08T10-00-a1b2.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(chats, "session-2026-06-08T10-00-a1b2.jsonl"),
 		`{"sessionId":"`+parent+`","projectHash":"9f2c1e0d4b","startTime":"2026-06-08T10:00:00.000Z","lastUpdated":"2026-06-08T10:00:00.000Z","kind":"main"}`+"\n"+
 			`{"id":"m1","timestamp":"2026-06-08T10:00:05.000Z","type":"gemini","content":"ok","tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-3.1-pro-preview"}`+"\n")
-	write(t, filepath.Join(chats, parent, "b9c8d7e6-0000-4000-8000-000000000010.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(chats, parent, "b9c8d7e6-0000-4000-8000-000000000010.jsonl"),
 		`{"sessionId":"b9c8d7e6-0000-4000-8000-000000000010","projectHash":"9f2c1e0d4b","startTime":"2026-06-08T10:01:00.000Z","kind":"subagent"}`+"\n"+
 			`{"id":"s1","timestamp":"2026-06-08T10:01:05.000Z","type":"gemini","content":"searched","tokens":{"input":250000,"output":1000,"cached":50000,"thoughts":500,"tool":0,"total":251500},"model":"gemini-3.1-pro-preview"}`+"\n")
 	s := newTestService(t, map[string]string{"USAGE_GEMINI_DIR": dir})
@@ -318,10 +319,10 @@ func TestDiscoveryRobust(t *testing.T) {
 	dir := t.TempDir()
 	u := claudeUsage(10, 0, 0, 10, "")
 	const sess = "5f0c2f9e-5555-4a4a-9b9b-000000000005"
-	write(t, filepath.Join(dir, "claude", "projects", "-home-dev-ok", sess+".jsonl"),
+	testplugin.WriteFile(t, filepath.Join(dir, "claude", "projects", "-home-dev-ok", sess+".jsonl"),
 		claudeLine(false, "/home/dev/ok", sess, "msg_ok", "req_ok", "claude-sonnet-4-6", "2026-06-09T10:00:00.000Z", u))
-	write(t, filepath.Join(dir, "claude", "projects", "-home-dev-new", "empty.jsonl"), "")
-	write(t, filepath.Join(dir, "gemini", "tmp", "abc", "chats", "session-2026-06-09T10-00-0000.json"), "")
+	testplugin.WriteFile(t, filepath.Join(dir, "claude", "projects", "-home-dev-new", "empty.jsonl"), "")
+	testplugin.WriteFile(t, filepath.Join(dir, "gemini", "tmp", "abc", "chats", "session-2026-06-09T10-00-0000.json"), "")
 	// A symbolic link loop cannot be listed, even by root.
 	loop := filepath.Join(dir, "claude", "projects", "-home-dev-loop")
 	if err := os.Symlink(loop, loop); err != nil {
@@ -347,7 +348,7 @@ func TestDiscoveryRobust(t *testing.T) {
 	t.Cleanup(func() { source.MaxLineBytes = old })
 	big := strings.Replace(claudeLine(false, "/home/dev/ok", sess, "msg_big", "req_big", "claude-sonnet-4-6", "2026-06-09T11:00:00.000Z", u),
 		`"text":"done"`, `"text":"`+strings.Repeat("x", 3<<20)+`"`, 1)
-	write(t, filepath.Join(dir, "claude2", "projects", "-home-dev-ok", sess+".jsonl"), big)
+	testplugin.WriteFile(t, filepath.Join(dir, "claude2", "projects", "-home-dev-ok", sess+".jsonl"), big)
 	s = newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": filepath.Join(dir, "claude2")})
 	_, out = byModel(t, s, "2026-06-09", nil)
 	if len(out.Degraded) != 1 || !strings.Contains(out.Degraded[0].Reason, "over 1 MB") {
@@ -364,10 +365,10 @@ func TestCodexUnreadableFolder(t *testing.T) {
 	}
 	home := t.TempDir()
 	c := cx{1000, 0, 100, 0}
-	write(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-a.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(home, "sessions", "2026", "06", "06", "rollout-a.jsonl"),
 		codexMeta("2026-06-06T10:00:00.000Z", "a", "", "/x")+codexTokens("2026-06-06T10:00:10.000Z", c, c, "gpt-5"))
 	locked := filepath.Join(home, "sessions", "2026", "06", "07")
-	write(t, filepath.Join(locked, "rollout-b.jsonl"), codexMeta("2026-06-07T10:00:00.000Z", "b", "", "/x"))
+	testplugin.WriteFile(t, filepath.Join(locked, "rollout-b.jsonl"), codexMeta("2026-06-07T10:00:00.000Z", "b", "", "/x"))
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -391,9 +392,9 @@ func TestOpenCodeJSONStorage(t *testing.T) {
 	msg := func(id, model string, in, out int) string {
 		return fmt.Sprintf(`{"id":%q,"sessionID":"ses_old1","role":"assistant","time":{"created":1780909200000,"completed":1780909205000},"modelID":%q,"providerID":"anthropic","mode":"build","path":{"cwd":"/home/dev/old","root":"/home/dev/old"},"cost":0,"tokens":{"input":%d,"output":%d,"reasoning":0,"cache":{"read":0,"write":0}}}`, id, model, in, out)
 	}
-	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_a.json"), msg("msg_a", "claude-sonnet-4-5", 1000, 100))
-	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_b.json"), msg("msg_b", "claude-sonnet-4-5", 2000, 200))
-	write(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_empty.json"), "")
+	testplugin.WriteFile(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_a.json"), msg("msg_a", "claude-sonnet-4-5", 1000, 100))
+	testplugin.WriteFile(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_b.json"), msg("msg_b", "claude-sonnet-4-5", 2000, 200))
+	testplugin.WriteFile(t, filepath.Join(data, "opencode", "storage", "message", "ses_old1", "msg_empty.json"), "")
 	s := newTestService(t, map[string]string{"XDG_DATA_HOME": data})
 	// 1780909200000 ms is 2026-06-08T09:00:00Z.
 	got, out := byModel(t, s, "2026-06-08", nil)
@@ -436,13 +437,13 @@ func TestTasksOfOtherAgents(t *testing.T) {
 		fn("2026-06-11T09:01:01.000Z", "shell", `{"command":["bash","-lc","ls -la"]}`) + codexTokens("2026-06-11T09:01:02.000Z", c4, cx{1000, 0, 100, 0}, "") +
 		// Turn 3: no tools.
 		user("2026-06-11T09:02:00.000Z", "thanks") + codexTokens("2026-06-11T09:02:01.000Z", c5, cx{1000, 0, 100, 0}, "")
-	write(t, filepath.Join(home, "codex", "sessions", "2026", "06", "11", "rollout-2026-06-11T09-00-00-0199a1b2-0000-7000-8000-0000000000c1.jsonl"), log)
+	testplugin.WriteFile(t, filepath.Join(home, "codex", "sessions", "2026", "06", "11", "rollout-2026-06-11T09-00-00-0199a1b2-0000-7000-8000-0000000000c1.jsonl"), log)
 	gem := `{"sessionId":"a1b2c3d4-0000-4000-8000-0000000000c2","projectHash":"9f2c1e0d4b","startTime":"2026-06-11T10:00:00.000Z","lastUpdated":"2026-06-11T10:00:00.000Z","kind":"main"}` + "\n" +
 		`{"id":"u1","timestamp":"2026-06-11T10:00:01.000Z","type":"user","content":"rename the field"}` + "\n" +
 		`{"id":"g1","timestamp":"2026-06-11T10:00:05.000Z","type":"gemini","content":"done","toolCalls":[{"id":"replace-1","name":"replace","args":{"file_path":"/home/dev/web/a.ts","old_string":"x","new_string":"y"},"status":"success"}],"tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-2.5-pro"}` + "\n" +
 		`{"id":"u2","timestamp":"2026-06-11T10:01:01.000Z","type":"user","content":"run the tests"}` + "\n" +
 		`{"id":"g2","timestamp":"2026-06-11T10:01:05.000Z","type":"gemini","content":"ok","toolCalls":[{"id":"sh-1","name":"run_shell_command","args":{"command":"npm test"},"status":"success"}],"tokens":{"input":1000,"output":100,"cached":0,"thoughts":0,"tool":0,"total":1100},"model":"gemini-2.5-pro"}` + "\n"
-	write(t, filepath.Join(home, "gemini", "tmp", "9f2c1e0d4b", "chats", "session-2026-06-11T10-00-c2c2.jsonl"), gem)
+	testplugin.WriteFile(t, filepath.Join(home, "gemini", "tmp", "9f2c1e0d4b", "chats", "session-2026-06-11T10-00-c2c2.jsonl"), gem)
 	s := newTestService(t, map[string]string{"CODEX_HOME": filepath.Join(home, "codex"), "USAGE_GEMINI_DIR": filepath.Join(home, "gemini")})
 	for _, tc := range []struct {
 		provider string

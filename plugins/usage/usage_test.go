@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/sdk"
 	"github.com/toolhost/toolhost/tests/usagegen"
 )
@@ -429,7 +430,7 @@ func TestWatched(t *testing.T) {
 	f.WriteString(appended)
 	f.Close()
 	newFile := filepath.Join(filepath.Dir(file), "new-session.jsonl")
-	write(t, newFile, line("w2", 20))
+	testplugin.WriteFile(t, newFile, line("w2", 20))
 	// Events arrive asynchronously: poll until both are seen (bounded).
 	var after usageOut
 	for range 200 {

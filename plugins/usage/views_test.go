@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/plugins/usage/internal/report"
 )
 
@@ -25,7 +26,7 @@ func claudeHome(t *testing.T, calls [][2]string) map[string]string {
 		id := "msg_" + string(rune('a'+i))
 		b.WriteString(claudeLine(false, "/home/dev/shop", sess, id, "req_"+id, c[1], c[0], claudeUsage(1000, 0, 0, 100, "")))
 	}
-	write(t, filepath.Join(dir, "projects", "-home-dev-shop", sess+".jsonl"), b.String())
+	testplugin.WriteFile(t, filepath.Join(dir, "projects", "-home-dev-shop", sess+".jsonl"), b.String())
 	return map[string]string{"CLAUDE_CONFIG_DIR": dir}
 }
 
@@ -149,7 +150,7 @@ func TestWhatAPersonSees(t *testing.T) {
 func TestProjectWithoutCwd(t *testing.T) {
 	home := t.TempDir()
 	c := cx{1000, 0, 100, 0}
-	write(t, filepath.Join(home, "sessions", "2026", "06", "12", "rollout-2026-06-12T09-00-00-0199a1b2-0000-7000-8000-0000000000d1.jsonl"),
+	testplugin.WriteFile(t, filepath.Join(home, "sessions", "2026", "06", "12", "rollout-2026-06-12T09-00-00-0199a1b2-0000-7000-8000-0000000000d1.jsonl"),
 		codexMeta("2026-06-12T09:00:00.000Z", "0199a1b2-0000-7000-8000-0000000000d1", "", "")+codexTokens("2026-06-12T09:00:10.000Z", c, c, "gpt-5"))
 	s := newTestService(t, map[string]string{"CODEX_HOME": home})
 	_, u := usageOf(t, s, map[string]any{"from": "2026-06-12", "to": "2026-06-12", "by": "project", "timezone": "UTC"})

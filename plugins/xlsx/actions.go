@@ -393,7 +393,6 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		seen, shown, lastNum := 0, 0, 0
 		truncated := false
 		cut := ""
-		var row []byte
 		emit := func(r *workbook.Row) error {
 			if seen < a.Offset {
 				seen++
@@ -403,26 +402,31 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				truncated = true
 				return workbook.ErrStop
 			}
+			// The row is encoded straight into the output, and taken
+			// back when it does not fit.
+			mark := o.beginItem()
+			start := len(o.buf)
 			if r == nil {
-				row = append(row[:0], "[]"...)
+				o.buf = append(o.buf, "[]"...)
 			} else {
-				row = appendRow(row[:0], *r)
+				o.buf = appendRow(o.buf, *r)
 			}
-			if !b.fits(len(row) + itemOverhead) {
+			if !b.fits(len(o.buf) - start + itemOverhead) {
 				truncated = true
 				if shown > 0 || r == nil {
+					o.dropItem(mark)
 					return workbook.ErrStop
 				}
 				// A row larger than the whole budget comes cut to the
 				// cells that fit, and says where the rest is.
 				var k int
-				row, k = appendRowPrefix(row[:0], *r, b.limit-b.used-itemOverhead)
+				o.buf, k = appendRowPrefix(o.buf[:start], *r, b.limit-b.used-itemOverhead)
 				cut = fmt.Sprintf("row %d is larger than the result budget: only its first %d of %d cells are shown; read-range %s:%s reads the rest",
 					r.Num, k, max(len(r.Cells), len(r.Formulas)), workbook.CellName(r.Num, k+1), workbook.CellName(r.Num, max(len(r.Cells), len(r.Formulas))))
 			}
 			seen++
 			shown++
-			o.item(row)
+			o.endItem()
 			if cut != "" {
 				return workbook.ErrStop
 			}

@@ -228,7 +228,6 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		headerRow := 0
 		rowNums := []int{}
 		var keyJSON [][]byte
-		var rec []byte
 		seen := 0
 		truncated := false
 		b := newBudgetFor(req, 200+len(sh.Name), a.MaxResults)
@@ -263,7 +262,15 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			for len(keyJSON) < len(keys) {
 				keyJSON = append(keyJSON, workbook.AppendJSONString(nil, keys[len(keyJSON)]))
 			}
-			rec = append(rec[:0], '{')
+			if len(rowNums) >= a.MaxResults {
+				truncated = true
+				return workbook.ErrStop
+			}
+			// The record is encoded straight into the output, and taken
+			// back when it does not fit.
+			mark := o.beginItem()
+			start := len(o.buf)
+			rec := append(o.buf, '{')
 			for i, k := range keyJSON {
 				if i > 0 {
 					rec = append(rec, ',')
@@ -271,13 +278,14 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				rec = append(append(rec, k...), ':')
 				rec = appendCell(rec, r, i, "null")
 			}
-			rec = append(rec, '}')
-			if len(rowNums) >= a.MaxResults || !b.fits(len(rec)+itemOverhead+8) && len(rowNums) > 0 {
+			o.buf = append(rec, '}')
+			if !b.fits(len(o.buf)-start+itemOverhead+8) && len(rowNums) > 0 {
+				o.dropItem(mark)
 				truncated = true
 				return workbook.ErrStop
 			}
 			seen++
-			o.item(rec)
+			o.endItem()
 			rowNums = append(rowNums, r.Num)
 			return o.err
 		})

@@ -59,32 +59,51 @@ func (s *streamed) MarshalJSON() ([]byte, error) {
 
 // objectWriter writes a JSON object a member at a time, one member per
 // line (a row per line inside a streamed array), tracking the first error.
+// What it writes collects in buf and goes to w in pieces of flushAt bytes
+// or more: a piece that large passes a bufio.Writer of that size (CLI
+// mode's stdout) without a copy, and an array item is appended straight
+// into buf (beginItem/endItem) rather than built apart and copied.
 type objectWriter struct {
 	w       io.Writer
 	err     error
 	members int
 	items   int
-	scratch []byte
+	buf     []byte
 }
 
+// flushAt is how much output objectWriter holds before writing it.
+const flushAt = 256 << 10
+
 func (o *objectWriter) raw(b []byte) {
-	if o.err == nil {
-		_, o.err = o.w.Write(b)
+	o.buf = append(o.buf, b...)
+	o.flushFull()
+}
+
+// flushFull writes the held output once it reaches flushAt.
+func (o *objectWriter) flushFull() {
+	if len(o.buf) >= flushAt {
+		o.flush()
 	}
+}
+
+// flush writes the held output.
+func (o *objectWriter) flush() {
+	if o.err == nil && len(o.buf) > 0 {
+		_, o.err = o.w.Write(o.buf)
+	}
+	o.buf = o.buf[:0]
 }
 
 // key starts a member.
 func (o *objectWriter) key(k string) {
-	b := o.scratch[:0]
 	if o.members == 0 {
-		b = append(b, "{\n  "...)
+		o.buf = append(o.buf, "{\n  "...)
 	} else {
-		b = append(b, ",\n  "...)
+		o.buf = append(o.buf, ",\n  "...)
 	}
 	o.members++
-	b = workbook.AppendJSONString(b, k)
-	o.scratch = append(b, ": "...)
-	o.raw(o.scratch)
+	o.buf = workbook.AppendJSONString(o.buf, k)
+	o.buf = append(o.buf, ": "...)
 }
 
 // member writes a whole member, v encoded by encoding/json.
@@ -101,36 +120,55 @@ func (o *objectWriter) member(k string, v any) {
 func (o *objectWriter) openArray(k string) {
 	o.key(k)
 	o.items = 0
-	o.raw([]byte("["))
+	o.buf = append(o.buf, '[')
 }
 
 // item writes one array item, already JSON.
 func (o *objectWriter) item(b []byte) {
-	if o.items == 0 {
-		o.raw([]byte("\n    "))
-	} else {
-		o.raw([]byte(",\n    "))
-	}
-	o.items++
-	o.raw(b)
+	o.beginItem()
+	o.buf = append(o.buf, b...)
+	o.endItem()
 }
+
+// beginItem starts an array item: it appends the separator to buf and
+// returns buf's length before it. The caller appends the item's JSON to
+// o.buf, then calls endItem, or dropItem with the mark to take it back.
+func (o *objectWriter) beginItem() (mark int) {
+	mark = len(o.buf)
+	if o.items == 0 {
+		o.buf = append(o.buf, "\n    "...)
+	} else {
+		o.buf = append(o.buf, ",\n    "...)
+	}
+	return mark
+}
+
+// endItem counts the item appended since beginItem.
+func (o *objectWriter) endItem() {
+	o.items++
+	o.flushFull()
+}
+
+// dropItem takes back what was appended since beginItem returned mark.
+func (o *objectWriter) dropItem(mark int) { o.buf = o.buf[:mark] }
 
 // closeArray ends the array.
 func (o *objectWriter) closeArray() {
 	if o.items > 0 {
-		o.raw([]byte("\n  ]"))
+		o.buf = append(o.buf, "\n  ]"...)
 	} else {
-		o.raw([]byte("]"))
+		o.buf = append(o.buf, ']')
 	}
 }
 
-// close ends the object and returns the first error.
+// close ends the object, writes what is held and returns the first error.
 func (o *objectWriter) close() error {
 	if o.members == 0 {
-		o.raw([]byte("{}"))
+		o.buf = append(o.buf, "{}"...)
 	} else {
-		o.raw([]byte("\n}"))
+		o.buf = append(o.buf, "\n}"...)
 	}
+	o.flush()
 	return o.err
 }
 

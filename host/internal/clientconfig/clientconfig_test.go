@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 const exe = "/opt/toolhost/bin/host"
@@ -86,11 +88,11 @@ func TestInstallUninstallEveryClientEverySystem(t *testing.T) {
 				}
 				installed, _ := os.ReadFile(path)
 				e := entryOf(t, c, installed)
-				if e == nil || !strings.Contains(mustJSON(t, e), exe) {
+				if e == nil || !strings.Contains(testplugin.JSON(t, e), exe) {
 					t.Fatalf("no toolhost entry after install:\n%s", installed)
 				}
-				if want := mustJSON(t, c.Entry(exe)); mustJSON(t, e) != want {
-					t.Errorf("entry: got %s, want %s", mustJSON(t, e), want)
+				if want := testplugin.JSON(t, c.Entry(exe)); testplugin.JSON(t, e) != want {
+					t.Errorf("entry: got %s, want %s", testplugin.JSON(t, e), want)
 				}
 				if bak, _ := os.ReadFile(path + ".bak"); string(bak) != string(fixture) {
 					t.Errorf("backup is not the file as it was")
@@ -128,15 +130,6 @@ func TestInstallUninstallEveryClientEverySystem(t *testing.T) {
 			})
 		}
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestPaths checks each client's config path per system, with no file

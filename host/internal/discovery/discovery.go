@@ -8,6 +8,7 @@ package discovery
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/manifests"
@@ -39,7 +40,7 @@ func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wi
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	if q.Kind != "" && !contains(Kinds, q.Kind) {
+	if q.Kind != "" && !slices.Contains(Kinds, q.Kind) {
 		return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("unknown kind %q", q.Kind),
 			DidYouMean: manifests.Suggest(q.Kind, Kinds), NextStep: "kind is tool, agent or skill"}
 	}
@@ -281,13 +282,4 @@ func nonNil(l []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return l
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,13 +1,13 @@
 package discovery
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/registry"
 )
 
@@ -57,15 +57,6 @@ func bigTool(n int) string {
 	return b.String()
 }
 
-func encode(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestNarrowestFirst(t *testing.T) {
 	snap := snapshot(t, map[string]string{"sheets": sheets, "big": bigTool(200)})
 	tests := []struct {
@@ -89,7 +80,7 @@ func TestNarrowestFirst(t *testing.T) {
 			if env != nil {
 				t.Fatalf("error: %v", env)
 			}
-			got := encode(t, ans)
+			got := testplugin.JSON(t, ans)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("answer lacks %s:\n%.600s", w, got)
@@ -107,7 +98,7 @@ func TestNarrowestFirst(t *testing.T) {
 func TestDegradeKeysOffSize(t *testing.T) {
 	snap := snapshot(t, map[string]string{"sheets": sheets})
 	full, _ := Answer(snap, Query{Name: "sheets"}, 0)
-	size := len(encode(t, full))
+	size := len(testplugin.JSON(t, full))
 	if ans, _ := Answer(snap, Query{Name: "sheets"}, size); ans["truncated"] != nil {
 		t.Fatal("degraded at exactly the limit")
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -92,6 +93,7 @@ func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-
 		pending:  map[int64]*call{},
 		byWire:   map[string][]int64{},
 		changed:  make(chan struct{}),
+		work:     make(chan fastJob),
 	}
 	c.base, c.cancelBase = context.WithCancel(context.Background())
 	if len(c.versions) == 0 {
@@ -195,6 +197,10 @@ type stdioConn struct {
 	fast       *fastPath
 	base       context.Context
 	cancelBase context.CancelFunc
+	// work hands a fast-path call to a worker waiting for one (unbuffered:
+	// a send succeeds only when one waits); idleWorkers counts those.
+	work        chan fastJob
+	idleWorkers atomic.Int32
 }
 
 // call is one request handed to the SDK under a transport-assigned id: the
@@ -684,7 +690,47 @@ func (c *stdioConn) startFast(fc fastCall, wireID json.RawMessage) {
 	c.byWire[key] = append(c.byWire[key], id)
 	c.mu.Unlock()
 	c.fast.running.Add(1)
-	go c.runFast(ctx, cancel, id, fc)
+	job := fastJob{ctx: ctx, cancel: cancel, id: id, fc: fc}
+	select {
+	case c.work <- job: // a worker waiting for one takes it
+	default:
+		go c.fastWorker(job)
+	}
+}
+
+// fastJob is one fast-path call for a worker to run.
+type fastJob struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	id     int64
+	fc     fastCall
+}
+
+// maxIdleWorkers bounds how many fast-path workers wait for a call; one
+// that would be one more ends instead.
+const maxIdleWorkers = 16
+
+// fastWorker runs job, then the calls handed to it while it waits, until
+// the connection closes or enough other workers wait. A worker keeps the
+// stack a call grew (the SDK's handler, dispatch, a gRPC stream: about
+// 32 KiB), where a goroutine per call started small and grew it again
+// every call, copying its frames; and a call handed to a waiting worker
+// costs what starting a goroutine does.
+func (c *stdioConn) fastWorker(job fastJob) {
+	for {
+		c.runFast(job.ctx, job.cancel, job.id, job.fc)
+		if c.idleWorkers.Add(1) > maxIdleWorkers {
+			c.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case job = <-c.work:
+			c.idleWorkers.Add(-1)
+		case <-c.closed:
+			c.idleWorkers.Add(-1)
+			return
+		}
+	}
 }
 
 // runFast answers one fast-path call through Write, as the SDK's answer

@@ -12,9 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -43,24 +41,7 @@ func BenchmarkSupervisorWarmCall(b *testing.B) {
 func BenchmarkRawGoPluginCall(b *testing.B) {
 	f := newFixture(b, nil, Options{CacheDir: b.TempDir()})
 	tool, _ := f.reg.Snapshot().Tool("testtool")
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  wire.Handshake,
-		Plugins:          wire.PluginMap(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Cmd:              exec.Command(tool.Binary),
-		AutoMTLS:         true,
-		Logger:           hclog.NewNullLogger(),
-	})
-	defer client.Kill()
-	rpc, err := client.Client()
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw, err := rpc.Dispense(wire.PluginName)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := raw.(*wire.Client)
+	c, _, _ := testplugin.Raw(b, tool.Binary)
 	call := func() {
 		r, err := runCall(context.Background(), c, &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"hi"}`)}, nil, recvLimit(&wire.CallRequest{}))
 		if err != nil || r.GetError() != nil {

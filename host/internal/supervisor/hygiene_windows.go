@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -110,16 +109,11 @@ func Reap(args []string) int {
 	}
 	cmd := exec.Command(args[0])
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
+	if err := cmd.Run(); cmd.ProcessState == nil {
+		os.Stderr.WriteString("toolhost reaper: start " + args[0] + ": " + err.Error() + "\n")
+		return 1
 	}
-	os.Stderr.WriteString("toolhost reaper: start " + args[0] + ": " + err.Error() + "\n")
-	return 1
+	return cmd.ProcessState.ExitCode()
 }
 
 // GroupMembers returns nothing on Windows, which has no process groups to

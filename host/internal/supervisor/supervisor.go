@@ -207,8 +207,10 @@ func New(opts Options) *Supervisor {
 	s := &Supervisor{opts: opts, tools: map[string]*toolState{}, stop: make(chan struct{}),
 		inflight: make(chan struct{}, opts.MaxInflight), queued: make(chan struct{}, opts.MaxInflight*opts.QueueFactor)}
 	s.wg.Add(2)
-	go s.reapLoop()
-	go s.watchLoop()
+	// Stop idle plugins whose calls have drained; check the running
+	// plugins' resource ceilings.
+	go s.every(time.Second, func() { s.reapIdle(time.Now()) })
+	go s.every(s.opts.WatchEvery, s.watch)
 	return s
 }
 
@@ -737,17 +739,17 @@ func (s *Supervisor) ownedCopy(tool *registry.Tool) (string, error) {
 	return bin, nil
 }
 
-// reapLoop stops idle plugins whose calls have drained.
-func (s *Supervisor) reapLoop() {
+// every runs f every d until the supervisor stops; s.wg counts it.
+func (s *Supervisor) every(d time.Duration, f func()) {
 	defer s.wg.Done()
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
-			s.reapIdle(time.Now())
+			f()
 		}
 	}
 }

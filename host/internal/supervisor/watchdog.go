@@ -12,22 +12,6 @@ type usage struct {
 	cpu time.Duration // CPU time of the group's live processes and their reaped children
 }
 
-// watchLoop checks the resource ceilings of the running plugins every
-// WatchEvery.
-func (s *Supervisor) watchLoop() {
-	defer s.wg.Done()
-	t := time.NewTicker(s.opts.WatchEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.watch()
-		}
-	}
-}
-
 // watch kills, alone, each plugin over its manifest's memory or cpu_time:
 // its process group is killed, its calls in flight end with plugin_crashed
 // and the reason, and the death counts as a crash.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -149,7 +150,7 @@ func accepts(t *Tool, a *manifests.Action) []string {
 			out = append(out, fmt.Sprintf("%s requires arg %q, which the published tool neither requires nor fixes", where, m.Name))
 		}
 	}
-	for _, k := range sortedKeys(t.Fixed) {
+	for _, k := range slices.Sorted(maps.Keys(t.Fixed)) {
 		m := a.Arg(k)
 		if m == nil {
 			out = append(out, fmt.Sprintf("fixes arg %q, which %s does not take%s", k, where, didYouMean(manifests.Suggest(k, a.ArgNames()))))
@@ -233,13 +234,4 @@ func Tools(resolved []*Resolved) []*mcp.Tool {
 	}
 	slices.SortFunc(out, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

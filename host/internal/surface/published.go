@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -101,12 +102,12 @@ func Diff(old, new []*mcp.Tool) []Change {
 		return m
 	}
 	o, n := byName(old), byName(new)
-	for _, name := range sortedKeys(o) {
+	for _, name := range slices.Sorted(maps.Keys(o)) {
 		if _, ok := n[name]; !ok {
 			out = append(out, Change{name, BumpMajor, "removed"})
 		}
 	}
-	for _, name := range sortedKeys(n) {
+	for _, name := range slices.Sorted(maps.Keys(n)) {
 		ot, ok := o[name]
 		if !ok {
 			out = append(out, Change{name, BumpMinor, "added"})
@@ -135,12 +136,12 @@ func schemaDiff(o, n map[string]any) []Change {
 	}
 	op, np := asMap(o["properties"]), asMap(n["properties"])
 	oreq, nreq := asStrings(o["required"]), asStrings(n["required"])
-	for _, k := range sortedKeys(op) {
+	for _, k := range slices.Sorted(maps.Keys(op)) {
 		if _, ok := np[k]; !ok {
 			add(BumpMajor, "arg %q removed", k)
 		}
 	}
-	for _, k := range sortedKeys(np) {
+	for _, k := range slices.Sorted(maps.Keys(np)) {
 		if _, ok := op[k]; !ok {
 			if slices.Contains(nreq, k) {
 				add(BumpMajor, "required arg %q added", k)

@@ -3,11 +3,12 @@ package brain
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
@@ -159,11 +160,7 @@ func (b *Brain) consolidationMaterial(ctx context.Context, c Call, scope string)
 			groups[r.Type+"\x00"+r.Scope] = append(groups[r.Type+"\x00"+r.Scope], r)
 		}
 	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(groups))
 	for _, k := range keys {
 		g := groups[k]
 		if len(g) > consolidateGroupMax {

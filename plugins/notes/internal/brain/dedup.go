@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 
@@ -68,18 +69,6 @@ func subset(a, b map[string]bool) bool {
 	return true
 }
 
-func sameSet(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
-}
-
 // compareMemories decides how a new text relates to an old one, with the
 // Jaccard similarity of their term sets and a reason for people. A number
 // or a negation on one side only never makes a pair equal or complementary.
@@ -99,7 +88,7 @@ func compareMemories(newText, oldText string) (verdict string, similarity float6
 		return verdictDifferent, 0, "no terms"
 	}
 	j := float64(inter) / float64(union)
-	differs := !sameSet(a.nums, b.nums) || a.neg != b.neg
+	differs := !maps.Equal(a.nums, b.nums) || a.neg != b.neg
 	small := len(a.terms) < DedupThresholds.MinTerms || len(b.terms) < DedupThresholds.MinTerms
 	switch {
 	case !differs && !small && j >= DedupThresholds.Equal:

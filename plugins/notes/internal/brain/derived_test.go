@@ -2,6 +2,7 @@ package brain
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,7 @@ func TestIndexAndLogInTheWriteCommit(t *testing.T) {
 	for _, w := range []map[string]any{first, second} {
 		files := e.committedFiles(str(w, "commit"))
 		for _, want := range []string{str(w, "path"), "index.md", "log.md"} {
-			if !contains(files, want) {
+			if !slices.Contains(files, want) {
 				t.Fatalf("commit of %s changed %v, want %s in it", str(w, "path"), files, want)
 			}
 		}
@@ -53,7 +54,7 @@ func TestIndexAndLogInTheWriteCommit(t *testing.T) {
 	u := e.ok("undo", map[string]any{"op": str(first, "op")})
 	e.clean()
 	files := e.committedFiles(str(u, "commit"))
-	if !contains(files, "index.md") || !contains(files, "log.md") {
+	if !slices.Contains(files, "index.md") || !slices.Contains(files, "log.md") {
 		t.Fatalf("undo commit changed %v, want index.md and log.md", files)
 	}
 	idx = e.file("index.md")
@@ -87,7 +88,7 @@ func TestRegenerateDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(paths, "index.md") || !contains(paths, "log.md") {
+	if !slices.Contains(paths, "index.md") || !slices.Contains(paths, "log.md") {
 		t.Fatalf("changed %v, want index.md and log.md", paths)
 	}
 	if idx := e.file("index.md"); !strings.Contains(idx, "## concept (1)") || !strings.Contains(idx, "[Idempotency](wiki/concepts/Idempotency.md)") {

@@ -1,17 +1,18 @@
 package brain
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 )
 
@@ -52,42 +53,12 @@ const evalMinRecallHybrid = 0.31
 
 func loadEvalNotes(t testing.TB) []evalNote {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "gitdocs", "notes.jsonl.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []evalNote
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var n evalNote
-		if err := json.Unmarshal(sc.Bytes(), &n); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, n)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testplugin.JSONLinesGzip[evalNote](t, filepath.Join("testdata", "gitdocs", "notes.jsonl.gz"))
 }
 
 func loadEvalQuestions(t testing.TB) []evalQuestion {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "gitdocs", "questions.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var qs []evalQuestion
-	if err := json.Unmarshal(raw, &qs); err != nil {
-		t.Fatal(err)
-	}
-	return qs
+	return testplugin.JSONFile[[]evalQuestion](t, filepath.Join("testdata", "gitdocs", "questions.json"))
 }
 
 // openEvalBrain imports the corpus into a new brain (as a person would:
@@ -282,11 +253,7 @@ func TestRetrievalEval(t *testing.T) {
 // logEvalReport prints recall@5 and MRR per mode and set, the figures the
 // plugin README quotes.
 func logEvalReport(t *testing.T, report map[string]evalScore) {
-	keys := make([]string, 0, len(report))
-	for k := range report {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(report))
 	t.Log("retrieval evaluation (Git's documentation, 3,828 notes): mode, set, questions, recall@5, MRR")
 	for _, k := range keys {
 		s := report[k]

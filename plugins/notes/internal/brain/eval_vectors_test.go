@@ -1,7 +1,6 @@
 package brain
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -9,12 +8,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"testing"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
 )
 
@@ -30,19 +31,10 @@ var evalVectorsFile = filepath.Join("testdata", "gitdocs", "vectors.bin.gz")
 
 func readEvalVectors(t testing.TB) map[string][]float32 {
 	t.Helper()
-	f, err := os.Open(evalVectorsFile)
-	if os.IsNotExist(err) {
+	if _, err := os.Stat(evalVectorsFile); os.IsNotExist(err) {
 		return nil
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(zr)
+	r := testplugin.OpenGzip(t, evalVectorsFile)
 	out := map[string][]float32{}
 	rec := make([]byte, 16+4+512)
 	for {
@@ -63,11 +55,7 @@ func readEvalVectors(t testing.TB) map[string][]float32 {
 
 func writeEvalVectors(t testing.TB, vecs map[string][]float32) {
 	t.Helper()
-	keys := make([]string, 0, len(vecs))
-	for k := range vecs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(vecs))
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	rec := make([]byte, 16+4+512)

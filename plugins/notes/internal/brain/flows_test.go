@@ -2,6 +2,7 @@ package brain
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,10 +108,10 @@ func TestRememberFactSupersedes(t *testing.T) {
 		byPath[str(f.(map[string]any), "path")] = f.(map[string]any)
 	}
 	of, nf := byPath[str(old, "path")], byPath[str(nw, "path")]
-	if str(of, "validity") != "expired" || str(of, "superseded_on") != today || !contains(toStrings(list(of, "superseded_by")), str(nw, "path")) {
+	if str(of, "validity") != "expired" || str(of, "superseded_on") != today || !slices.Contains(toStrings(list(of, "superseded_by")), str(nw, "path")) {
 		t.Fatalf("old fact: %v", of)
 	}
-	if str(nf, "validity") != "current" || !contains(toStrings(list(nf, "supersedes")), str(old, "path")) {
+	if str(nf, "validity") != "current" || !slices.Contains(toStrings(list(nf, "supersedes")), str(old, "path")) {
 		t.Fatalf("new fact: %v", nf)
 	}
 	if str(obj(facts, "subject"), "path") != "wiki/entities/Projeto Atlas.md" {
@@ -126,7 +127,7 @@ func TestRememberFactSupersedes(t *testing.T) {
 	}
 	// Search today finds the new fact, not the expired one.
 	hits := paths(list(e.ok("search", map[string]any{"query": "Atlas", "types": []string{"fact"}}), "hits"))
-	if contains(hits, str(old, "path")) || !contains(hits, str(nw, "path")) {
+	if slices.Contains(hits, str(old, "path")) || !slices.Contains(hits, str(nw, "path")) {
 		t.Fatalf("search hits %v: want the new fact only", hits)
 	}
 	// One undo reverts both changes.
@@ -251,7 +252,7 @@ func TestRuleNeedsConfirmation(t *testing.T) {
 	}
 	// The approved rule is delivered by recall.
 	rc := e.ok("recall", map[string]any{"task": "responder ao usuário"})
-	if !contains(paths(list(rc, "rules")), str(done, "path")) {
+	if !slices.Contains(paths(list(rc, "rules")), str(done, "path")) {
 		t.Fatalf("recall rules %v, want %s", paths(list(rc, "rules")), str(done, "path"))
 	}
 }
@@ -330,7 +331,7 @@ func TestForgetArchivesAndUndoBringsBack(t *testing.T) {
 	if !e.exists(path) || e.exists(arch) {
 		t.Fatal("undo did not bring the note back")
 	}
-	if hits := paths(list(e.ok("search", map[string]any{"query": "português"}), "hits")); !contains(hits, path) {
+	if hits := paths(list(e.ok("search", map[string]any{"query": "português"}), "hits")); !slices.Contains(hits, path) {
 		t.Fatalf("after undo, search hits %v, want %s", hits, path)
 	}
 	e.clean()

@@ -251,15 +251,6 @@ func paths(items []any) []string {
 	return out
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // requireGit fails the test under make test (TOOLHOST_REQUIRE_TOOLS=1)
 // when git is missing, else skips it.
 func requireGit(t *testing.T) {

@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -303,11 +304,7 @@ func decodeSource(raw []byte, name string) (*sourceDoc, error) {
 			Message: "the source's frontmatter cannot be read and was dropped: " + err.Error()})
 		return d, nil
 	}
-	keys := make([]string, 0, len(fm))
-	for k := range fm {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fm))
 	for _, k := range keys {
 		v := fm[k]
 		if sourceFields[k] {

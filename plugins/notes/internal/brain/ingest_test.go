@@ -3,6 +3,7 @@ package brain
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestIngestFileInsideTheBrain(t *testing.T) {
 	if n := strings.TrimSpace(e.git("rev-list", "--count", before+"..HEAD")); n != "1" {
 		t.Fatalf("%s commits, want 1", n)
 	}
-	if got := strings.Fields(e.git("diff", "--name-only", before, "HEAD")); len(got) != 3 || !contains(got, raw) || !contains(got, IndexFile) || !contains(got, LogFile) {
+	if got := strings.Fields(e.git("diff", "--name-only", before, "HEAD")); len(got) != 3 || !slices.Contains(got, raw) || !slices.Contains(got, IndexFile) || !slices.Contains(got, LogFile) {
 		t.Fatalf("commit changed %v, want the registered copy with the catalogue and journal", got)
 	}
 	body := e.file(raw)
@@ -62,7 +63,7 @@ func TestIngestFileInsideTheBrain(t *testing.T) {
 	if str(create, "path") != "wiki/sources/Queue costs on AWS.md" || str(obj(create, "frontmatter"), "type") != "source" {
 		t.Fatalf("plan.create %v", create)
 	}
-	if got := paths(list(plan, "update")); !contains(got, "wiki/entities/sqs.md") {
+	if got := paths(list(plan, "update")); !slices.Contains(got, "wiki/entities/sqs.md") {
 		t.Fatalf("plan.update %v lacks the note the source names", got)
 	}
 	if steps := list(plan, "steps"); len(steps) < 4 || !strings.Contains(steps[0].(string), raw) {

@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestMoveRewritesLinksInOneUndoableCommit(t *testing.T) {
 	before := e.head()
 	res := e.ok("move", map[string]any{"from": "SQS", "to": "wiki/entities/Amazon-SQS.md"})
 	e.clean()
-	if str(res, "to") != "wiki/entities/Amazon-SQS.md" || !contains(anyStrings(list(res, "links_updated")), "wiki/concepts/Billing.md") || len(list(res, "links_updated")) != 1 {
+	if str(res, "to") != "wiki/entities/Amazon-SQS.md" || !slices.Contains(anyStrings(list(res, "links_updated")), "wiki/concepts/Billing.md") || len(list(res, "links_updated")) != 1 {
 		t.Fatalf("move: %v", res)
 	}
 	if e.exists("wiki/entities/SQS.md") || !strings.Contains(e.file("wiki/entities/Amazon-SQS.md"), "Amazon's queue.") {
@@ -36,7 +37,7 @@ func TestMoveRewritesLinksInOneUndoableCommit(t *testing.T) {
 	}
 	files := e.committedFiles("HEAD")
 	for _, want := range []string{"wiki/entities/SQS.md", "wiki/entities/Amazon-SQS.md", "wiki/concepts/Billing.md", "index.md", "log.md"} {
-		if !contains(files, want) {
+		if !slices.Contains(files, want) {
 			t.Fatalf("the move commit changed %v, want %s", files, want)
 		}
 	}

@@ -3,6 +3,7 @@ package brain
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,12 +54,12 @@ func TestSearch(t *testing.T) {
 			}
 			hits := paths(list(m, "hits"))
 			for _, w := range tt.want {
-				if !contains(hits, w) {
+				if !slices.Contains(hits, w) {
 					t.Errorf("hits %v lack %s", hits, w)
 				}
 			}
 			for _, w := range tt.wantNone {
-				if contains(hits, w) {
+				if slices.Contains(hits, w) {
 					t.Errorf("hits %v include %s", hits, w)
 				}
 			}
@@ -140,7 +141,7 @@ func TestGraph(t *testing.T) {
 	e.ok("relate", map[string]any{"from": "Idempotência", "to": "SQS", "type": "related_to"})
 	one := e.ok("graph", map[string]any{"node": "SQS"})
 	got := paths(list(one, "neighbors"))
-	if !contains(got, "wiki/entities/Projeto Atlas.md") || !contains(got, "wiki/concepts/Idempotência.md") || str(one, "resolved_by") == "" {
+	if !slices.Contains(got, "wiki/entities/Projeto Atlas.md") || !slices.Contains(got, "wiki/concepts/Idempotência.md") || str(one, "resolved_by") == "" {
 		t.Fatalf("depth 1: %v (%s)", got, str(one, "resolved_by"))
 	}
 	e.ok("remember", map[string]any{"type": "gotcha", "content": "O SQS entrega mensagens repetidas de vez em quando, sem aviso"})
@@ -375,7 +376,7 @@ func TestRememberRelationsAndSources(t *testing.T) {
 	if got := len(list(rd, "outgoing_links")); got != 3 {
 		t.Fatalf("outgoing links %d, want 3", got)
 	}
-	if hits := paths(list(e.ok("search", map[string]any{"query": "decisão lotes"}), "hits")); !contains(hits, str(m, "path")) {
+	if hits := paths(list(e.ok("search", map[string]any{"query": "decisão lotes"}), "hits")); !slices.Contains(hits, str(m, "path")) {
 		t.Fatalf("alias not searchable: %v", hits)
 	}
 	e.fails(CodeInvalidArgument, "remember", map[string]any{"type": "decision", "content": "x y z w", "relations": map[string]any{"hates": []string{"SQS"}}})

@@ -2,6 +2,7 @@ package brain
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
@@ -92,7 +93,7 @@ func TestSearchByMeaningFollowsEdits(t *testing.T) {
 	}
 	e.git("rm", "-q", "wiki/sources/git-bisect.md")
 	e.git("commit", "-q", "-m", "by hand: remove git-bisect")
-	if hits := paths(list(e.ok("search", cake), "hits")); contains(hits, "wiki/sources/git-bisect.md") {
+	if hits := paths(list(e.ok("search", cake), "hits")); slices.Contains(hits, "wiki/sources/git-bisect.md") {
 		t.Fatalf("after removing it: hits %v still have the note", hits)
 	}
 }

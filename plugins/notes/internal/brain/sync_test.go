@@ -2,13 +2,13 @@ package brain
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/plugins/notes/internal/secrets/secretstest"
 )
 
@@ -212,7 +212,7 @@ func TestSyncRefusals(t *testing.T) {
 		e.handEdit("wiki/entities/Deploy.md", "Deploy with token "+fx["github-token"]+"\n")
 		r := e.sync(SyncBlocked)
 		s := list(r, "secrets")
-		if len(s) != 1 || str(s[0].(map[string]any), "file") != "wiki/entities/Deploy.md" || strings.Contains(mustJSON(t, r), fx["github-token"]) {
+		if len(s) != 1 || str(s[0].(map[string]any), "file") != "wiki/entities/Deploy.md" || strings.Contains(testplugin.JSON(t, r), fx["github-token"]) {
 			t.Fatalf("%v", r)
 		}
 		if e.head() != before {
@@ -267,13 +267,4 @@ func TestSyncRefusals(t *testing.T) {
 		}
 		noHalfMerge(t, b)
 	})
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
 }

@@ -2,10 +2,11 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // modelDir is where `make notes-model` installs the model, from this
@@ -36,15 +37,7 @@ type reference struct {
 
 func loadReference(t *testing.T) []reference {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var refs []reference
-	if err := json.Unmarshal(raw, &refs); err != nil {
-		t.Fatal(err)
-	}
-	return refs
+	return testplugin.JSONFile[[]reference](t, "testdata/reference.json")
 }
 
 func TestMatchesReference(t *testing.T) {

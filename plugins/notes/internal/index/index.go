@@ -482,20 +482,7 @@ func (ix *Index) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := ix.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("index: list: %w", err)
-	}
-	defer rows.Close()
-	var out []Row
-	for rows.Next() {
-		r, err := scanRow(rows)
-		if err != nil {
-			return nil, fmt.Errorf("index: list: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, ix.db, "list", q, args, func(s scanner) (Row, error) { return scanRow(s) })
 }
 
 // Catalogue lists every note not archived with only what index.md shows
@@ -503,20 +490,8 @@ func (ix *Index) List(ctx context.Context, f Filter) ([]Row, error) {
 // the columns a catalogue never reads, which every write of a large brain
 // pays for.
 func (ix *Index) Catalogue(ctx context.Context) ([]Row, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, type, title, scope FROM notes WHERE archived=0 ORDER BY path`)
-	if err != nil {
-		return nil, fmt.Errorf("index: catalogue: %w", err)
-	}
-	defer rows.Close()
-	var out []Row
-	for rows.Next() {
-		var r Row
-		if err := rows.Scan(&r.Path, &r.Type, &r.Title, &r.Scope); err != nil {
-			return nil, fmt.Errorf("index: catalogue: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, ix.db, "catalogue", `SELECT path, type, title, scope FROM notes WHERE archived=0 ORDER BY path`, nil,
+		func(s scanner) (r Row, err error) { return r, s.Scan(&r.Path, &r.Type, &r.Title, &r.Scope) })
 }
 
 // RareTerms returns up to n of terms, the ones in the fewest sections first;
@@ -620,23 +595,13 @@ type Link struct {
 }
 
 func (ix *Index) links(ctx context.Context, where string, args ...any) ([]Link, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT l.src, l.target, l.origin, l.type, l.line,
+	return queryAll(ctx, ix.db, "links", `SELECT l.src, l.target, l.origin, l.type, l.line,
 		COALESCE((SELECT m.path FROM names m JOIN notes n2 ON n2.path=m.path WHERE m.name=l.key
 		  ORDER BY n2.archived, CASE m.kind WHEN 'id' THEN 0 WHEN 'path' THEN 1 WHEN 'stem' THEN 2 WHEN 'title' THEN 3 ELSE 4 END LIMIT 1), '')
-		FROM links l WHERE `+where+` ORDER BY l.src, l.line, l.target`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("index: links: %w", err)
-	}
-	defer rows.Close()
-	var out []Link
-	for rows.Next() {
-		var l Link
-		if err := rows.Scan(&l.From, &l.Target, &l.Origin, &l.Type, &l.Line, &l.To); err != nil {
-			return nil, fmt.Errorf("index: links: %w", err)
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+		FROM links l WHERE `+where+` ORDER BY l.src, l.line, l.target`, args,
+		func(s scanner) (l Link, err error) {
+			return l, s.Scan(&l.From, &l.Target, &l.Origin, &l.Type, &l.Line, &l.To)
+		})
 }
 
 // Outgoing returns the links from path.

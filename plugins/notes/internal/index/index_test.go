@@ -8,13 +8,21 @@ import (
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
-func TestSearchAndThenOr(t *testing.T) {
-	ctx := context.Background()
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "i.db"))
+// openTemp opens a new index in the test's temporary folder, closed when
+// the test ends.
+func openTemp(t *testing.T) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), filepath.Join(t.TempDir(), "i.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func TestSearchAndThenOr(t *testing.T) {
+	ctx := context.Background()
+	ix := openTemp(t)
 	b, err := ix.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

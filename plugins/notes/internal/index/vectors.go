@@ -63,25 +63,18 @@ func (ix *Index) PendingSections(ctx context.Context, model string) ([]Section, 
 		ix.vecs.m = nil
 		ix.vecs.mu.Unlock()
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT cr.id, cr.path, cr.heading, c.title, c.body FROM chunk_rows cr
-		JOIN chunks c ON c.rowid=cr.id LEFT JOIN chunk_vecs v ON v.id=cr.id WHERE v.id IS NULL ORDER BY cr.id`)
-	if err != nil {
-		return nil, fmt.Errorf("index: pending sections: %w", err)
-	}
-	defer rows.Close()
-	var out []Section
-	for rows.Next() {
-		var s Section
-		var heading string
-		if err := rows.Scan(&s.ID, &s.Path, &heading, &s.Title, &s.Text); err != nil {
-			return nil, fmt.Errorf("index: pending sections: %w", err)
-		}
-		if heading != "" {
-			s.Heading = strings.Split(heading, "\x1f")
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, ix.db, "pending sections", `SELECT cr.id, cr.path, cr.heading, c.title, c.body FROM chunk_rows cr
+		JOIN chunks c ON c.rowid=cr.id LEFT JOIN chunk_vecs v ON v.id=cr.id WHERE v.id IS NULL ORDER BY cr.id`, nil,
+		func(sc scanner) (s Section, err error) {
+			var heading string
+			if err := sc.Scan(&s.ID, &s.Path, &heading, &s.Title, &s.Text); err != nil {
+				return s, err
+			}
+			if heading != "" {
+				s.Heading = strings.Split(heading, "\x1f")
+			}
+			return s, nil
+		})
 }
 
 // HasVectors returns which of hashes have a stored vector.

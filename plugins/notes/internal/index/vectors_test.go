@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
@@ -38,11 +37,7 @@ func axis(i int) []float32 {
 // and vector search ranks notes by their best section within the filter.
 func TestVectorsFollowSections(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "i.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openTemp(t)
 	putNotes(t, ix, map[string]string{
 		"a.md": "---\ntype: concept\ntitle: A\n---\n\nalpha\n",
 		"b.md": "---\ntype: source\ntitle: B\n---\n\nbeta\n\n## Two\n\nbeta two\n",

@@ -1,9 +1,6 @@
 package secrets
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
@@ -14,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // sample is one of gitleaks' own rule test samples (see
@@ -27,29 +26,7 @@ type sample struct {
 
 func loadSamples(t testing.TB) []sample {
 	t.Helper()
-	f, err := os.Open("testdata/gitleaks/samples.jsonl.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []sample
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var s sample
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return testplugin.JSONLinesGzip[sample](t, "testdata/gitleaks/samples.jsonl.gz")
 }
 
 // heldOut reports whether a rule's samples belong to the held-out part: one

@@ -3,10 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -35,14 +32,7 @@ func (Claude) Discover(env Env) (Discovery, error) {
 	}
 	var dsc Discovery
 	seen := map[string]bool{}
-	unreadable := 0
-	var firstErr error
-	fail := func(err error) {
-		unreadable++
-		if firstErr == nil {
-			firstErr = unwrapPath(err)
-		}
-	}
+	var l listing
 	for _, d := range dirs {
 		p := d
 		if filepath.Base(p) != "projects" {
@@ -50,7 +40,7 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		}
 		ok, err := isDir(p)
 		if err != nil {
-			fail(err)
+			l.fail(err)
 			continue
 		}
 		if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -61,24 +51,17 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		}
 		seen[p] = true
 		dsc.Found = true
-		dsc.Dirs = append(dsc.Dirs, p)
-		projects, err := os.ReadDir(p)
-		if err != nil {
-			fail(err)
+		projects, ok := l.list(&dsc, p)
+		if !ok {
 			continue
 		}
 		for _, pe := range projects {
-			if ok, err := isDirEntry(p, pe); err != nil {
-				fail(err)
-				continue
-			} else if !ok {
+			if !l.isDir(p, pe) {
 				continue
 			}
 			pdir := filepath.Join(p, pe.Name())
-			dsc.Dirs = append(dsc.Dirs, pdir)
-			entries, err := os.ReadDir(pdir)
-			if err != nil {
-				fail(err)
+			entries, ok := l.list(&dsc, pdir)
+			if !ok {
 				continue
 			}
 			for _, e := range entries {
@@ -90,14 +73,10 @@ func (Claude) Discover(env Env) (Discovery, error) {
 				case e.IsDir():
 					dsc.Dirs = append(dsc.Dirs, filepath.Join(pdir, name))
 					sub := filepath.Join(pdir, name, "subagents")
-					agents, err := os.ReadDir(sub)
-					if err != nil {
-						if !errors.Is(err, fs.ErrNotExist) {
-							fail(err)
-						}
+					agents, ok := l.optional(&dsc, sub)
+					if !ok {
 						continue
 					}
-					dsc.Dirs = append(dsc.Dirs, sub)
 					for _, a := range agents {
 						if !a.IsDir() && strings.HasSuffix(a.Name(), ".jsonl") {
 							dsc.Sources = append(dsc.Sources, Source{Path: filepath.Join(sub, a.Name()), Appendable: true,
@@ -108,11 +87,7 @@ func (Claude) Discover(env Env) (Discovery, error) {
 			}
 		}
 	}
-	if unreadable > 0 {
-		dsc.Problems = append(dsc.Problems, fmt.Errorf(
-			"%d folder(s) under a Claude Code projects/ folder could not be listed (%w); their sessions are not counted: check their permissions (ls -l)",
-			unreadable, firstErr))
-	}
+	l.report(&dsc, "a Claude Code projects/ folder", "sessions")
 	return dsc, nil
 }
 

@@ -3,9 +3,7 @@ package source
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,14 +45,7 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 	if err != nil {
 		return dsc, err
 	}
-	unreadable := 0
-	var firstErr error
-	fail := func(err error) {
-		unreadable++
-		if firstErr == nil {
-			firstErr = unwrapPath(err)
-		}
-	}
+	var l listing
 	add := func(dir, name, project, session string) {
 		switch {
 		case strings.HasSuffix(name, ".json"):
@@ -64,22 +55,15 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 		}
 	}
 	for _, p := range projects {
-		if ok, err := isDirEntry(tmp, p); err != nil {
-			fail(err)
-			continue
-		} else if !ok {
+		if !l.isDir(tmp, p) {
 			continue
 		}
 		dsc.Dirs = append(dsc.Dirs, filepath.Join(tmp, p.Name()))
 		chats := filepath.Join(tmp, p.Name(), "chats")
-		files, err := os.ReadDir(chats)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				fail(err)
-			}
+		files, ok := l.optional(&dsc, chats)
+		if !ok {
 			continue
 		}
-		dsc.Dirs = append(dsc.Dirs, chats)
 		for _, f := range files {
 			n := f.Name()
 			if f.IsDir() {
@@ -87,7 +71,7 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 				sub := filepath.Join(chats, n)
 				agents, err := os.ReadDir(sub)
 				if err != nil {
-					fail(err)
+					l.fail(err)
 					continue
 				}
 				dsc.Dirs = append(dsc.Dirs, sub)
@@ -103,11 +87,7 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 			}
 		}
 	}
-	if unreadable > 0 {
-		dsc.Problems = append(dsc.Problems, fmt.Errorf(
-			"%d folder(s) under Gemini CLI's tmp/ could not be listed (%w); their chats are not counted: check their permissions (ls -l)",
-			unreadable, firstErr))
-	}
+	l.report(&dsc, "Gemini CLI's tmp/", "chats")
 	return dsc, nil
 }
 

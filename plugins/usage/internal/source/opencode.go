@@ -65,7 +65,7 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 	}
 	dsc.Found = true
 	dsc.Dirs = append(dsc.Dirs, msgs)
-	unreadable := 0
+	var l listing
 	for _, se := range sessions {
 		if !se.IsDir() {
 			continue
@@ -73,7 +73,7 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 		dir := filepath.Join(msgs, se.Name())
 		files, err := os.ReadDir(dir)
 		if err != nil {
-			unreadable++
+			l.fail(err)
 			continue
 		}
 		dsc.Dirs = append(dsc.Dirs, dir)
@@ -83,9 +83,7 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 			}
 		}
 	}
-	if unreadable > 0 {
-		dsc.Problems = append(dsc.Problems, fmt.Errorf("%d session folder(s) under OpenCode's storage/message could not be listed: check their permissions", unreadable))
-	}
+	l.report(&dsc, "OpenCode's storage/message", "messages")
 	return dsc, nil
 }
 

@@ -108,27 +108,46 @@ const (
 )
 
 // plainWords returns the first index from i, stepping eight bytes at a
-// time, whose eight bytes do not all pass without a look. A byte needs one
-// when it is not ASCII, a control character, '"' or '&' (0x22, 0x26: equal
-// but for bit 2), '<' or '>' (0x3c, 0x3e: equal but for bit 1), or '\\'.
-// The word is tested at once: a byte is zero after XOR with c exactly when
-// it equals c, and (x-0x01…)&^x has a high bit set exactly when x holds a
-// zero byte (likewise x-0x20… for a byte below 0x20).
+// time (thirty-two while it can), whose eight bytes do not all pass without
+// a look: a byte needs one when it is not ASCII, a control character, '"'
+// or '&', '<' or '>', or '\\'. See plainLanes for the test.
 func plainWords(s string, i int) int {
+	for ; i+32 <= len(s); i += 32 {
+		b := s[i : i+32]
+		w0, w1, w2, w3 := load64(b[0:8]), load64(b[8:16]), load64(b[16:24]), load64(b[24:32])
+		if (plainLanes(w0)&plainLanes(w1)&plainLanes(w2)&plainLanes(w3))&lanes80 != lanes80 {
+			break
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		quoteAmp := (w ^ '"'*lanes01) &^ (0x04 * lanes01)
-		angle := (w ^ '<'*lanes01) &^ (0x02 * lanes01)
-		backslash := w ^ '\\'*lanes01
-		bad := w | (w-0x20*lanes01)&^w |
-			(quoteAmp-lanes01)&^quoteAmp | (angle-lanes01)&^angle | (backslash-lanes01)&^backslash
-		if bad&lanes80 != 0 {
+		if plainLanes(load64(s[i:i+8]))&lanes80 != lanes80 {
 			return i
 		}
 	}
 	return i
+}
+
+// plainLanes returns a word whose byte k has its high bit set when byte k
+// of w passes without a look, and (for a w of ASCII bytes only) clear when
+// it needs one. For a byte x below 0x80, x+0x60 reaches 0x80 exactly when
+// x >= 0x20, and (x^c)+0x7f exactly when x != c; no lane carries into the
+// next. '"' and '&' (0x22, 0x26) differ only in bit 2, '<' and '>' (0x3c,
+// 0x3e) only in bit 1, so each pair is one compare with that bit cleared.
+// A byte of 0x80 or more may carry into the lane above, but its own lane
+// has its high bit cleared (x itself is tested), so the word fails anyway.
+func plainLanes(w uint64) uint64 {
+	ctrl := w + 0x60*lanes01
+	quoteAmp := ((w ^ '"'*lanes01) &^ (0x04 * lanes01)) + 0x7f*lanes01
+	angle := ((w ^ '<'*lanes01) &^ (0x02 * lanes01)) + 0x7f*lanes01
+	backslash := (w ^ '\\'*lanes01) + 0x7f*lanes01
+	return ctrl & quoteAmp & angle & backslash &^ w
+}
+
+// load64 reads b's first eight bytes, little-endian (one load).
+func load64(b string) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // RuneCount is utf8.RuneCount, eight bytes at a time through ASCII text

@@ -165,11 +165,12 @@ func FuzzFastDecimal(f *testing.F) {
 
 // TestAppendJSONStringEveryOffset puts each byte that needs a look (an
 // escape, a non-ASCII lead byte, an invalid byte) at every position of a
-// 24-byte plain run, so it falls in each lane of the eight-at-a-time scan,
-// and compares with encoding/json.
+// 72-byte plain run, so it falls in each lane of each word of the
+// thirty-two-at-a-time scan and of the eight-at-a-time one after it, and
+// compares with encoding/json.
 func TestAppendJSONStringEveryOffset(t *testing.T) {
 	specials := []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", "\n", "\b", "\f", "\x7f", " ", "~", "é", "\u2028", "😀", "\xff", "\xc3"}
-	const plain = "abcdefghijklmnopqrstuvwx"
+	const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#$%'()*+,-."
 	for _, sp := range specials {
 		for i := 0; i <= len(plain); i++ {
 			s := plain[:i] + sp + plain[i:]

@@ -169,6 +169,7 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 	if err != nil {
 		return nil, invalidf(err, "not a zip package, or a truncated one")
 	}
+	zr.RegisterDecompressor(zip.Deflate, newInflater)
 	w := &Workbook{f: f, zr: zr, lim: lim.withDefaults(),
 		parts: map[string]*zip.File{}, folded: map[string]*zip.File{}}
 	var total uint64

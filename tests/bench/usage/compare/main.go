@@ -11,6 +11,8 @@ import (
 	"math"
 	"os"
 	"sort"
+
+	"github.com/toolhost/toolhost/tests/usagegen"
 )
 
 type ccDay struct {
@@ -25,22 +27,13 @@ type ccDay struct {
 	Cost        float64 `json:"totalCost"`
 }
 
-type ourRow struct {
-	Key        string  `json:"key"`
-	Input      int64   `json:"input_tokens"`
-	Output     int64   `json:"output_tokens"`
-	CacheWrite int64   `json:"cache_write_tokens"`
-	CacheRead  int64   `json:"cache_read_tokens"`
-	Cost       float64 `json:"cost_usd"`
-}
-
 func main() {
 	ccPath := flag.String("ccusage", "", "ccusage daily --json output")
 	ourPath := flag.String("usage", "", "usage get-usage --by day output")
 	tol := flag.Float64("tolerance", 0.01, "largest daily cost difference, USD")
 	flag.Parse()
 	var cc struct{ Daily []ccDay }
-	var ours struct{ Rows []ourRow }
+	var ours struct{ Rows []usagegen.Row }
 	if err := load(*ccPath, &cc); err != nil {
 		fail(err)
 	}
@@ -52,7 +45,7 @@ func main() {
 			cc.Daily[i].Date = cc.Daily[i].Period
 		}
 	}
-	got := map[string]ourRow{}
+	got := map[string]usagegen.Row{}
 	for _, r := range ours.Rows {
 		got[r.Key] = r
 	}

@@ -1,4 +1,4 @@
-package tests
+package testplugin
 
 import (
 	"os"
@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// selfCPU is the CPU time (user and system) the test process has used.
-func selfCPU() time.Duration {
+// SelfCPU is the CPU time (user and system) the test process has used:
+// under load a benchmark's CPU per call moves far less than its wall time.
+func SelfCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
@@ -21,9 +22,9 @@ func selfCPU() time.Duration {
 // clockTick is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
 
-// treeCPU is the CPU time (user and system) process pid and every live
+// TreeCPU is the CPU time (user and system) process pid and every live
 // descendant of it have used, from /proc; 0 when it cannot be read.
-func treeCPU(pid int) time.Duration {
+func TreeCPU(pid int) time.Duration {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0
@@ -42,7 +43,7 @@ func treeCPU(pid int) time.Duration {
 		kids, _ := os.ReadFile(t)
 		for _, k := range strings.Fields(string(kids)) {
 			if child, err := strconv.Atoi(k); err == nil {
-				total += treeCPU(child)
+				total += TreeCPU(child)
 			}
 		}
 	}

@@ -1,0 +1,176 @@
+package tests
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+)
+
+// leanClient is an MCP client of `host serve` over stdio written for the
+// 8-in-flight measurement: newline-delimited JSON-RPC 2.0 on the host's
+// stdin and stdout, the initialize handshake first, then run_tool calls
+// pipelined with distinct ids, every answer parsed and checked. It costs
+// the bench process a few microseconds of CPU per call where the go-sdk
+// client costs hundreds, so the throughput it reaches is the host's, as
+// the raw side's lean gRPC client's is the plugin's.
+type leanClient struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	// next is the id of the next request.
+	next int64
+}
+
+// startLeanClient starts `host serve` (fast path on, the test plugin with
+// concurrency 8) and initialises the session.
+func startLeanClient(b *testing.B) *leanClient {
+	e := benchEnv(b)
+	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
+	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
+	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"))
+	}
+	l := &leanClient{cmd: e.serveCmd(), next: 1}
+	l.cmd.Stderr = os.Stderr
+	in, err := l.cmd.StdinPipe()
+	must(b, err)
+	out, err := l.cmd.StdoutPipe()
+	must(b, err)
+	must(b, l.cmd.Start())
+	l.in, l.out = in, bufio.NewReaderSize(out, 64<<10)
+	l.send(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench-lean","version":"1"}}}`+"\n"))
+	var init struct {
+		ID     *int64 `json:"id"`
+		Result *struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	line := l.line(b)
+	if json.Unmarshal(line, &init) != nil || init.ID == nil || *init.ID != 0 || init.Result == nil || init.Result.ProtocolVersion == "" {
+		b.Fatalf("lean client: initialize answered %s", line)
+	}
+	l.send(b, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"))
+	return l
+}
+
+// send writes lines to the host.
+func (l *leanClient) send(b *testing.B, lines []byte) {
+	if _, err := l.in.Write(lines); err != nil {
+		b.Fatalf("lean client: write: %v", err)
+	}
+}
+
+// line reads the host's next line (valid until the next read).
+func (l *leanClient) line(b *testing.B) []byte {
+	line, err := l.out.ReadSlice('\n')
+	if err != nil {
+		b.Fatalf("lean client: read: %v (%q)", err, line)
+	}
+	return line
+}
+
+// appendCall appends a run_tool request of echo under id, echoing a text
+// of its own so its answer can be matched to it.
+func appendCall(buf []byte, id int64) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = strconv.AppendInt(buf, id, 10)
+	buf = append(buf, `,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"testtool","action":"echo","args":{"text":"b`...)
+	buf = strconv.AppendInt(buf, id, 10)
+	return append(buf, "\"}}}}\n"...)
+}
+
+// leanAnswer is what the lean client reads of each line.
+type leanAnswer struct {
+	ID     *int64          `json:"id"`
+	Method string          `json:"method"`
+	Error  json.RawMessage `json:"error"`
+	Result *struct {
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	} `json:"result"`
+}
+
+// pipelined makes n run_tool calls with inflight of them outstanding: it
+// sends inflight requests, then for each answer read sends the next (the
+// requests due after a batch of answers go out in one write). Every answer
+// must name an outstanding id, carry a result that is not an error and
+// echo that request's own text; notifications are skipped.
+func (l *leanClient) pipelined(b *testing.B, n, inflight int) {
+	first := l.next
+	l.next += int64(n)
+	outstanding := make(map[int64]bool, inflight)
+	sent, answered := 0, 0
+	var buf []byte
+	queue := func() {
+		for sent < n && len(outstanding) < inflight {
+			id := first + int64(sent)
+			outstanding[id] = true
+			buf = appendCall(buf, id)
+			sent++
+		}
+	}
+	queue()
+	l.send(b, buf)
+	var want []byte
+	for answered < n {
+		line := l.line(b)
+		var a leanAnswer
+		if err := json.Unmarshal(line, &a); err != nil {
+			b.Fatalf("lean client: an answer is not JSON: %v: %s", err, line)
+		}
+		if a.Method != "" {
+			if a.ID != nil {
+				b.Fatalf("lean client: the host asked %s, which this client does not serve", a.Method)
+			}
+			continue // a notification
+		}
+		if a.ID == nil || !outstanding[*a.ID] {
+			b.Fatalf("lean client: an answer names no outstanding call: %s", line)
+		}
+		if a.Error != nil || a.Result == nil || a.Result.IsError {
+			b.Fatalf("lean client: call %d failed: %s", *a.ID, line)
+		}
+		want = append(strconv.AppendInt(append(want[:0], `"text":"b`...), *a.ID, 10), '"')
+		if !bytes.Contains(a.Result.StructuredContent, want) {
+			b.Fatalf("lean client: call %d answered another call's echo: %s", *a.ID, line)
+		}
+		delete(outstanding, *a.ID)
+		answered++
+		if l.out.Buffered() > 0 && bytes.IndexByte(peekBuffered(l.out), '\n') >= 0 {
+			continue // more answers already read: send after them, in one write
+		}
+		buf = buf[:0]
+		queue()
+		if len(buf) > 0 {
+			l.send(b, buf)
+		}
+	}
+}
+
+// peekBuffered is what r holds already read.
+func peekBuffered(r *bufio.Reader) []byte {
+	p, _ := r.Peek(r.Buffered())
+	return p
+}
+
+// close ends the session (stdin closes) and waits for the host.
+func (l *leanClient) close(b *testing.B) {
+	if err := l.in.Close(); err != nil {
+		b.Logf("lean client: closing stdin: %v", err)
+	}
+	if _, err := io.Copy(io.Discard, l.out); err != nil {
+		b.Logf("lean client: draining stdout: %v", err)
+	}
+	if err := l.cmd.Wait(); err != nil {
+		b.Logf("lean client: the host ended with %v", err)
+	}
+}
