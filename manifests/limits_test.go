@@ -117,3 +117,15 @@ func TestTheBudgetIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMemoryUpToInt64 checks the largest size ParseMemory reads and
+// the first it refuses as too large: 8388607TiB fits in an int64 of bytes,
+// 8388608TiB does not.
+func TestParseMemoryUpToInt64(t *testing.T) {
+	if got, err := ParseMemory("8388607TiB"); err != nil || got != 8388607<<40 {
+		t.Errorf("ParseMemory(8388607TiB): got %d, %v; want %d", got, err, int64(8388607)<<40)
+	}
+	if got, err := ParseMemory("8388608TiB"); err == nil || err.Error() != "8388608TiB is too large" {
+		t.Errorf("ParseMemory(8388608TiB): got %d, %v; want the error \"8388608TiB is too large\"", got, err)
+	}
+}
