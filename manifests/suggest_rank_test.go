@@ -34,3 +34,22 @@ func TestSuggestRanksBestFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestShortPluralsAndWords checks where the plural rules start: "lies" is
+// the plural of "lie" (four letters, the -s rule, not the -ies one), while
+// a three-letter word ending in s ("gas") is a word of its own, so "ga" is
+// only a near spelling of it, no better than "gax".
+func TestShortPluralsAndWords(t *testing.T) {
+	for _, tt := range []struct {
+		query      string
+		candidates []string
+		want       []string
+	}{
+		{"lie", []string{"lies"}, []string{"lies"}},
+		{"gas", []string{"gax", "ga"}, []string{"gax", "ga"}},
+	} {
+		if diff := cmp.Diff(tt.want, Suggest(tt.query, tt.candidates)); diff != "" {
+			t.Errorf("Suggest(%q, %q) (-want +got):\n%s", tt.query, tt.candidates, diff)
+		}
+	}
+}
