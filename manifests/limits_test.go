@@ -130,3 +130,15 @@ func TestParseMemoryUpToInt64(t *testing.T) {
 		t.Errorf("ParseMemory(8388608TiB): got %d, %v; want the error \"8388608TiB is too large\"", got, err)
 	}
 }
+
+// TestUsesAreWrittenBackAsGiven checks an agent's uses as the host quotes
+// them in a refusal: a whole tool as its name, one action as tool/action.
+func TestUsesAreWrittenBackAsGiven(t *testing.T) {
+	m, err := parseString(t, "name: boss\nkind: agent\ndescription: d\nentrypoint: boss\nuses: [notes, xlsx/read-sheet]\nactions:\n  - {name: run, description: d}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(m.UseNames(), ", "), "notes, xlsx/read-sheet"; got != want {
+		t.Fatalf("got uses %q, want %q", got, want)
+	}
+}
