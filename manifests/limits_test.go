@@ -26,6 +26,7 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		{"memory one KiB under it", base + "memory: 16383KiB\n", "memory: 16383KiB is out of range (want 16MiB to 1TiB)", nil},
 		{"memory at its most", base + "memory: 1TiB\n", "", func(m *Manifest) bool { return m.Memory == 1<<40 }},
 		{"memory one GiB over it", base + "memory: 1025GiB\n", "memory: 1025GiB is out of range (want 16MiB to 1TiB)", nil},
+		{"entrypoint rooted with a backslash", strings.Replace(base, "entrypoint: x", `entrypoint: '\bin\x'`, 1), `entrypoint: "\\bin\\x" is absolute`, nil},
 		{"entrypoint a bare drive", strings.Replace(base, "entrypoint: x", `entrypoint: "C:"`, 1), `entrypoint: "C:" is absolute`, nil},
 		{"entrypoint holding a NUL", strings.Replace(base, "entrypoint: x", `entrypoint: "bin/x\0y"`, 1), `entrypoint: "bin/x\x00y" is not a path inside the plugin's folder`, nil},
 		{"timeout at its least", base + "timeout: 1s\n", "", func(m *Manifest) bool { return m.Timeout == time.Second }},
