@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -63,21 +62,23 @@ func (a *Action) Check(args json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := a.ArgNames()
-	known := make(map[string]*Arg, len(a.Args))
-	for i := range a.Args {
-		known[a.Args[i].Name] = &a.Args[i]
-	}
-
 	var msgs, dym []string
 	needSchema := false
-	keys := slices.Sorted(maps.Keys(obj))
-	for _, k := range keys {
-		if known[k] != nil {
-			continue
+	// Unknown names are rare: find them without a per-call index of the
+	// args, and sort and suggest only when there are some.
+	var unknown []string
+	for k := range obj {
+		if !a.hasArg(k) {
+			unknown = append(unknown, k)
 		}
-		msgs = append(msgs, "unknown arg '"+k+"'")
-		dym = append(dym, Suggest(k, names)...)
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := a.ArgNames()
+		for _, k := range unknown {
+			msgs = append(msgs, "unknown arg '"+k+"'")
+			dym = append(dym, Suggest(k, names)...)
+		}
 		needSchema = true
 	}
 
@@ -127,6 +128,9 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
+	if obj, ok := decodeFlat(raw); ok {
+		return obj, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -141,6 +145,67 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 		return nil, &ArgError{Message: "args must be a JSON object of arg name to value, got " + describeValue(v)}
 	}
 	return obj, nil
+}
+
+// hasArg reports whether the action has an arg named name.
+func (a *Action) hasArg(name string) bool {
+	for i := range a.Args {
+		if a.Args[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeFlat decodes a valid JSON object the way decodeArgs's decoder
+// would (numbers as json.Number, the last of a repeated name wins) without
+// a json.Decoder and its read buffer per call: the object's members are
+// split by json.Unmarshal and each scalar is decoded on its own; a nested
+// array or object goes through a decoder with UseNumber. It reports false
+// for anything else — invalid JSON, trailing data, not an object — so that
+// decodeArgs's decoder names the problem.
+func decodeFlat(raw []byte) (map[string]any, bool) {
+	if raw[0] != '{' {
+		return nil, false
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return nil, false
+	}
+	obj := make(map[string]any, len(members))
+	for k, m := range members {
+		v, err := decodeValue(m)
+		if err != nil {
+			return nil, false
+		}
+		obj[k] = v
+	}
+	return obj, true
+}
+
+// decodeValue decodes one JSON value that json.Unmarshal has already found
+// valid, as a decoder with UseNumber would.
+func decodeValue(m json.RawMessage) (any, error) {
+	switch m[0] {
+	case 'n':
+		return nil, nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case '"':
+		var s string
+		err := json.Unmarshal(m, &s)
+		return s, err
+	case '[', '{':
+		dec := json.NewDecoder(bytes.NewReader(m))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		return v, err
+	default:
+		return json.Number(m), nil
+	}
 }
 
 // ArgsSummary describes every arg of the action in the compact form an
