@@ -157,55 +157,85 @@ func (a *Action) hasArg(name string) bool {
 	return false
 }
 
-// decodeFlat decodes a valid JSON object the way decodeArgs's decoder
-// would (numbers as json.Number, the last of a repeated name wins) without
-// a json.Decoder and its read buffer per call: the object's members are
-// split by json.Unmarshal and each scalar is decoded on its own; a nested
-// array or object goes through a decoder with UseNumber. It reports false
-// for anything else — invalid JSON, trailing data, not an object — so that
-// decodeArgs's decoder names the problem.
+// decodeFlat decodes the common case of a call's args — one valid JSON
+// object whose values are numbers, true, false, null or strings without
+// escapes, its names without escapes, all valid UTF-8 — the way decodeArgs's
+// decoder would (numbers as json.Number, the last of a repeated name wins),
+// without a json.Decoder, its read buffer or reflection per call. It
+// reports false for anything else, and decodeArgs's decoder decodes it or
+// names the problem.
 func decodeFlat(raw []byte) (map[string]any, bool) {
-	if raw[0] != '{' {
+	if raw[0] != '{' || !utf8.Valid(raw) || !json.Valid(raw) {
 		return nil, false
 	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
-		return nil, false
+	obj := map[string]any{}
+	i := skipSpace(raw, 1)
+	if raw[i] == '}' {
+		return obj, true
 	}
-	obj := make(map[string]any, len(members))
-	for k, m := range members {
-		v, err := decodeValue(m)
-		if err != nil {
+	for {
+		key, next, ok := plainString(raw, i)
+		if !ok {
 			return nil, false
 		}
-		obj[k] = v
+		i = skipSpace(raw, skipSpace(raw, next)+1) // past ':'
+		var v any
+		switch c := raw[i]; {
+		case c == '"':
+			s, end, ok := plainString(raw, i)
+			if !ok {
+				return nil, false
+			}
+			v, next = s, end
+		case c == 't':
+			v, next = true, i+4
+		case c == 'f':
+			v, next = false, i+5
+		case c == 'n':
+			v, next = nil, i+4
+		case c == '-' || c >= '0' && c <= '9':
+			next = i + 1
+			for next < len(raw) && strings.IndexByte("0123456789.eE+-", raw[next]) >= 0 {
+				next++
+			}
+			v = json.Number(raw[i:next])
+		default: // an array or an object
+			return nil, false
+		}
+		obj[key] = v
+		i = skipSpace(raw, next)
+		if raw[i] == '}' {
+			return obj, true
+		}
+		i = skipSpace(raw, i+1) // past ','
 	}
-	return obj, true
 }
 
-// decodeValue decodes one JSON value that json.Unmarshal has already found
-// valid, as a decoder with UseNumber would.
-func decodeValue(m json.RawMessage) (any, error) {
-	switch m[0] {
-	case 'n':
-		return nil, nil
-	case 't':
-		return true, nil
-	case 'f':
-		return false, nil
-	case '"':
-		var s string
-		err := json.Unmarshal(m, &s)
-		return s, err
-	case '[', '{':
-		dec := json.NewDecoder(bytes.NewReader(m))
-		dec.UseNumber()
-		var v any
-		err := dec.Decode(&v)
-		return v, err
-	default:
-		return json.Number(m), nil
+// plainString returns the JSON string starting at raw[i] (a '"') and the
+// index past its closing quote, or false when it has an escape. raw is
+// valid JSON.
+func plainString(raw []byte, i int) (string, int, bool) {
+	if raw[i] != '"' {
+		return "", 0, false
 	}
+	end := bytes.IndexByte(raw[i+1:], '"')
+	if end < 0 {
+		return "", 0, false
+	}
+	s := raw[i+1 : i+1+end]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return "", 0, false
+	}
+	return string(s), i + end + 2, true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // ArgsSummary describes every arg of the action in the compact form an
