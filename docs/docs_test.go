@@ -3,8 +3,10 @@ package docs
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,30 +68,15 @@ var mdLink = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)|(?m)^\s*\[[^\]]+
 // the repository or with "../".
 var codePath = regexp.MustCompile("`((?:\\.\\./|docs/|examples/|host/|internal/|manifests/|plugins/|registry/|scripts/|sdk/|skills/|surfaces/|testdata/|tests/)[^`\\s]*)`")
 
-// markdownFiles lists the repository's Markdown files, leaving out test
-// data (documents that are the input of tests, not documentation) and
-// installed packages.
-func markdownFiles(t *testing.T, root string) []string {
-	t.Helper()
+// markdownFiles picks the Markdown files out of paths (repoPaths' list),
+// leaving out test data (documents that are the input of tests, not
+// documentation); it returns them joined to root.
+func markdownFiles(root string, paths []string) []string {
 	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".md") && !strings.HasPrefix(path.Base(p), ".") && !slices.Contains(strings.Split(p, "/"), "testdata") {
+			files = append(files, filepath.Join(root, filepath.FromSlash(p)))
 		}
-		if d.IsDir() {
-			switch name := d.Name(); {
-			case path != root && strings.HasPrefix(name, "."), name == "node_modules", name == "testdata":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasSuffix(path, ".md") && !strings.HasPrefix(d.Name(), ".") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return files
 }
@@ -220,8 +207,8 @@ func repoPaths(t *testing.T, root string) []string {
 // repository. It fetches no URL: a link to one is itself an error.
 func TestMarkdownLinks(t *testing.T) {
 	root := repoRoot(t)
-	files := markdownFiles(t, root)
 	paths := repoPaths(t, root)
+	files := markdownFiles(root, paths)
 	if len(files) < 5 {
 		t.Fatalf("found only %d Markdown files under %s", len(files), root)
 	}

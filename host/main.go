@@ -43,8 +43,8 @@ func main() {
 		case <-finished:
 		}
 	}()
-	stopProfile := startProfile(os.Getenv("HOST_CPUPROFILE"))
-	stopTrace := startTrace(os.Getenv("HOST_TRACE"))
+	stopProfile := record("HOST_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	stopTrace := record("HOST_TRACE", trace.Start, trace.Stop)
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
 	stopTrace()
 	stopProfile()
@@ -54,44 +54,26 @@ func main() {
 	os.Exit(code)
 }
 
-// startProfile writes a CPU profile of the whole run to path (a developer
-// aid, HOST_CPUPROFILE; "" profiles nothing) and returns what stops it.
-func startProfile(path string) func() {
+// record starts a developer aid that writes the whole run to the file
+// its environment variable names (HOST_CPUPROFILE: a CPU profile;
+// HOST_TRACE: an execution trace for `go tool trace`, every goroutine's
+// wake-ups and every thread's system calls on the way of a call); unset,
+// it starts nothing. It returns what stops it.
+func record(variable string, start func(io.Writer) error, stop func()) func() {
+	path := os.Getenv(variable)
 	if path == "" {
 		return func() {}
 	}
 	f, err := os.Create(path)
 	if err == nil {
-		err = pprof.StartCPUProfile(f)
+		err = start(f)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "HOST_CPUPROFILE:", err)
+		fmt.Fprintln(os.Stderr, variable+":", err)
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}
-}
-
-// startTrace writes an execution trace of the whole run to path, for `go
-// tool trace` (a developer aid, HOST_TRACE; "" traces nothing): every
-// goroutine's wake-ups and every thread's system calls on the way of a
-// call. It returns what stops it.
-func startTrace(path string) func() {
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err == nil {
-		err = trace.Start(f)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "HOST_TRACE:", err)
-		return func() {}
-	}
-	return func() {
-		trace.Stop()
+		stop()
 		f.Close()
 	}
 }

@@ -30,6 +30,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 		if out, err = mcpproto.GuardStdout(); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
+		out = mcpproto.PollableStdout(out)
 	}
 	a := newAppDev(os.Stderr, hclog.Info, dev, true)
 	defer a.close()

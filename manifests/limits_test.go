@@ -26,6 +26,8 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		{"memory one KiB under it", base + "memory: 16383KiB\n", "memory: 16383KiB is out of range (want 16MiB to 1TiB)", nil},
 		{"memory at its most", base + "memory: 1TiB\n", "", func(m *Manifest) bool { return m.Memory == 1<<40 }},
 		{"memory one GiB over it", base + "memory: 1025GiB\n", "memory: 1025GiB is out of range (want 16MiB to 1TiB)", nil},
+		{"entrypoint rooted with a backslash", strings.Replace(base, "entrypoint: x", `entrypoint: '\bin\x'`, 1), `entrypoint: "\\bin\\x" is absolute`, nil},
+		{"entrypoint a bare drive", strings.Replace(base, "entrypoint: x", `entrypoint: "C:"`, 1), `entrypoint: "C:" is absolute`, nil},
 		{"entrypoint holding a NUL", strings.Replace(base, "entrypoint: x", `entrypoint: "bin/x\0y"`, 1), `entrypoint: "bin/x\x00y" is not a path inside the plugin's folder`, nil},
 		{"timeout at its least", base + "timeout: 1s\n", "", func(m *Manifest) bool { return m.Timeout == time.Second }},
 		{"timeout at its most", base + "timeout: 1h\n", "", func(m *Manifest) bool { return m.Timeout == time.Hour }},
@@ -115,5 +117,29 @@ func TestTheBudgetIsExact(t *testing.T) {
 				t.Errorf("%s with a budget of %d: got ok %v, problems %v; want ok %v", tt.src, budget, ok, p.problems, want)
 			}
 		}
+	}
+}
+
+// TestParseMemoryUpToInt64 checks the largest size ParseMemory reads and
+// the first it refuses as too large: 8388607TiB fits in an int64 of bytes,
+// 8388608TiB does not.
+func TestParseMemoryUpToInt64(t *testing.T) {
+	if got, err := ParseMemory("8388607TiB"); err != nil || got != 8388607<<40 {
+		t.Errorf("ParseMemory(8388607TiB): got %d, %v; want %d", got, err, int64(8388607)<<40)
+	}
+	if got, err := ParseMemory("8388608TiB"); err == nil || err.Error() != "8388608TiB is too large" {
+		t.Errorf("ParseMemory(8388608TiB): got %d, %v; want the error \"8388608TiB is too large\"", got, err)
+	}
+}
+
+// TestUsesAreWrittenBackAsGiven checks an agent's uses as the host quotes
+// them in a refusal: a whole tool as its name, one action as tool/action.
+func TestUsesAreWrittenBackAsGiven(t *testing.T) {
+	m, err := parseString(t, "name: boss\nkind: agent\ndescription: d\nentrypoint: boss\nuses: [notes, xlsx/read-sheet]\nactions:\n  - {name: run, description: d}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(m.UseNames(), ", "), "notes, xlsx/read-sheet"; got != want {
+		t.Fatalf("got uses %q, want %q", got, want)
 	}
 }

@@ -21,6 +21,9 @@ func TestSuggestRanksBestFirst(t *testing.T) {
 	}{
 		{"closer spelling first", "abcdefghi", spelling, spelling},
 		{"closer spelling first, given last", "abcdefghi", []string{spelling[1], spelling[0]}, spelling},
+		// Next to the same words, a spelling 2 edits away is kept and one 3
+		// away is noise.
+		{"same words, then spellings up to 2 edits", "read-sheet", []string{"read-shxxx", "read-shexx", "sheet-read"}, []string{"sheet-read", "read-shexx"}},
 		{"more words shared first", "alpha-bravo-charlie", sharing, sharing},
 		{"more words shared first, given last", "alpha-bravo-charlie", []string{sharing[2], sharing[1], sharing[0]}, sharing},
 	} {
@@ -29,5 +32,24 @@ func TestSuggestRanksBestFirst(t *testing.T) {
 				t.Errorf("Suggest(%q, %q) (-want +got):\n%s", tt.query, tt.candidates, diff)
 			}
 		})
+	}
+}
+
+// TestShortPluralsAndWords checks where the plural rules start: "lies" is
+// the plural of "lie" (four letters, the -s rule, not the -ies one), while
+// a three-letter word ending in s ("gas") is a word of its own, so "ga" is
+// only a near spelling of it, no better than "gax".
+func TestShortPluralsAndWords(t *testing.T) {
+	for _, tt := range []struct {
+		query      string
+		candidates []string
+		want       []string
+	}{
+		{"lie", []string{"lies"}, []string{"lies"}},
+		{"gas", []string{"gax", "ga"}, []string{"gax", "ga"}},
+	} {
+		if diff := cmp.Diff(tt.want, Suggest(tt.query, tt.candidates)); diff != "" {
+			t.Errorf("Suggest(%q, %q) (-want +got):\n%s", tt.query, tt.candidates, diff)
+		}
 	}
 }

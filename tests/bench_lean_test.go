@@ -156,6 +156,29 @@ func (l *leanClient) pipelined(b *testing.B, n, inflight int) {
 	}
 }
 
+// ping sends an MCP ping and waits for its answer: an empty result under
+// its id.
+func (l *leanClient) ping(b *testing.B) {
+	id := l.next
+	l.next++
+	buf := strconv.AppendInt([]byte(`{"jsonrpc":"2.0","id":`), id, 10)
+	l.send(b, append(buf, `,"method":"ping"}`+"\n"...))
+	for {
+		line := l.line(b)
+		var a leanAnswer
+		if err := json.Unmarshal(line, &a); err != nil {
+			b.Fatalf("lean client: a ping answer is not JSON: %v: %s", err, line)
+		}
+		if a.Method != "" && a.ID == nil {
+			continue // a notification
+		}
+		if a.ID == nil || *a.ID != id || a.Error != nil || a.Result == nil {
+			b.Fatalf("lean client: ping %d answered %s", id, line)
+		}
+		return
+	}
+}
+
 // peekBuffered is what r holds already read.
 func peekBuffered(r *bufio.Reader) []byte {
 	p, _ := r.Peek(r.Buffered())

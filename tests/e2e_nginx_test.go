@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -171,41 +170,26 @@ type loadResult struct {
 func runLoad(t testing.TB, url string, n, inFlight int) loadResult {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: inFlight}}
-	var next atomic.Int64
 	var mu sync.Mutex
 	var res loadResult
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range inFlight {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(n) {
-					return
-				}
-				text := fmt.Sprintf("call-%d", i)
-				resp, m, err := echoCall(i%2 == 0, i, text).post(t, client, url)
-				switch {
-				case err != nil:
-				case resp.StatusCode != 200:
-					err = fmt.Errorf("HTTP %d", resp.StatusCode)
-				case m["id"] != float64(i):
-					err = fmt.Errorf("answer carries id %v", m["id"])
-				default:
-					err = echoed(m, text)
-				}
-				if err != nil {
-					mu.Lock()
-					res.failed = append(res.failed, fmt.Sprintf("%s (modern %v): %v", text, i%2 == 0, err))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
+	res.elapsed = spread(n, inFlight, func(i int) {
+		text := fmt.Sprintf("call-%d", i)
+		resp, m, err := echoCall(i%2 == 0, int64(i), text).post(t, client, url)
+		switch {
+		case err != nil:
+		case resp.StatusCode != 200:
+			err = fmt.Errorf("HTTP %d", resp.StatusCode)
+		case m["id"] != float64(i):
+			err = fmt.Errorf("answer carries id %v", m["id"])
+		default:
+			err = echoed(m, text)
+		}
+		if err != nil {
+			mu.Lock()
+			res.failed = append(res.failed, fmt.Sprintf("%s (modern %v): %v", text, i%2 == 0, err))
+			mu.Unlock()
+		}
+	})
 	return res
 }
 

@@ -124,41 +124,28 @@ func TestHardeningLoadHTTP(t *testing.T) {
 	e := newEnv(t)
 	installLoadtool(t, e)
 	url, _ := startHTTPProc(t, e)
-	var next, answered, failed atomic.Int64
-	var wg sync.WaitGroup
+	var answered, failed atomic.Int64
 	var errMu sync.Mutex
 	var firstErr error
-	start := time.Now()
-	for range loadInFlight {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				id := int(next.Add(1))
-				if id > n {
-					return
-				}
-				status, raw := postRPC(t, url, loadLine(id))
-				got, err := checkLoadAnswer(raw)
-				if err == nil && (status != http.StatusOK || got != id) {
-					err = fmt.Errorf("call %d: status %d, answer for id %d", id, status, got)
-				}
-				if raw != nil {
-					answered.Add(1)
-				}
-				if err != nil {
-					failed.Add(1)
-					errMu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					errMu.Unlock()
-				}
+	elapsed := spread(n, loadInFlight, func(i int) {
+		id := i + 1
+		status, raw := postRPC(t, url, loadLine(id))
+		got, err := checkLoadAnswer(raw)
+		if err == nil && (status != http.StatusOK || got != id) {
+			err = fmt.Errorf("call %d: status %d, answer for id %d", id, status, got)
+		}
+		if raw != nil {
+			answered.Add(1)
+		}
+		if err != nil {
+			failed.Add(1)
+			errMu.Lock()
+			if firstErr == nil {
+				firstErr = err
 			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+			errMu.Unlock()
+		}
+	})
 	t.Logf("HTTP load: %d calls, %d in flight, %d answered, %d lost, %d failed, %.0f calls/s (machine shared)",
 		n, loadInFlight, answered.Load(), int64(n)-answered.Load(), failed.Load(), float64(n)/elapsed.Seconds())
 	if answered.Load() != int64(n) || failed.Load() != 0 {
@@ -323,4 +310,27 @@ func processAlive(pid int) bool {
 	}
 	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// spread calls call(i) for each i in [0, n), inFlight at a time, and
+// returns how long all of them took.
+func spread(n, inFlight int, call func(i int)) time.Duration {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				call(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return time.Since(start)
 }

@@ -93,13 +93,21 @@ func (p *periodArgs) period() *periodArgs { return p }
 
 // bindPeriod binds req's args into a (a report's args, periodArgs
 // embedded; the host checked them and filled tool.yaml's defaults) and
-// resolves their period.
-func (s *service) bindPeriod(req *sdk.Request, a interface{ period() *periodArgs }) (*window, error) {
+// resolves their period; key names the report for the result cache (the
+// action, its args and the window).
+func (s *service) bindPeriod(req *sdk.Request, a interface{ period() *periodArgs }) (w *window, key string, err error) {
 	if err := req.Bind(a); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	p := a.period()
-	return s.resolve(p.Period, p.From, p.To, p.Timezone)
+	if w, err = s.resolve(p.Period, p.From, p.To, p.Timezone); err != nil {
+		return nil, "", err
+	}
+	b, _ := json.Marshal(struct {
+		A any
+		W *window
+	}{a, w})
+	return w, req.Action + " " + string(b), nil
 }
 
 // window is a resolved period.
@@ -301,22 +309,13 @@ func (s *service) report(ctx context.Context, key string, req *sdk.Request,
 	})
 }
 
-func argsKey(action string, v any) string {
-	b, _ := json.Marshal(v)
-	return action + " " + string(b)
-}
-
 // getUsage is the get-usage action.
 func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a usageArgs
-	w, err := s.bindPeriod(req, &a)
+	w, key, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}
-	key := argsKey("get-usage", struct {
-		A usageArgs
-		W *window
-	}{a, w})
 	res, err := s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
 		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
 			Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
@@ -338,14 +337,10 @@ type savingsArgs struct {
 // getSavings is the get-savings action.
 func (s *service) getSavings(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a savingsArgs
-	w, err := s.bindPeriod(req, &a)
+	w, key, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}
-	key := argsKey("get-savings", struct {
-		A savingsArgs
-		W *window
-	}{a, w})
 	return s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
 		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Mode: pricing.Mode(a.Pricing),
 			IncludeNames: a.IncludeNames, Prices: prices}
@@ -394,17 +389,13 @@ type blocksArgs struct {
 // blocks is the blocks action: the rolling five-hour usage windows.
 func (s *service) blocks(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var a blocksArgs
-	w, err := s.bindPeriod(req, &a)
+	w, key, err := s.bindPeriod(req, &a)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
 	// The active window depends on the clock: the key holds the minute.
-	key := argsKey("blocks", struct {
-		A   blocksArgs
-		W   *window
-		Now int64
-	}{a, w, now.Unix() / 60})
+	key += " " + strconv.FormatInt(now.Unix()/60, 10)
 	return s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
 		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, Limit: a.Limit, Mode: pricing.Mode(a.Pricing),
 			Provider: a.Provider, Prices: prices}

@@ -170,6 +170,30 @@ func TestSetIntoNewAndEmptyFiles(t *testing.T) {
 	}
 }
 
+// TestSetKeepsTheLayout: the new entry goes first in its object, on lines
+// of its own at the file's indent, and an empty object is opened onto
+// lines of its own; what was there stays as it was.
+func TestSetKeepsTheLayout(t *testing.T) {
+	const entry = "\"toolhost\": {\n      \"command\": \"/h\"\n    }"
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"empty file object", "{}", "{\n  \"mcpServers\": {\n    " + entry + "\n  }\n}"},
+		{"no servers key", "{\n  \"theme\": \"dark\"\n}\n", "{\n  \"mcpServers\": {\n    " + entry + "\n  },\n  \"theme\": \"dark\"\n}\n"},
+		{"empty servers", "{\n  \"mcpServers\": {}\n}\n", "{\n  \"mcpServers\": {\n    " + entry + "\n  }\n}\n"},
+		{"other server", "{\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}\n  }\n}\n",
+			"{\n  \"mcpServers\": {\n    " + entry + ",\n    \"other\": {\"command\": \"x\"}\n  }\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, changed, err := Set([]byte(tt.doc), "mcpServers", "toolhost", map[string]any{"command": "/h"})
+			if err != nil || !changed || string(got) != tt.want {
+				t.Errorf("got %q (changed %v, %v), want %q", got, changed, err, tt.want)
+			}
+		})
+	}
+}
+
 func TestBrokenConfigIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	c, _ := Lookup("cursor")

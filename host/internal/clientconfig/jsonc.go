@@ -293,13 +293,7 @@ func Set(doc []byte, key, name string, value any) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		ins := fmt.Sprintf("\n%s%q: %s", unit, key, v)
-		if len(top) > 0 {
-			ins += ","
-		} else {
-			ins += "\n"
-		}
-		return splice(doc, topOpen+1, topOpen+1, ins), true, nil
+		return insertFirst(doc, topOpen, unit, key, v, len(top) == 0, ""), true, nil
 	}
 	q := &scanner{s: doc, i: servers.valueStart}
 	if doc[q.i] != '{' {
@@ -332,13 +326,20 @@ func Set(doc []byte, key, name string, value any) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	ins := fmt.Sprintf("\n%s%q: %s", inner, name, v)
-	if len(ms) > 0 {
-		ins += ","
+	return insertFirst(doc, servers.valueStart, inner, name, v, len(ms) == 0, outer), true, nil
+}
+
+// insertFirst makes key: v (v rendered) the first member of the object
+// whose '{' is at open, on a line of its own indented by indent; in an
+// empty object, the '}' goes on the next line, indented by closing.
+func insertFirst(doc []byte, open int, indent, key, v string, empty bool, closing string) []byte {
+	ins := fmt.Sprintf("\n%s%q: %s", indent, key, v)
+	if empty {
+		ins += "\n" + closing
 	} else {
-		ins += "\n" + outer
+		ins += ","
 	}
-	return splice(doc, servers.valueStart+1, servers.valueStart+1, ins), true, nil
+	return splice(doc, open+1, open+1, ins)
 }
 
 // Remove takes name out of doc's object under key, changing nothing else;

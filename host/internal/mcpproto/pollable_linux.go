@@ -3,6 +3,7 @@
 package mcpproto
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -33,4 +34,38 @@ func PollableStdin() *os.File {
 		return os.Stdin
 	}
 	return os.NewFile(uintptr(fd), "protocol-stdin")
+}
+
+// PollableStdout returns the protocol's stdout (out, as GuardStdout kept
+// it) for the transport. When it is a pipe it opens that pipe again,
+// non-blocking, as PollableStdin does, and closes out: writes then go
+// through Go's poller too, and a write to a full pipe (a client slow to
+// read) parks the writing goroutine instead of blocking its thread in the
+// kernel. With the host on one P (tuneProcs), a blocked thread would hold
+// that P until the runtime's monitor took it back (20 µs to 10 ms), and no
+// other call could run meanwhile, not even the reading of a cancellation.
+// When out is not a pipe, or the pipe cannot be opened again, out is
+// returned as it is.
+func PollableStdout(out *os.File) *os.File {
+	raw, err := out.SyscallConn() // unlike Fd, leaves out's mode alone
+	if err != nil {
+		return out
+	}
+	reopened := -1
+	_ = raw.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if unix.Fstat(int(fd), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			return
+		}
+		// Fails (ENXIO) when the client has closed its end already: then
+		// the first write fails on out as it would have.
+		if nfd, err := unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+			reopened = nfd
+		}
+	})
+	if reopened < 0 {
+		return out
+	}
+	out.Close()
+	return os.NewFile(uintptr(reopened), "protocol-stdout")
 }

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// init runs the child of TestPollableStdinReadsThePipeThroughThePoller
+// init runs the child of TestPollableStdioUsesThePollerOnPipes
 // (before TestMain, which has its own child).
 func init() {
 	if os.Getenv("MCPPROTO_STDIN_CHILD") == "1" {
@@ -23,33 +23,50 @@ func init() {
 	}
 }
 
-// stdinChild takes PollableStdin and prints what the parent checks: whether
-// it is another file than os.Stdin, whether it is in Go's poller (only
-// then can a read deadline be set), whether descriptor 0 stayed blocking,
-// and everything it reads until the end of input.
+// stdinChild takes PollableStdin and PollableStdout (of a duplicate of
+// descriptor 1, as GuardStdout keeps one) and writes on the latter what the
+// parent checks: whether each is another file than the one it was given,
+// whether each is in Go's poller (only then can a deadline be set),
+// whether descriptors 0 and 1 stayed blocking, and everything read until
+// the end of input.
 func stdinChild() {
-	in := PollableStdin()
-	fl, err := unix.FcntlInt(0, unix.F_GETFL, 0)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fcntl:", err)
+	fail := func(what string, err error) {
+		fmt.Fprintln(os.Stderr, what+":", err)
 		os.Exit(2)
+	}
+	in := PollableStdin()
+	dup, err := unix.FcntlInt(1, unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		fail("dup", err)
+	}
+	kept := os.NewFile(uintptr(dup), "kept-stdout")
+	out := PollableStdout(kept)
+	nonblocking := func(fd int) bool {
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		if err != nil {
+			fail("fcntl", err)
+		}
+		return fl&unix.O_NONBLOCK != 0
 	}
 	data, err := io.ReadAll(in)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "read:", err)
-		os.Exit(2)
+		fail("read", err)
 	}
-	fmt.Printf("reopened=%t polled=%t fd0-nonblocking=%t data=%q\n",
-		in != os.Stdin, in.SetReadDeadline(time.Time{}) == nil, fl&unix.O_NONBLOCK != 0, data)
+	if _, err := fmt.Fprintf(out, "in: reopened=%t polled=%t fd0-nonblocking=%t data=%q\nout: reopened=%t polled=%t fd1-nonblocking=%t\n",
+		in != os.Stdin, in.SetReadDeadline(time.Time{}) == nil, nonblocking(0),
+		data, out != kept, out.SetWriteDeadline(time.Time{}) == nil, nonblocking(1)); err != nil {
+		fail("write", err)
+	}
 	os.Exit(0)
 }
 
-func TestPollableStdinReadsThePipeThroughThePoller(t *testing.T) {
+func TestPollableStdioUsesThePollerOnPipes(t *testing.T) {
 	const input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nsecond line\n"
 	file := filepath.Join(t.TempDir(), "input")
 	if err := os.WriteFile(file, []byte(input), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	const pipedOut = "out: reopened=true polled=true fd1-nonblocking=false\n"
 	for _, tc := range []struct {
 		name  string
 		stdin func(t *testing.T) io.Reader
@@ -59,7 +76,7 @@ func TestPollableStdinReadsThePipeThroughThePoller(t *testing.T) {
 		// is opened again, non-blocking, and read through the poller; the
 		// client's descriptor 0 keeps its flags.
 		{"pipe", func(*testing.T) io.Reader { return bytes.NewReader([]byte(input)) },
-			fmt.Sprintf("reopened=true polled=true fd0-nonblocking=false data=%q\n", input)},
+			fmt.Sprintf("in: reopened=true polled=true fd0-nonblocking=false data=%q\n", input) + pipedOut},
 		// A pipe whose writer is gone before the child starts: the open
 		// must not wait for a writer, and the input is still all read.
 		{"pipe already closed", func(t *testing.T) io.Reader {
@@ -73,7 +90,7 @@ func TestPollableStdinReadsThePipeThroughThePoller(t *testing.T) {
 			w.Close()
 			t.Cleanup(func() { r.Close() })
 			return r
-		}, fmt.Sprintf("reopened=true polled=true fd0-nonblocking=false data=%q\n", input)},
+		}, fmt.Sprintf("in: reopened=true polled=true fd0-nonblocking=false data=%q\n", input) + pipedOut},
 		// A file (host serve < requests.jsonl) is left as it is.
 		{"file", func(t *testing.T) io.Reader {
 			f, err := os.Open(file)
@@ -82,7 +99,7 @@ func TestPollableStdinReadsThePipeThroughThePoller(t *testing.T) {
 			}
 			t.Cleanup(func() { f.Close() })
 			return f
-		}, fmt.Sprintf("reopened=false polled=false fd0-nonblocking=false data=%q\n", input)},
+		}, fmt.Sprintf("in: reopened=false polled=false fd0-nonblocking=false data=%q\n", input) + pipedOut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
