@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"math/big"
 	"slices"
@@ -63,21 +62,23 @@ func (a *Action) Check(args json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := a.ArgNames()
-	known := make(map[string]*Arg, len(a.Args))
-	for i := range a.Args {
-		known[a.Args[i].Name] = &a.Args[i]
-	}
-
 	var msgs, dym []string
 	needSchema := false
-	keys := slices.Sorted(maps.Keys(obj))
-	for _, k := range keys {
-		if known[k] != nil {
-			continue
+	// Unknown names are rare: find them without a per-call index of the
+	// args, and sort and suggest only when there are some.
+	var unknown []string
+	for k := range obj {
+		if !a.hasArg(k) {
+			unknown = append(unknown, k)
 		}
-		msgs = append(msgs, "unknown arg '"+k+"'")
-		dym = append(dym, Suggest(k, names)...)
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		names := a.ArgNames()
+		for _, k := range unknown {
+			msgs = append(msgs, "unknown arg '"+k+"'")
+			dym = append(dym, Suggest(k, names)...)
+		}
 		needSchema = true
 	}
 
@@ -127,6 +128,9 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
+	if obj, ok := decodeFlat(raw); ok {
+		return obj, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -141,6 +145,97 @@ func decodeArgs(raw json.RawMessage) (map[string]any, error) {
 		return nil, &ArgError{Message: "args must be a JSON object of arg name to value, got " + describeValue(v)}
 	}
 	return obj, nil
+}
+
+// hasArg reports whether the action has an arg named name.
+func (a *Action) hasArg(name string) bool {
+	for i := range a.Args {
+		if a.Args[i].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeFlat decodes the common case of a call's args — one valid JSON
+// object whose values are numbers, true, false, null or strings without
+// escapes, its names without escapes, all valid UTF-8 — the way decodeArgs's
+// decoder would (numbers as json.Number, the last of a repeated name wins),
+// without a json.Decoder, its read buffer or reflection per call. It
+// reports false for anything else, and decodeArgs's decoder decodes it or
+// names the problem.
+func decodeFlat(raw []byte) (map[string]any, bool) {
+	if raw[0] != '{' || !utf8.Valid(raw) || !json.Valid(raw) {
+		return nil, false
+	}
+	obj := map[string]any{}
+	i := skipSpace(raw, 1)
+	if raw[i] == '}' {
+		return obj, true
+	}
+	for {
+		key, next, ok := plainString(raw, i)
+		if !ok {
+			return nil, false
+		}
+		i = skipSpace(raw, skipSpace(raw, next)+1) // past ':'
+		var v any
+		switch c := raw[i]; {
+		case c == '"':
+			s, end, ok := plainString(raw, i)
+			if !ok {
+				return nil, false
+			}
+			v, next = s, end
+		case c == 't':
+			v, next = true, i+4
+		case c == 'f':
+			v, next = false, i+5
+		case c == 'n':
+			v, next = nil, i+4
+		case c == '-' || c >= '0' && c <= '9':
+			next = i + 1
+			for next < len(raw) && strings.IndexByte("0123456789.eE+-", raw[next]) >= 0 {
+				next++
+			}
+			v = json.Number(raw[i:next])
+		default: // an array or an object
+			return nil, false
+		}
+		obj[key] = v
+		i = skipSpace(raw, next)
+		if raw[i] == '}' {
+			return obj, true
+		}
+		i = skipSpace(raw, i+1) // past ','
+	}
+}
+
+// plainString returns the JSON string starting at raw[i] (a '"') and the
+// index past its closing quote, or false when it has an escape. raw is
+// valid JSON.
+func plainString(raw []byte, i int) (string, int, bool) {
+	if raw[i] != '"' {
+		return "", 0, false
+	}
+	end := bytes.IndexByte(raw[i+1:], '"')
+	if end < 0 {
+		return "", 0, false
+	}
+	s := raw[i+1 : i+1+end]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return "", 0, false
+	}
+	return string(s), i + end + 2, true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // ArgsSummary describes every arg of the action in the compact form an

@@ -3,6 +3,8 @@ package manifests
 import (
 	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 )
 
 // irreversibleVerbs maps every recognised form of an irreversible verb to
@@ -99,13 +101,45 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// wordVerdict is one IrreversibleWord answer, as irreversibleWordOf keeps it.
+type wordVerdict struct {
+	word string
+	ok   bool
+}
+
+// Tool and action names come from manifests, so there are few of them, and
+// the gate asks about the same ones on every call: irreversibleWordOf keeps
+// up to maxKeptVerdicts answers so that a call splits no names. It is a
+// cache of a pure function; nothing can observe it but the time it saves.
+const maxKeptVerdicts = 4096
+
+var (
+	keptVerdicts sync.Map // name → wordVerdict
+	keptCount    atomic.Int64
+)
+
+// irreversibleWordOf is IrreversibleWord, remembered per name.
+func irreversibleWordOf(name string) (string, bool) {
+	if v, ok := keptVerdicts.Load(name); ok {
+		w := v.(wordVerdict)
+		return w.word, w.ok
+	}
+	word, ok := IrreversibleWord(name)
+	if keptCount.Load() < maxKeptVerdicts {
+		if _, loaded := keptVerdicts.LoadOrStore(name, wordVerdict{word, ok}); !loaded {
+			keptCount.Add(1)
+		}
+	}
+	return word, ok
+}
+
 // isIrreversibleName is IrreversibleWord on the tool name, then the action
 // name; it returns the word and which name held it.
 func isIrreversibleName(tool, action string) (word, in string, ok bool) {
-	if w, ok := IrreversibleWord(tool); ok {
+	if w, ok := irreversibleWordOf(tool); ok {
 		return w, "tool name " + strconv.Quote(tool), true
 	}
-	if w, ok := IrreversibleWord(action); ok {
+	if w, ok := irreversibleWordOf(action); ok {
 		return w, "action name " + strconv.Quote(action), true
 	}
 	return "", "", false

@@ -16,8 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/host/internal/gate"
 	"github.com/toolhost/toolhost/manifests"
@@ -289,7 +287,7 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	max := d.maxBytes()
 	caller := &wire.Caller{ClientName: "unknown"}
 	if call.Caller != nil {
-		caller = proto.Clone(call.Caller).(*wire.Caller)
+		caller = copyCaller(call.Caller)
 	}
 	if caller.Channel != ChannelTerminal {
 		caller.Channel = ChannelMCP // only the terminal commands set terminal
@@ -330,6 +328,20 @@ func checkResult(tool *registry.Tool, action *manifests.Action, res *wire.Result
 	out := failf(wire.CodeInternalError, fmt.Sprintf("this is a bug in the plugin %s: report it to its author; other tools are not affected", tool.Name()),
 		"the plugin %s returned a malformed result for %s (%d bytes): it %s", tool.Name(), action.Name, len(res.GetJson()), what)
 	return &out
+}
+
+// copyCaller copies every field of c (TestCopyCallerCopiesEveryField holds
+// it to proto.Clone), without proto.Clone's reflection on every call.
+func copyCaller(c *wire.Caller) *wire.Caller {
+	return &wire.Caller{
+		ClientName:     c.GetClientName(),
+		ClientVersion:  c.GetClientVersion(),
+		RequestId:      c.GetRequestId(),
+		Confirmed:      c.GetConfirmed(),
+		Agent:          c.GetAgent(),
+		MaxResultBytes: c.GetMaxResultBytes(),
+		Channel:        c.GetChannel(),
+	}
 }
 
 func (d *Dispatcher) maxBytes() int {

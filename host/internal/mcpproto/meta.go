@@ -48,7 +48,19 @@ func findMember(obj []byte, key string) (m member, empty, ok bool) {
 // false and the caller decodes raw as a whole. It reads raw in place,
 // without decoding a value.
 func ObjectKeys(raw []byte) (keys []string, ok bool) {
+	return KeysNotIn(raw, nil)
+}
+
+// KeysNotIn is ObjectKeys less the keys in known: it returns, in order, the
+// keys of raw's top level that known does not hold, and allocates nothing
+// when there are none.
+func KeysNotIn(raw []byte, known []string) (keys []string, ok bool) {
 	ok = eachMember(raw, func(name []byte, _, _ int) {
+		for _, k := range known {
+			if string(name) == k {
+				return
+			}
+		}
 		keys = append(keys, string(name))
 	})
 	return keys, ok

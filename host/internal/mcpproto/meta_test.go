@@ -153,3 +153,23 @@ func TestObjectKeysAgreesWithDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysNotInLeavesOutTheKnown: KeysNotIn gives exactly the keys a
+// decode finds that are not among the known ones, in order.
+func TestKeysNotInLeavesOutTheKnown(t *testing.T) {
+	known := []string{"tool", "action", "args"}
+	for _, tc := range []struct {
+		raw  string
+		want []string
+	}{
+		{`{"tool":"t","action":"a","args":{"x":1}}`, nil},
+		{`{"tool":"t","Args":{},"max_results":3}`, []string{"Args", "max_results"}},
+		{`{"toolx":1,"tool":2}`, []string{"toolx"}},
+		{`{}`, nil},
+	} {
+		got, ok := KeysNotIn([]byte(tc.raw), known)
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("KeysNotIn(%s) = %q, %v; want %q, true", tc.raw, got, ok, tc.want)
+		}
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
@@ -125,7 +123,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	// The keys are read in place; only what that scan cannot vouch for
 	// (not an object, keys written with escapes) is decoded to find them.
-	keys, scanned := mcpproto.ObjectKeys(raw)
+	unknown, scanned := mcpproto.KeysNotIn(raw, fields)
 	if !scanned {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil {
@@ -133,12 +131,10 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 				Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
 			return &out
 		}
-		keys = slices.Collect(maps.Keys(obj))
-	}
-	var unknown []string
-	for _, k := range keys {
-		if !contains(fields, k) {
-			unknown = append(unknown, k)
+		for k := range obj {
+			if !contains(fields, k) {
+				unknown = append(unknown, k)
+			}
 		}
 	}
 	if len(unknown) > 0 {
