@@ -32,27 +32,38 @@ go run ./tests/bench/xlsx/gen -rows "$ROWS" -o "$work/bench.xlsx"
 export XLSX_ROOTS="$work"
 echo "workbook: $ROWS rows x 10 columns, $(du -h "$work/bench.xlsx" | cut -f1) on disk, openpyxl $(/usr/bin/python3 -c 'import openpyxl; print(openpyxl.__version__)'), $(go version | cut -d' ' -f3)"
 
-# measure LABEL CMD... : runs CMD REPEAT times, one after another (stdout
-# to a file), with cpurun: CPU is the total user+system time of the runs,
-# from each finished child's rusage (kept to the microsecond, where
-# /usr/bin/time prints 10 ms steps), divided by REPEAT; wall likewise; RSS
-# the largest peak of the runs. openpyxl and the plugin get the same
-# treatment. RM names a file removed before each run (dump --save's target).
+# measure LABEL CMD... : runs CMD once (stdout to a file) with cpurun and
+# adds its CPU (user+system from the finished child's rusage, kept to the
+# microsecond where /usr/bin/time prints 10 ms steps) and wall time to
+# LABEL's sums; RSS keeps the largest peak. bench calls it round by round,
+# every reader once a round, so openpyxl and the plugin see the same
+# machine: this virtual machine's speed moves by half within minutes, and
+# running one reader's N runs before the other's measured the drift. RM
+# names a file removed before each run (dump --save's target).
 declare -A CPU WALL RSS
 REPEAT=1
 RM=
 measure() {
 	local label=$1 line cpu wall rss
 	shift
-	line=$("$work/cpurun" -n "$REPEAT" -stdout "$work/out" ${RM:+-rm "$RM"} -- "$@" 2>"$work/err") || {
+	line=$("$work/cpurun" -n 1 -stdout "$work/out" ${RM:+-rm "$RM"} -- "$@" 2>"$work/err") || {
 		echo "bench: $label failed:" >&2
 		cat "$work/err" "$work/out" >&2
 		exit 1
 	}
 	read -r cpu wall rss <<<"$line"
-	CPU[$label]=$cpu
-	WALL[$label]=$wall
-	RSS[$label]=$(awk -v k="$rss" 'BEGIN {printf "%.0f", k/1024}')
+	CPU[$label]=$(awk -v a="${CPU[$label]:-0}" -v b="$cpu" 'BEGIN {printf "%.6f", a + b}')
+	WALL[$label]=$(awk -v a="${WALL[$label]:-0}" -v b="$wall" 'BEGIN {printf "%.6f", a + b}')
+	RSS[$label]=$(awk -v a="${RSS[$label]:-0}" -v k="$rss" 'BEGIN {m = k / 1024; printf "%.0f", (m > a ? m : a)}')
+}
+
+# mean LABEL... : turns each LABEL's sums into means over REPEAT rounds.
+mean() {
+	local k
+	for k in "$@"; do
+		CPU[$k]=$(awk -v a="${CPU[$k]}" -v n="$REPEAT" 'BEGIN {printf "%.6f", a / n}')
+		WALL[$k]=$(awk -v a="${WALL[$k]}" -v n="$REPEAT" 'BEGIN {printf "%.6f", a / n}')
+	done
 }
 
 # row LABEL BASELINE NAME : one line of the table, ratios against BASELINE.
@@ -73,14 +84,21 @@ bench() {
 		py=(--sheet "$sheet")
 		ours=(--sheet "$sheet")
 	fi
-	measure openpyxl /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" "${py[@]}"
-	measure openpyxl-all /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" --all
-	measure read-sheet "$work/xlsx" read-sheet --path "$book" "${ours[@]}" --max-results 10000000
-	RM=$work/dump.txt measure dump "$work/xlsx" dump --path "$book" --save "$work/dump.txt"
-	rm -f "$work/dump.txt"
-	measure records "$work/xlsx" records --path "$book" "${ours[@]}" --max-results 10000000
-	measure describe "$work/xlsx" describe --path "$book" "${ours[@]}"
-	measure search "$work/xlsx" search --path "$book" "${ours[@]}" --query "no such text"
+	local labels=(openpyxl openpyxl-all read-sheet dump records describe search) k r
+	for k in "${labels[@]}"; do
+		CPU[$k]=0 WALL[$k]=0 RSS[$k]=0
+	done
+	for ((r = 0; r < REPEAT; r++)); do
+		measure openpyxl /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" "${py[@]}"
+		measure openpyxl-all /usr/bin/python3 tests/bench/xlsx/openpyxl_read.py "$book" --all
+		measure read-sheet "$work/xlsx" read-sheet --path "$book" "${ours[@]}" --max-results 10000000
+		RM=$work/dump.txt measure dump "$work/xlsx" dump --path "$book" --save "$work/dump.txt"
+		rm -f "$work/dump.txt"
+		measure records "$work/xlsx" records --path "$book" "${ours[@]}" --max-results 10000000
+		measure describe "$work/xlsx" describe --path "$book" "${ours[@]}"
+		measure search "$work/xlsx" search --path "$book" "${ours[@]}" --query "no such text"
+	done
+	mean "${labels[@]}"
 	echo
 	echo "== $title"
 	printf '%-46s %8s %8s %8s %10s %10s\n' "reader" "CPU s" "wall s" "RSS MB" "CPU ratio" "RSS ratio"
@@ -101,7 +119,7 @@ bench() {
 
 bench "$work/bench.xlsx" "generated: $ROWS rows x 10 columns"
 # The mid-size workbooks take a fraction of a second: each figure is the
-# mean of REPEAT_SMALL runs (default 10), for openpyxl as for the plugin.
+# mean of REPEAT_SMALL rounds (default 10), for openpyxl as for the plugin.
 REPEAT=${REPEAT_SMALL:-10}
 # Mid-size real workbooks from other readers' test suites (see
 # plugins/xlsx/testdata/corpus/SOURCES.tsv for origin and licence).
@@ -113,7 +131,8 @@ echo
 echo "CPU ratio: openpyxl CPU / ours (higher is faster); dump is compared with openpyxl reading every sheet."
 echo "RSS ratio: ours / openpyxl peak RSS (lower is leaner). Whole processes: Python's and Go's start-up count."
 echo "CPU seconds, not wall: the machine may be shared. CPU: user+system from each finished process's rusage (microseconds),"
-echo "summed over the runs and divided by their number ($REPEAT runs each mid-size figure, 1 the large); RSS: the largest peak."
+echo "summed over the runs and divided by their number ($REPEAT rounds for each mid-size figure, 1 the large: every reader"
+echo "once a round, in turn, so all see the same machine); RSS: the largest peak."
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # And the values agree: random workbooks written and read by openpyxl, read by the plugin.
