@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
@@ -223,28 +221,9 @@ func inFlight(n, inflight int, fn func()) {
 // rawClient is a go-plugin client of the plugin binary, no host between:
 // its echo call, the plugin's process id, and the function that ends it.
 func rawClient(b *testing.B, bin string) (call func(), pid int, stop func()) {
-	cmd := exec.Command(bin)
-	client := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  wire.Handshake,
-		Plugins:          wire.PluginMap(nil),
-		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		Cmd:              cmd,
-		AutoMTLS:         true,
-		Logger:           hclog.NewNullLogger(),
-	})
-	rpc, err := client.Client()
-	if err != nil {
-		client.Kill()
-		b.Fatal(err)
-	}
-	raw, err := rpc.Dispense(wire.PluginName)
-	if err != nil {
-		client.Kill()
-		b.Fatal(err)
-	}
-	c := raw.(*wire.Client)
+	c, pid, stop := testplugin.Raw(b, bin)
+	req := &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"bench"}`), Caller: &wire.Caller{ClientName: "bench"}}
 	return func() {
-		req := &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"bench"}`), Caller: &wire.Caller{ClientName: "bench"}}
 		stream, err := c.Call(context.Background(), req)
 		if err != nil {
 			b.Fatal(err)
@@ -264,7 +243,7 @@ func rawClient(b *testing.B, bin string) (call func(), pid int, stop func()) {
 				return
 			}
 		}
-	}, cmd.Process.Pid, client.Kill
+	}, pid, stop
 }
 
 // benchExec times one exec of the plugin in CLI mode per call.

@@ -2,20 +2,14 @@ package tests
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
-	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // rawPerOp is the raw go-plugin round-trip measured by the first
@@ -32,46 +26,8 @@ var rawPerOp time.Duration
 //	go test ./tests -run '^$' -bench RunToolRoundTrip
 func BenchmarkRunToolRoundTrip(b *testing.B) {
 	b.Run("raw-go-plugin", func(b *testing.B) {
-		client := plugin.NewClient(&plugin.ClientConfig{
-			HandshakeConfig:  wire.Handshake,
-			Plugins:          wire.PluginMap(nil),
-			AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-			Cmd:              exec.Command(testplugin.Build(b, "1")),
-			AutoMTLS:         true,
-			Logger:           hclog.NewNullLogger(),
-		})
-		defer client.Kill()
-		rpc, err := client.Client()
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw, err := rpc.Dispense(wire.PluginName)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := raw.(*wire.Client)
-		req := &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"bench"}`), Caller: &wire.Caller{ClientName: "bench"}}
-		call := func() {
-			stream, err := c.Call(context.Background(), req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for {
-				ev, err := stream.Recv()
-				if errors.Is(err, io.EOF) {
-					b.Fatal("no result")
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				if r := ev.GetResult(); r != nil {
-					if r.GetError() != nil {
-						b.Fatal(r.GetError())
-					}
-					return
-				}
-			}
-		}
+		call, _, stop := rawClient(b, testplugin.Build(b, "1"))
+		defer stop()
 		call() // warm
 		b.ResetTimer()
 		start := time.Now()

@@ -11,6 +11,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/internal/rpctest"
+	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -55,7 +56,7 @@ func BenchmarkServe(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testplugin.SelfCPU()
 			var mu sync.Mutex // Send is one write, but keep the lines whole
 			sent := 0
 			send := func() bool {
@@ -77,7 +78,7 @@ func BenchmarkServe(b *testing.B) {
 				}
 				send()
 			}
-			b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(testplugin.SelfCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
