@@ -451,17 +451,7 @@ func TestWrongKindNamesBoth(t *testing.T) {
 			if o == nil {
 				t.Fatalf("%s resolved as %q", tt.call, tt.kind)
 			}
-			var body struct {
-				Error struct {
-					Code     wire.Code `json:"code"`
-					Message  string    `json:"message"`
-					NextStep string    `json:"next_step"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(o.Body(), &body); err != nil {
-				t.Fatal(err)
-			}
-			if e := body.Error; e.Code != wire.CodeUnknownTool || e.Message != tt.message || e.NextStep != tt.next {
+			if e := bodyError(t, *o); e.Code != wire.CodeUnknownTool || e.Message != tt.message || e.NextStep != tt.next {
 				t.Fatalf("got %s, want unknown_tool saying %s, next step %s", o.Body(), tt.message, tt.next)
 			}
 		})
@@ -477,4 +467,24 @@ func agentHost(t *testing.T, reg *registry.Registry) *Dispatcher {
 	t.Cleanup(sup.Close)
 	d.Runner = sup
 	return d
+}
+
+// errorBody is the error envelope of o as a client reads it: decoded
+// from the JSON body, so a test sees what rendering dropped or renamed.
+type errorBody struct {
+	Code     wire.Code `json:"code"`
+	Message  string    `json:"message"`
+	NextStep string    `json:"next_step"`
+}
+
+// bodyError decodes o's rendered error envelope.
+func bodyError(t *testing.T, o Outcome) errorBody {
+	t.Helper()
+	var body struct {
+		Error errorBody `json:"error"`
+	}
+	if err := json.Unmarshal(o.Body(), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Error
 }

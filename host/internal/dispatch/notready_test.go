@@ -28,17 +28,7 @@ func TestNotReadyWithoutANextStepOfItsOwn(t *testing.T) {
 	reg.Scan()
 	d := &Dispatcher{Registry: reg}
 	o := d.Run(context.Background(), Call{Name: "testtool", Action: "echo", Args: json.RawMessage(`{"text":"a"}`)}, nil)
-	var body struct {
-		Error struct {
-			Code     wire.Code `json:"code"`
-			Message  string    `json:"message"`
-			NextStep string    `json:"next_step"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(o.Body(), &body); err != nil {
-		t.Fatal(err)
-	}
-	e := body.Error
+	e := bodyError(t, o)
 	if e.Code != wire.CodeNotReady || !strings.Contains(e.Message, "testtool not found") || e.NextStep != "run `host check`, fix what it says, then call again" {
 		t.Fatalf("got %s, want not_ready naming the missing binary, next step host check", o.Body())
 	}

@@ -111,16 +111,7 @@ func TestTooLargeWithoutNarrowWith(t *testing.T) {
 	d := fixtureDispatcher(t, &fixedRunner{res: &wire.Result{Json: []byte(big)}})
 	d.MaxResultBytes = 50
 	o := d.Run(context.Background(), Call{Name: "testtool", Action: "echo", Args: json.RawMessage(`{"text":"a"}`)}, nil)
-	var body struct {
-		Error struct {
-			Code     wire.Code `json:"code"`
-			NextStep string    `json:"next_step"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(o.Body(), &body); err != nil {
-		t.Fatal(err)
-	}
-	if body.Error.Code != wire.CodeResultTooLarge || body.Error.NextStep != "call again asking for less" {
+	if e := bodyError(t, o); e.Code != wire.CodeResultTooLarge || e.NextStep != "call again asking for less" {
 		t.Fatalf("got %s, want result_too_large with the next step \"call again asking for less\"", o.Body())
 	}
 }
