@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,4 +61,29 @@ func sdkDeps(t *testing.T, flags ...string) []string {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	return strings.Fields(string(out))
+}
+
+// TestManifestsBuildsNothingAtStart: every plugin links manifests, and Go
+// runs its package initialisation on every start, CLI mode included. Its
+// name patterns and word lists are matched by code and scanned as static
+// lists; a package-level regexp or map built there (66 KB in 783
+// allocations before) is paid by every call. The test binary, started
+// again with GODEBUG=inittrace=1, reports what the package's init
+// allocated.
+func TestManifestsBuildsNothingAtStart(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("run the test binary again: %v\n%s", err, out)
+	}
+	// init github.com/toolhost/toolhost/manifests @28 ms, 0.74 ms clock, 22304 bytes, 359 allocs
+	m := regexp.MustCompile(`(?m)^init github\.com/toolhost/toolhost/manifests @.* clock, (\d+) bytes, (\d+) allocs$`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("GODEBUG=inittrace=1 printed no line for the manifests package:\n%s", out)
+	}
+	const most = 1024
+	if n, _ := strconv.Atoi(string(m[1])); n > most {
+		t.Errorf("manifests allocates %s bytes in %s allocations at package init, want at most %d: build tables on first use (sync.OnceValue) or as static data", m[1], m[2], most)
+	}
 }
