@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
@@ -37,7 +38,7 @@ func startLeanClient(b *testing.B) *leanClient {
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
-		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"))
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"), "HOST_MEMPROFILE="+filepath.Join(dir, "serve-lean-allocs.pprof"))
 	}
 	l := &leanClient{cmd: e.serveCmd(), next: 1}
 	l.cmd.Stderr = os.Stderr
@@ -196,4 +197,25 @@ func (l *leanClient) close(b *testing.B) {
 	if err := l.cmd.Wait(); err != nil {
 		b.Logf("lean client: the host ended with %v", err)
 	}
+}
+
+// BenchmarkLeanInFlight runs only the 8-in-flight phase of
+// BenchmarkHostSpeed through the lean client, b.N calls after a warm-up,
+// and prints the CPU per call of the client and of the host with its
+// plugin: with HOST_BENCH_PROFILE set, the host's CPU profile
+// (serve-lean.pprof) then holds that phase and nothing else.
+//
+//	go test ./tests -run '^$' -bench LeanInFlight -benchtime 20000x
+func BenchmarkLeanInFlight(b *testing.B) {
+	lean := startLeanClient(b)
+	defer lean.close(b)
+	lean.pipelined(b, 200, 8) // warm: the plugin is launched and kept
+	client, server := selfCPU(), treeCPU(lean.cmd.Process.Pid)
+	b.ResetTimer()
+	lean.pipelined(b, b.N, 8)
+	b.StopTimer()
+	n := time.Duration(b.N)
+	c, s := (selfCPU()-client)/n, (treeCPU(lean.cmd.Process.Pid)-server)/n
+	b.ReportMetric(float64(c.Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(s.Nanoseconds()), "host+plugin-cpu-ns/call")
 }

@@ -33,6 +33,8 @@ func TestAppendToolResultAgreesWithTheSDK(t *testing.T) {
 		{"invalid UTF-8 text", &mcp.CallToolResult{Content: text("bad \xff\xfe here")}, true},
 		{"empty text", &mcp.CallToolResult{Content: text("")}, true},
 		{"no content", &mcp.CallToolResult{Content: []mcp.Content{}}, true},
+		{"spaces inside strings", &mcp.CallToolResult{Content: text("x"), StructuredContent: json.RawMessage(`{"s":"a b\" c\\","t":["x y",1]}`)}, true},
+		{"escaped backslash then space between tokens", &mcp.CallToolResult{Content: text("x"), StructuredContent: json.RawMessage(`{"s":"a\\" ,"t":1}`)}, true},
 		{"raw null", &mcp.CallToolResult{Content: text("null"), StructuredContent: json.RawMessage(`null`)}, true},
 		{"raw array", &mcp.CallToolResult{Content: text("[]"), StructuredContent: json.RawMessage(`[1,"<"]`)}, true},
 		{"large", &mcp.CallToolResult{Content: text(strings.Repeat("<x>", 50000)), StructuredContent: json.RawMessage(`{"s":"` + strings.Repeat("ab&", 50000) + `"}`)}, true},
@@ -65,6 +67,50 @@ func TestAppendToolResultAgreesWithTheSDK(t *testing.T) {
 				t.Fatalf("bytes differ\ngot:  %.400s\nwant: %.400s", g, want)
 			}
 		})
+	}
+}
+
+// TestPlainJSONIsWhatCompactAndEscapeLeave: valid JSON that plainJSON
+// lets through as it is comes out of json.Compact and json.HTMLEscape
+// unchanged, and every kind of byte those rewrite sends it the long way.
+func TestPlainJSONIsWhatCompactAndEscapeLeave(t *testing.T) {
+	tests := []struct {
+		raw   string
+		plain bool
+	}{
+		{`{"a":1}`, true},
+		{`{"s":"a b\tc"}`, true},
+		{`{"s":"q\"  \\"}`, true},
+		{`["\\",1,{"k":[true,null]}]`, true},
+		{`{"s":"é😀"}`, true},
+		{`{"a": 1}`, false},
+		{"{\"a\":1}\n", false},
+		{"{\"a\":[1,\r2]}", false},
+		{"{\"a\":\t1}", false},
+		{`{"s":"\\" ,"t":1}`, false},
+		{`{"s":"<b>"}`, false},
+		{`{"s":"a&b"}`, false},
+		{`{"s":">"}`, false},
+		{"{\"s\":\"a\u2028b\"}", false},
+		{"{\"s\":\"a\u2029b\"}", false},
+		{"{\"s\":\"a\u20acb\"}", false}, // 0xE2 starts €: looked at closer, and unchanged
+	}
+	for _, tt := range tests {
+		raw := []byte(tt.raw)
+		if !json.Valid(raw) {
+			t.Fatalf("%q: not valid JSON (a bad case)", tt.raw)
+		}
+		if got := plainJSON(raw); got != tt.plain {
+			t.Errorf("plainJSON(%q) = %v, want %v", tt.raw, got, tt.plain)
+		}
+		var compact, escaped bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			t.Fatal(err)
+		}
+		json.HTMLEscape(&escaped, compact.Bytes())
+		if plainJSON(raw) && escaped.String() != tt.raw {
+			t.Errorf("plainJSON passed %q as it is, but Compact and HTMLEscape give %q", tt.raw, escaped.String())
+		}
 	}
 }
 
