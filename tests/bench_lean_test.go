@@ -210,12 +210,85 @@ func BenchmarkLeanInFlight(b *testing.B) {
 	lean := startLeanClient(b)
 	defer lean.close(b)
 	lean.pipelined(b, 200, 8) // warm: the plugin is launched and kept
-	client, server := selfCPU(), treeCPU(lean.cmd.Process.Pid)
+	pid := lean.cmd.Process.Pid
+	plugin := descendant(b, pid, "testtool")
+	client, server, host := selfCPU(), treeCPU(pid), testplugin.ProcCPU(pid)
+	hostIO, pluginIO := syscalls(pid), syscalls(plugin)
 	b.ResetTimer()
 	lean.pipelined(b, b.N, 8)
 	b.StopTimer()
+	reportSyscalls(b, "host", hostIO, syscalls(pid))
+	reportSyscalls(b, "plugin", pluginIO, syscalls(plugin))
 	n := time.Duration(b.N)
-	c, s := (selfCPU()-client)/n, (treeCPU(lean.cmd.Process.Pid)-server)/n
+	c, s, h := (selfCPU()-client)/n, (treeCPU(pid)-server)/n, (testplugin.ProcCPU(pid)-host)/n
 	b.ReportMetric(float64(c.Nanoseconds()), "client-cpu-ns/call")
-	b.ReportMetric(float64(s.Nanoseconds()), "host+plugin-cpu-ns/call")
+	b.ReportMetric(float64(h.Nanoseconds()), "host-cpu-ns/call")
+	b.ReportMetric(float64((s-h).Nanoseconds()), "plugin-cpu-ns/call")
+}
+
+// BenchmarkRawInFlight is BenchmarkLeanInFlight's baseline: the raw
+// go-plugin client's 8 in flight to the same plugin, and the CPU per call
+// of the client and of the plugin.
+//
+//	go test ./tests -run '^$' -bench RawInFlight -benchtime 20000x
+func BenchmarkRawInFlight(b *testing.B) {
+	bin := filepath.Join(testplugin.Install(b, b.TempDir(), "1"), "testtool")
+	call, pid, stop := rawClient(b, bin)
+	defer stop()
+	inFlight(200, 8, call)
+	client, plugin := selfCPU(), treeCPU(pid)
+	pluginIO := syscalls(pid)
+	b.ResetTimer()
+	inFlight(b.N, 8, call)
+	b.StopTimer()
+	reportSyscalls(b, "plugin", pluginIO, syscalls(pid))
+	n := time.Duration(b.N)
+	b.ReportMetric(float64(((selfCPU()-client)/n).Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(((treeCPU(pid)-plugin)/n).Nanoseconds()), "plugin-cpu-ns/call")
+}
+
+// syscalls is how many read and write system calls process pid has made
+// (/proc/PID/io's syscr and syscw); zeros when it cannot be read.
+func syscalls(pid int) (counts [2]int64) {
+	io, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "io"))
+	if err != nil {
+		return counts
+	}
+	for _, line := range strings.Split(string(io), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "syscr":
+			counts[0] = n
+		case "syscw":
+			counts[1] = n
+		}
+	}
+	return counts
+}
+
+// reportSyscalls reports who's read and write system calls per call
+// between two counts.
+func reportSyscalls(b *testing.B, who string, before, after [2]int64) {
+	b.ReportMetric(float64(after[0]-before[0])/float64(b.N), who+"-reads/call")
+	b.ReportMetric(float64(after[1]-before[1])/float64(b.N), who+"-writes/call")
+}
+
+// descendant is the process id of the first process named comm below
+// pid (the host's plugin, under its reaper).
+func descendant(b *testing.B, pid int, comm string) int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		kids, _ := os.ReadFile(t)
+		for _, k := range strings.Fields(string(kids)) {
+			child, _ := strconv.Atoi(k)
+			if name, _ := os.ReadFile(filepath.Join("/proc", k, "comm")); strings.TrimSpace(string(name)) == comm {
+				return child
+			}
+			if d := descendant(b, child, comm); d != 0 {
+				return d
+			}
+		}
+	}
+	return 0
 }

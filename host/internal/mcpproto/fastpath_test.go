@@ -135,6 +135,52 @@ func (g *gateWriter) Write(b []byte) (int, error) {
 	return len(b), g.err
 }
 
+// TestAnswersReadyTogetherShareOneWrite: with gather set (stdio), a
+// writer yields before it writes, and the answers that become ready while
+// it yields go out in its write, each writer learning how it went.
+func TestAnswersReadyTogetherShareOneWrite(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		g := &gateWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		close(g.release)
+		if failing {
+			g.err = errors.New("broken pipe")
+		}
+		l := &lineWriter{w: g}
+		errs := make(chan error, 3)
+		yielded := false
+		l.gather = func() { // two more answers become ready during the yield
+			yielded = true
+			for i := 1; i <= 2; i++ {
+				go func() { errs <- l.writeLine([]byte(fmt.Sprintf(`{"id":%d}`, i))) }()
+			}
+			for queued := 0; queued < 2; runtime.Gosched() {
+				l.mu.Lock()
+				if l.next != nil {
+					queued = bytes.Count(l.next.buf, []byte("\n"))
+				}
+				l.mu.Unlock()
+			}
+		}
+		errs <- l.writeLine([]byte(`{"id":0}`))
+		if !yielded {
+			t.Fatal("the writer wrote without yielding first")
+		}
+		for range 3 {
+			if err := <-errs; (err != nil) != failing {
+				t.Errorf("failing %v: writeLine: %v", failing, err)
+			}
+		}
+		if len(g.writes) != 1 || !strings.HasPrefix(g.writes[0], "{\"id\":0}\n") {
+			t.Fatalf("writes %q: want one write, the yielding writer's line first", g.writes)
+		}
+		got := strings.Split(strings.TrimSuffix(g.writes[0], "\n"), "\n")[1:]
+		sort.Strings(got)
+		if want := []string{`{"id":1}`, `{"id":2}`}; !slices.Equal(got, want) {
+			t.Fatalf("the write's other lines are %q, want %q", got, want)
+		}
+	}
+}
+
 // TestLinesReadyDuringAWriteGoOutInOneWrite: answers that become ready
 // while a write is in progress are written together, whole, by one write,
 // and each writer learns how its line's write went.
