@@ -147,14 +147,7 @@ func TestUnmarshalRefuses(t *testing.T) {
 // or refuses; what it encodes decodes equal (Marshal checks, this checks
 // Marshal).
 func FuzzMarshal(f *testing.F) {
-	files, _ := filepath.Glob("testdata/valid/*.yaml")
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	addValidSeeds(f)
 	f.Add([]byte(base))
 	f.Add([]byte(checkManifest))
 	f.Fuzz(func(t *testing.T, data []byte) {

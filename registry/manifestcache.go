@@ -6,9 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -165,11 +163,7 @@ func (mc *ManifestCache) Save() error {
 	if !mc.dirty {
 		return nil
 	}
-	for p := range mc.entries {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			delete(mc.entries, p)
-		}
-	}
+	pruneMissing(mc.entries)
 	body, err := json.Marshal(manifestFile{Host: mc.host, Entries: mc.entries})
 	if err != nil {
 		return fmt.Errorf("registry: save manifest cache: %w", err)
