@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	sjson "github.com/segmentio/encoding/json"
@@ -113,7 +114,7 @@ func (mc *ManifestCache) get(path string, sum [sha256.Size]byte) *manifests.Mani
 	if !ok || e.Sum != hex.EncodeToString(sum[:]) {
 		return nil
 	}
-	m, err := manifests.Unmarshal(path, e.Manifest)
+	m, err := decodeCached(path, e.Manifest)
 	if err != nil {
 		return nil
 	}
@@ -123,13 +124,42 @@ func (mc *ManifestCache) get(path string, sum [sha256.Size]byte) *manifests.Mani
 	return m
 }
 
-// put keeps m, parsed without error from bytes whose sha256 is sum.
+// cachedFlags decode as encoding/json with UseNumber and
+// DisallowUnknownFields would, field names matched exactly as
+// manifests.Marshal writes them.
+const cachedFlags = sjson.UseNumber | sjson.DisallowUnknownFields | sjson.DontMatchCaseInsensitiveStructFields
+
+// decodeCached decodes a manifest manifests.Marshal encoded, through
+// segmentio's decoder (the MCP transport's): it took a seventh of
+// encoding/json's time on notes' manifest (182 µs against 1,251 µs, same
+// run; parsing its YAML took 2,721 µs), and a start decodes every cached
+// manifest. put keeps only what it decodes equal.
+func decodeCached(path string, data []byte) (*manifests.Manifest, error) {
+	var m manifests.Manifest
+	rest, err := sjson.Parse(data, &m, cachedFlags)
+	if err != nil {
+		return nil, fmt.Errorf("registry: cached manifest %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return nil, fmt.Errorf("registry: cached manifest %s: data after the manifest", path)
+	}
+	if err := manifests.Restore(path, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// put keeps m, parsed without error from bytes whose sha256 is sum, when
+// it decodes back equal.
 func (mc *ManifestCache) put(path string, sum [sha256.Size]byte, m *manifests.Manifest) {
 	if mc == nil || mc.host == "" {
 		return
 	}
 	enc, err := manifests.Marshal(m)
 	if err != nil {
+		return
+	}
+	if back, err := decodeCached(path, enc); err != nil || !reflect.DeepEqual(back, m) {
 		return
 	}
 	mc.mu.Lock()

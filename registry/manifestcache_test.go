@@ -170,3 +170,34 @@ func TestManifestCacheDropsRemoved(t *testing.T) {
 		t.Fatalf("after beta went and gamma came, the cache holds:\n%s", raw)
 	}
 }
+
+// TestCachedManifestsDecodeEqual: every manifest the project ships comes
+// back from the cache (through the registry's own decoder) equal to what
+// parsing gives.
+func TestCachedManifestsDecodeEqual(t *testing.T) {
+	files, _ := filepath.Glob("../plugins/*/tool.yaml")
+	more, _ := filepath.Glob("../manifests/testdata/valid/*.yaml")
+	files = append(files, more...)
+	if len(files) < 7 {
+		t.Fatalf("found %d manifests, want the shipped ones: %v", len(files), files)
+	}
+	mc := &ManifestCache{host: "test", entries: map[string]manifestEntry{}}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := manifests.ParseBytes(f, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(data)
+			mc.put(f, sum, want)
+			got := mc.get(f, sum)
+			if got == nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("from the cache:\ngot  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
