@@ -220,7 +220,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	// order; the header facts, known only at the end (data may run past
 	// the header), follow them.
 	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
-		o := &objectWriter{w: out}
+		o := newObjectWriter(out)
 		o.member("sheet", sh.Name)
 		o.openArray("records")
 		var keys []string
