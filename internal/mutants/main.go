@@ -103,6 +103,12 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	env, cleanup, err := sandboxEnv(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		os.Exit(1)
+	}
+	defer cleanup()
 	var (
 		cov  coverage
 		took durations
@@ -114,7 +120,7 @@ func main() {
 			os.Exit(1)
 		}
 		defer os.RemoveAll(dir)
-		if cov, took, err = measure(ctx, flag.Arg(0), dir); err != nil {
+		if cov, took, err = measure(ctx, flag.Arg(0), dir, env); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
 			os.Exit(1)
 		}
@@ -143,11 +149,11 @@ func main() {
 			continue
 		}
 		start := time.Now()
-		st, why, err := try(ctx, m, flag.Arg(0), pattern, limit)
+		st, why, err := try(ctx, m, flag.Arg(0), pattern, limit, env)
 		if err == nil && st == "TIMED OUT" {
 			// A hang hangs again; a run the machine's load slowed does
 			// not. Only a second time-out, at twice the limit, counts.
-			if st, why, err = try(ctx, m, flag.Arg(0), pattern, 2*limit); err == nil {
+			if st, why, err = try(ctx, m, flag.Arg(0), pattern, 2*limit, env); err == nil {
 				why += fmt.Sprintf(" (timed out at %s, re-run with %s)", limit, 2*limit)
 			}
 		}
@@ -212,7 +218,7 @@ func load(path, status, pkg string) ([]mutant, error) {
 // what became of the mutant; for a killed one, why names the first test
 // that failed and its first line of output, to tell a real kill from a
 // test that failed for the machine's load.
-func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (status, why string, err error) {
+func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration, env []string) (status, why string, err error) {
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
 		return "", "", fmt.Errorf("apply %s: %w", m, err)
@@ -232,6 +238,7 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		args = append(args, "-run", run)
 	}
 	cmd := exec.CommandContext(tctx, "go", append(args, pkg)...)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -246,6 +253,32 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		return "NOT VIABLE", "", nil
 	}
 	return "KILLED", firstFailure(out.String()), nil
+}
+
+// sandboxEnv is the environment the tests run in: this one with HOME and
+// the XDG folders in a temporary folder, so a mutant that drops an
+// option's given folder for its default (a state or cache folder under
+// the home) writes there and not into the user's own; the Go build and
+// module caches stay where they are. cleanup removes the folder.
+func sandboxEnv(ctx context.Context) (env []string, cleanup func(), err error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOENV").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: go env: %w", err)
+	}
+	goenv := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(goenv) != 4 {
+		return nil, nil, fmt.Errorf("sandbox: go env printed %q", out)
+	}
+	home, err := os.MkdirTemp("", "mutants-home-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	env = append(os.Environ(), "GOCACHE="+goenv[0], "GOMODCACHE="+goenv[1], "GOPATH="+goenv[2], "GOENV="+goenv[3],
+		"HOME="+home)
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"} {
+		env = append(env, v+"="+filepath.Join(home, strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(v, "XDG_"), "_HOME"))))
+	}
+	return env, func() { os.RemoveAll(home) }, nil
 }
 
 // firstFailure is " by TestX: <its first line of output>" for go test
