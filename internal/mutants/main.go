@@ -74,7 +74,11 @@ type mutant struct {
 
 func (m mutant) String() string { return fmt.Sprintf("%s %s:%d:%d", m.kind, m.file, m.line, m.col) }
 
-func main() {
+func main() { os.Exit(command()) }
+
+// command is the whole command; it returns the exit code, so that the temporary
+// folders it makes are removed on every way out.
+func command() int {
 	reportPath := flag.String("report", "", "gremlins JSON report (unleash -o, or --dry-run -o for the runnable list)")
 	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
 	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
@@ -87,26 +91,26 @@ func main() {
 	flag.Parse()
 	if *reportPath == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: mutants -report R.json [-status S] [-sample N -seed S] ./PKG")
-		os.Exit(2)
+		return 2
 	}
 	ms, err := load(*reportPath, *status, flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(1)
+		return 1
 	}
 	if *sample > 0 {
 		ms = shuffled(ms, *sample, *seed)
 	}
 	if *sel && *run != "" {
 		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
-		os.Exit(2)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env, cleanup, err := sandboxEnv(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(1)
+		return 1
 	}
 	defer cleanup()
 	var (
@@ -117,12 +121,12 @@ func main() {
 		dir, err := os.MkdirTemp("", "mutants-cover-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		defer os.RemoveAll(dir)
 		if cov, took, err = measure(ctx, flag.Arg(0), dir, env); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		fmt.Printf("measured the coverage of %d tests\n", len(cov))
 	}
@@ -133,7 +137,7 @@ func main() {
 			src, err := os.ReadFile(m.file)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "mutants:", err)
-				os.Exit(1)
+				return 1
 			}
 			ts := cov.tests(m, enclosingFunc(m.file, src, m.line, m.col))
 			if len(ts) == 0 {
@@ -159,14 +163,14 @@ func main() {
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		why += fmt.Sprintf(" [%s]", time.Since(start).Round(time.Second))
 		counts[st]++
 		fmt.Printf("%-10s %s%s%s\n", st, m, note, why)
 	}
 	if *plan {
-		return
+		return 0
 	}
 	k, l := counts["KILLED"], counts["LIVED"]
 	eff := 0.0
@@ -175,6 +179,7 @@ func main() {
 	}
 	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
 		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
+	return 0
 }
 
 // shuffled is the first n of ms in seed's random order (all of them when n
