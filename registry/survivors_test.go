@@ -599,6 +599,11 @@ func TestAddedFolderIsNamedAsTheChange(t *testing.T) {
 	if what := strings.Join(changes[0].What, "; "); what != "folders added or removed (every file is as approved)" {
 		t.Fatalf("approve says %q", what)
 	}
+	// A changed file is named, and no folder is said to have changed.
+	writeFile(t, filepath.Join(root, "alpha", "lib", "helper.py"), "import os\n", 0o644)
+	if tool := alpha(t, r); !strings.HasPrefix(tool.NotReady, "changed — needs approval: changed files: ~lib/helper.py since") {
+		t.Fatalf("after a file changed: %s", tool.NotReady)
+	}
 }
 
 // Of two skills with the same name, the one found first (the skill folders
