@@ -8,7 +8,7 @@
 // and prints one line per mutant and the efficacy (killed over killed plus
 // lived, as gremlins counts it). Usage (see testdata/mutate.md):
 //
-//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] [-select] PKG
+//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S [-skip K]] [-select] PKG
 //
 // -select runs, for each mutant, only the tests that reach its line: each
 // top-level test is run alone once, unmutated, with coverage, and a mutant
@@ -83,6 +83,7 @@ func command() int {
 	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
 	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
 	seed := flag.Uint64("seed", 1, "seed of the sample")
+	skip := flag.Int("skip", 0, "leave out the first N chosen (in the sample's order): resume a run stopped after N")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT); with -select, the least limit")
 	coef := flag.Float64("timeout-coefficient", 10, "with -select, a mutant's time limit is this times what its tests took unmutated (at least -timeout)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
@@ -98,9 +99,7 @@ func command() int {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 1
 	}
-	if *sample > 0 {
-		ms = shuffled(ms, *sample, *seed)
-	}
+	ms = choose(ms, *sample, *seed, *skip)
 	if *sel && *run != "" {
 		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
 		return 2
@@ -180,6 +179,16 @@ func command() int {
 	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
 		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
 	return 0
+}
+
+// choose is the mutants to run: with sample > 0 the first sample of
+// seed's shuffle (shuffled), and then all but the first skip, so a run
+// stopped after k mutants is resumed with -skip k.
+func choose(ms []mutant, sample int, seed uint64, skip int) []mutant {
+	if sample > 0 {
+		ms = shuffled(ms, sample, seed)
+	}
+	return ms[min(skip, len(ms)):]
 }
 
 // shuffled is the first n of ms in seed's random order (all of them when n

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,5 +120,28 @@ func TestSandboxEnv(t *testing.T) {
 	cleanup()
 	if _, err := os.Stat(home); !os.IsNotExist(err) {
 		t.Errorf("%s left after cleanup: %v", home, err)
+	}
+}
+
+// A run resumed with -skip k runs what the whole run would have run after
+// its first k, in the same order.
+func TestChooseResumes(t *testing.T) {
+	all := func() []mutant {
+		var ms []mutant
+		for i := range 20 {
+			ms = append(ms, mutant{file: "f.go", kind: "CONDITIONALS_NEGATION", line: i + 1, col: 1})
+		}
+		return ms
+	}
+	whole := choose(all(), 1000, 1, 0)
+	for _, skip := range []int{0, 2, 19, 20, 25} {
+		got := choose(all(), 1000, 1, skip)
+		want := whole[min(skip, len(whole)):]
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("skip %d: got %v, want %v", skip, got, want)
+		}
+	}
+	if got := choose(all(), 0, 1, 3); len(got) != 17 || got[0].line != 4 {
+		t.Errorf("no sample, skip 3: got %v, want the report's order from the fourth", got)
 	}
 }
