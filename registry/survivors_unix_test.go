@@ -46,29 +46,3 @@ func TestHashCacheForgetsAFolder(t *testing.T) {
 	hc.Forget(run)
 	read(3) // run/bin again, runner/bin (not under run/) still cached
 }
-
-// The first approval, made by a process that scanned before it (`host
-// approve --tracked`, `host new-plugin`), saves the hashes the scan read
-// under the key it makes: the next start reads nothing.
-func TestFirstApprovalAfterAScanKeepsItsHashes(t *testing.T) {
-	_, approver := lockedRegistry(t)
-	cacheFile := filepath.Join(t.TempDir(), "hashes.json")
-	o := approver.opts
-	o.Hashes = NewHashCache(cacheFile, nil) // no key yet: the approval makes it
-	r := New(o)
-	if tool := alpha(t, r); tool.Ready || o.Hashes.hashed == 0 {
-		t.Fatalf("before approval: ready %v, %d files read", tool.Ready, o.Hashes.hashed)
-	}
-	if _, err := r.Approve(nil, "tester via test"); err != nil {
-		t.Fatal(err)
-	}
-	key, err := ReadKey(o.StateDir)
-	if err != nil || key == nil {
-		t.Fatalf("approval key: %v", err)
-	}
-	hc := NewHashCache(cacheFile, key)
-	o.Hashes, o.VerifyAtLaunch = hc, true
-	if tool := alpha(t, New(o)); !tool.Ready || tool.Unverified || hc.hashed != 0 {
-		t.Fatalf("start after approval: ready %v, unverified %v, %d files read: %s", tool.Ready, tool.Unverified, hc.hashed, tool.NotReady)
-	}
-}
