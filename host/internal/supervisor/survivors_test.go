@@ -3,12 +3,16 @@
 package supervisor
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
@@ -165,5 +169,81 @@ func TestTooLargeNamesNarrowWith(t *testing.T) {
 		if got := r.GetError().GetNextStep(); !strings.Contains(got, tt.next) {
 			t.Errorf("%s: next step %q, want %q", tt.action, got, tt.next)
 		}
+	}
+}
+
+// Clearing a disable record warns only when a record could not be
+// removed: not when it was, nor when there was none.
+func TestClearingADisableRecordWarnsOnlyOnFailure(t *testing.T) {
+	state := t.TempDir()
+	var log bytes.Buffer
+	s := New(Options{StateDir: state, Logger: hclog.New(&hclog.LoggerOptions{Output: &log, Level: hclog.Warn})})
+	t.Cleanup(s.Close)
+	until := time.Now().Add(time.Hour)
+	s.record("x", &Disabled{Tool: "x", Until: until})
+	if got, _ := ReadDisabled(state, time.Now()); !got["x"].Until.Equal(until) {
+		t.Fatalf("recorded %+v", got)
+	}
+	s.record("x", nil) // removes it
+	s.record("x", nil) // nothing left to remove
+	if got, _ := ReadDisabled(state, time.Now()); len(got) != 0 {
+		t.Fatalf("still recorded: %+v", got)
+	}
+	if log.Len() != 0 {
+		t.Fatalf("warned although every clear worked:\n%s", log.String())
+	}
+	// A folder in the record's place cannot be removed: that is worth a warning.
+	if err := os.MkdirAll(filepath.Join(disabledDir(state), "y.json", "keep"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.record("y", nil)
+	if !strings.Contains(log.String(), "could not clear a disable record") {
+		t.Fatalf("no warning for a record that could not be removed:\n%s", log.String())
+	}
+}
+
+// waitClock is a fakeClock that says, on waits, each wait it is asked for.
+type waitClock struct {
+	*fakeClock
+	waits chan time.Duration
+}
+
+func (c waitClock) After(d time.Duration) <-chan time.Time {
+	c.waits <- d
+	return c.fakeClock.After(d)
+}
+
+// After a crash the next launch waits out the backoff on the supervisor's
+// clock; a caller that gives up meanwhile is told what it waited for.
+func TestRelaunchWaitsOutTheBackoff(t *testing.T) {
+	clock := waitClock{newFakeClock(), make(chan time.Duration, 16)}
+	f := newFixture(t, nil, Options{Clock: clock, Backoff: time.Minute, DisableFor: time.Hour})
+	wantCode(t, f.call(t, context.Background(), "crash", nil), wire.CodePluginCrashed)
+
+	call := func(ctx context.Context) <-chan *wire.Result {
+		done := make(chan *wire.Result, 1)
+		go func() { done <- f.call(t, ctx, "echo", map[string]any{"text": "back"}) }()
+		select {
+		case d := <-clock.waits:
+			if d != time.Minute {
+				t.Fatalf("the relaunch waits %v, want the backoff of 1m", d)
+			}
+		case r := <-done:
+			t.Fatalf("relaunched at once after a crash, without the backoff: %v", r)
+		}
+		return done
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := call(ctx)
+	cancel()
+	r := <-done
+	wantCode(t, r, wire.CodeCancelled)
+	if !strings.Contains(r.GetError().GetMessage(), "while waiting to relaunch after a crash") {
+		t.Fatalf("cancelled during the backoff: %s", r.GetError().GetMessage())
+	}
+	done = call(context.Background())
+	clock.Advance(time.Minute)
+	if m := decode(t, <-done); m["text"] != "back" {
+		t.Fatalf("after the backoff: %v", m)
 	}
 }
