@@ -82,6 +82,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 		logger.Warn("approval key unreadable: every tool needs approval again", "error", err)
 	}
 	hashes := registry.NewHashCache(registry.HashCachePath(registry.DefaultCacheDir()), key)
+	parsed := registry.NewManifestCache(registry.ManifestCachePath(registry.DefaultCacheDir()), key)
 	reg := registry.New(registry.Options{
 		PluginDirs:      pluginPath(),
 		SkillDirs:       skillPath(),
@@ -89,6 +90,7 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 		RequireApproval: !dev,
 		StateDir:        state,
 		Hashes:          hashes,
+		Manifests:       parsed,
 		VerifyAtLaunch:  verifyAtLaunch,
 	})
 	idle, _ := time.ParseDuration(os.Getenv("HOST_PLUGIN_IDLE"))

@@ -45,7 +45,11 @@ func main() {
 	}()
 	stopProfile := record("HOST_CPUPROFILE", pprof.StartCPUProfile, pprof.StopCPUProfile)
 	stopTrace := record("HOST_TRACE", trace.Start, trace.Stop)
+	var allocs io.Writer
+	stopAllocs := record("HOST_MEMPROFILE", func(w io.Writer) error { allocs = w; return nil },
+		func() { _ = pprof.Lookup("allocs").WriteTo(allocs, 0) })
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
+	stopAllocs()
 	stopTrace()
 	stopProfile()
 	close(finished)
@@ -57,7 +61,9 @@ func main() {
 // record starts a developer aid that writes the whole run to the file
 // its environment variable names (HOST_CPUPROFILE: a CPU profile;
 // HOST_TRACE: an execution trace for `go tool trace`, every goroutine's
-// wake-ups and every thread's system calls on the way of a call); unset,
+// wake-ups and every thread's system calls on the way of a call;
+// HOST_MEMPROFILE: the allocations profile at the end, for `go tool pprof
+// -sample_index=alloc_space`); unset,
 // it starts nothing. It returns what stops it.
 func record(variable string, start func(io.Writer) error, stop func()) func() {
 	path := os.Getenv(variable)

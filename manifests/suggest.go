@@ -187,8 +187,10 @@ func words(s string, singular bool) []string {
 // "sheets" → "sheet". Words ending in "ss", "us" or "is" are left alone
 // ("class", "status", "analysis").
 func singularise(w string) string {
-	if s, ok := irregularPlurals[w]; ok {
-		return s
+	for _, p := range irregularPlurals {
+		if p[0] == w {
+			return p[1]
+		}
 	}
 	n := len(w)
 	switch {
@@ -207,18 +209,19 @@ func singularise(w string) string {
 }
 
 // irregularPlurals are the plurals the suffix rules of singularise get
-// wrong.
-var irregularPlurals = map[string]string{
-	"aliases":  "alias",
-	"caches":   "cache",
-	"children": "child",
-	"cookies":  "cookie",
-	"indices":  "index",
-	"movies":   "movie",
-	"people":   "person",
-	"series":   "series",
-	"species":  "species",
-	"statuses": "status",
+// wrong, each with its singular (a list, not a map: a map literal is built
+// at every plugin's start).
+var irregularPlurals = [][2]string{
+	{"aliases", "alias"},
+	{"caches", "cache"},
+	{"children", "child"},
+	{"cookies", "cookie"},
+	{"indices", "index"},
+	{"movies", "movie"},
+	{"people", "person"},
+	{"series", "series"},
+	{"species", "species"},
+	{"statuses", "status"},
 }
 
 func wordSet(ws []string) map[string]bool {

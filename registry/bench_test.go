@@ -58,8 +58,9 @@ func BenchmarkRunCopyCheck(b *testing.B) {
 }
 
 // BenchmarkStartScan times the scan `host serve` starts with
-// (VerifyAtLaunch, a fresh registry, a hash cache that has seen nothing)
-// over 50 approved plugin folders, each with notes' own manifest (the
+// (VerifyAtLaunch, a fresh registry, a hash cache that has seen nothing,
+// the manifest cache the approval left, read from its file) over 50
+// approved plugin folders, each with notes' own manifest (the
 // largest shipped) and a 20 MB binary, against the same over one folder,
 // and reports the ratio: the share of the start the plugin count adds.
 func BenchmarkStartScan(b *testing.B) {
@@ -83,14 +84,21 @@ func BenchmarkStartScan(b *testing.B) {
 		}
 		opts := Options{PluginDirs: []string{root}, RequireApproval: true, StateDir: filepath.Join(base, "state"),
 			RunDir: filepath.Join(base, "run"), Getenv: func(string) string { return "x" }}
+		cache := ManifestCachePath(filepath.Join(base, "cache"))
+		opts.Manifests = NewManifestCache(cache, nil)
 		if _, err := New(opts).Approve(nil, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		key, err := ReadKey(opts.StateDir)
+		if err != nil {
 			b.Fatal(err)
 		}
 		opts.VerifyAtLaunch = true
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			start := time.Now()
 			for b.Loop() {
-				if snap := New(opts).Scan(); len(snap.Tools) != n || !snap.Tools[0].Ready {
+				opts.Manifests = NewManifestCache(cache, key)
+				if snap := New(opts).Scan(); len(snap.Tools) != n || !snap.Tools[0].Ready || opts.Manifests.decoded != n {
 					b.Fatalf("scan: %d tools, want %d ready: %+v %+v", len(snap.Tools), n, snap.Tools, snap.Broken)
 				}
 			}

@@ -330,11 +330,7 @@ func (hc *HashCache) Save() error {
 	if !hc.dirty {
 		return nil
 	}
-	for p := range hc.entries {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			delete(hc.entries, p)
-		}
-	}
+	pruneMissing(hc.entries)
 	body, err := json.Marshal(hc.entries)
 	if err != nil {
 		return fmt.Errorf("registry: save hash cache: %w", err)
@@ -348,6 +344,16 @@ func (hc *HashCache) Save() error {
 	}
 	hc.dirty = false
 	return nil
+}
+
+// pruneMissing drops a persisted cache's entries of files that no longer
+// exist.
+func pruneMissing[V any](entries map[string]V) {
+	for p := range entries {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			delete(entries, p)
+		}
+	}
 }
 
 // writeAtomic writes data to path through a temporary file and a rename,

@@ -271,6 +271,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 		return nil, err
 	}
 	r.opts.Hashes.useKey(key)
+	r.opts.Manifests.useKey(key)
 	snap := r.publish(false)
 	todo := snap.Tools
 	if len(names) > 0 {

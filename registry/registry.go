@@ -58,6 +58,9 @@ type Options struct {
 	RunDir string
 	// Hashes caches file hashes between scans (default: in memory).
 	Hashes *HashCache
+	// Manifests keeps parsed manifests between runs (default: none; a
+	// rescan still parses only what changed since the last scan).
+	Manifests *ManifestCache
 	// VerifyAtLaunch, with RequireApproval, makes a scan read no file the
 	// hash cache has not seen: such a file of an approved tool is taken at
 	// its approved sum, the tool is marked Unverified, and RunCopy reads
@@ -244,8 +247,13 @@ func (r *Registry) readManifest(dir string) manifestRead {
 	default:
 		if p, ok := r.parsed[rm.path]; ok && p.sum == rm.p.sum {
 			rm.p = p
+		} else if m := r.opts.Manifests.get(rm.path, rm.p.sum); m != nil {
+			rm.p.m = m
 		} else {
 			rm.p.m, rm.p.err = manifests.ParseBytes(rm.path, data)
+			if rm.p.err == nil {
+				r.opts.Manifests.put(rm.path, rm.p.sum, rm.p.m)
+			}
 		}
 	}
 	return rm
@@ -324,6 +332,9 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 	}
 	if err := r.opts.Hashes.Save(); err != nil {
 		r.opts.Logger.Debug("hash cache not saved; files are hashed again next run", "error", err)
+	}
+	if err := r.opts.Manifests.Save(); err != nil {
+		r.opts.Logger.Debug("manifest cache not saved; manifests are parsed again next run", "error", err)
 	}
 	return newSnapshot(tools, skills, broken, hex.EncodeToString(digest.Sum(nil)))
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 )
@@ -37,7 +38,7 @@ func startLeanClient(b *testing.B) *leanClient {
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
-		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"))
+		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"), "HOST_MEMPROFILE="+filepath.Join(dir, "serve-lean-allocs.pprof"))
 	}
 	l := &leanClient{cmd: e.serveCmd(), next: 1}
 	l.cmd.Stderr = os.Stderr
@@ -196,4 +197,98 @@ func (l *leanClient) close(b *testing.B) {
 	if err := l.cmd.Wait(); err != nil {
 		b.Logf("lean client: the host ended with %v", err)
 	}
+}
+
+// BenchmarkLeanInFlight runs only the 8-in-flight phase of
+// BenchmarkHostSpeed through the lean client, b.N calls after a warm-up,
+// and prints the CPU per call of the client and of the host with its
+// plugin: with HOST_BENCH_PROFILE set, the host's CPU profile
+// (serve-lean.pprof) then holds that phase and nothing else.
+//
+//	go test ./tests -run '^$' -bench LeanInFlight -benchtime 20000x
+func BenchmarkLeanInFlight(b *testing.B) {
+	lean := startLeanClient(b)
+	defer lean.close(b)
+	lean.pipelined(b, 200, 8) // warm: the plugin is launched and kept
+	pid := lean.cmd.Process.Pid
+	plugin := descendant(b, pid, "testtool")
+	client, server, host := selfCPU(), treeCPU(pid), testplugin.ProcCPU(pid)
+	hostIO, pluginIO := syscalls(pid), syscalls(plugin)
+	b.ResetTimer()
+	lean.pipelined(b, b.N, 8)
+	b.StopTimer()
+	reportSyscalls(b, "host", hostIO, syscalls(pid))
+	reportSyscalls(b, "plugin", pluginIO, syscalls(plugin))
+	n := time.Duration(b.N)
+	c, s, h := (selfCPU()-client)/n, (treeCPU(pid)-server)/n, (testplugin.ProcCPU(pid)-host)/n
+	b.ReportMetric(float64(c.Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(h.Nanoseconds()), "host-cpu-ns/call")
+	b.ReportMetric(float64((s-h).Nanoseconds()), "plugin-cpu-ns/call")
+}
+
+// BenchmarkRawInFlight is BenchmarkLeanInFlight's baseline: the raw
+// go-plugin client's 8 in flight to the same plugin, and the CPU per call
+// of the client and of the plugin.
+//
+//	go test ./tests -run '^$' -bench RawInFlight -benchtime 20000x
+func BenchmarkRawInFlight(b *testing.B) {
+	bin := filepath.Join(testplugin.Install(b, b.TempDir(), "1"), "testtool")
+	call, pid, stop := rawClient(b, bin)
+	defer stop()
+	inFlight(200, 8, call)
+	client, plugin := selfCPU(), treeCPU(pid)
+	pluginIO := syscalls(pid)
+	b.ResetTimer()
+	inFlight(b.N, 8, call)
+	b.StopTimer()
+	reportSyscalls(b, "plugin", pluginIO, syscalls(pid))
+	n := time.Duration(b.N)
+	b.ReportMetric(float64(((selfCPU()-client)/n).Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(((treeCPU(pid)-plugin)/n).Nanoseconds()), "plugin-cpu-ns/call")
+}
+
+// syscalls is how many read and write system calls process pid has made
+// (/proc/PID/io's syscr and syscw); zeros when it cannot be read.
+func syscalls(pid int) (counts [2]int64) {
+	io, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "io"))
+	if err != nil {
+		return counts
+	}
+	for _, line := range strings.Split(string(io), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch k {
+		case "syscr":
+			counts[0] = n
+		case "syscw":
+			counts[1] = n
+		}
+	}
+	return counts
+}
+
+// reportSyscalls reports who's read and write system calls per call
+// between two counts.
+func reportSyscalls(b *testing.B, who string, before, after [2]int64) {
+	b.ReportMetric(float64(after[0]-before[0])/float64(b.N), who+"-reads/call")
+	b.ReportMetric(float64(after[1]-before[1])/float64(b.N), who+"-writes/call")
+}
+
+// descendant is the process id of the first process named comm below
+// pid (the host's plugin, under its reaper).
+func descendant(b *testing.B, pid int, comm string) int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	for _, t := range tasks {
+		kids, _ := os.ReadFile(t)
+		for _, k := range strings.Fields(string(kids)) {
+			child, _ := strconv.Atoi(k)
+			if name, _ := os.ReadFile(filepath.Join("/proc", k, "comm")); strings.TrimSpace(string(name)) == comm {
+				return child
+			}
+			if d := descendant(b, child, comm); d != 0 {
+				return d
+			}
+		}
+	}
+	return 0
 }

@@ -104,7 +104,8 @@ func TestHandDroppedToolNeedsApproval(t *testing.T) {
 }
 
 // TestTamperedPluginNeverRuns: after approval, a replaced binary, a run
-// copy rewritten with its mtime restored, or an edited manifest: none runs
+// copy rewritten with its mtime restored, or an edited manifest (also one
+// edited in place behind the manifest cache): none runs
 // (in the serving host, in a fresh `host call`), each is listed as changed,
 // and `host check` fails.
 func TestTamperedPluginNeverRuns(t *testing.T) {
@@ -128,6 +129,20 @@ func TestTamperedPluginNeverRuns(t *testing.T) {
 				"  - name: version\n    description: Say which build of the binary runs.\n    reversible: true\n", 1)
 			must(t, os.WriteFile(filepath.Join(e.plugins, "testtool", "tool.yaml"), []byte(m), 0o644))
 		}, "action version was read-only, is now reversible"},
+		{"manifest edited behind the manifest cache, mtime restored", func(t *testing.T, e *env) {
+			// The serving host parsed the approved manifest and cached it;
+			// the edit keeps the size and the mtime, so only its bytes
+			// (the cache's key) show it.
+			if _, err := os.Stat(registry.ManifestCachePath(filepath.Join(e.cacheHome(), "toolhost"))); err != nil {
+				t.Fatalf("the serving host kept no manifest cache: %v", err)
+			}
+			path := filepath.Join(e.plugins, "testtool", "tool.yaml")
+			st, err := os.Stat(path)
+			must(t, err)
+			m := strings.Replace(testplugin.Manifest, "timeout: 5s", "timeout: 9s", 1)
+			must(t, os.WriteFile(path, []byte(m), 0o644))
+			must(t, os.Chtimes(path, st.ModTime(), st.ModTime()))
+		}, "changed files: ~tool.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

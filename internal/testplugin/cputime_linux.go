@@ -22,9 +22,9 @@ func SelfCPU() time.Duration {
 // clockTick is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
 const clockTick = 10 * time.Millisecond
 
-// TreeCPU is the CPU time (user and system) process pid and every live
-// descendant of it have used, from /proc; 0 when it cannot be read.
-func TreeCPU(pid int) time.Duration {
+// ProcCPU is the CPU time (user and system) process pid alone has used,
+// from /proc; 0 when it cannot be read.
+func ProcCPU(pid int) time.Duration {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0
@@ -32,12 +32,18 @@ func TreeCPU(pid int) time.Duration {
 	// The fields after the command (which may hold spaces) in parentheses:
 	// utime and stime are the 12th and 13th of them.
 	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	var total time.Duration
-	if len(f) > 12 {
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		s, _ := strconv.ParseInt(f[12], 10, 64)
-		total = time.Duration(u+s) * clockTick
+	if len(f) <= 12 {
+		return 0
 	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * clockTick
+}
+
+// TreeCPU is the CPU time (user and system) process pid and every live
+// descendant of it have used, from /proc; 0 when it cannot be read.
+func TreeCPU(pid int) time.Duration {
+	total := ProcCPU(pid)
 	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
 	for _, t := range tasks {
 		kids, _ := os.ReadFile(t)

@@ -372,7 +372,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	// Rows are encoded and written as they stream: a sheet costs its
 	// bytes once, never a boxed value per cell or the whole JSON at once.
 	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
-		o := &objectWriter{w: out}
+		o := newObjectWriter(out)
 		o.member("sheet", sh.Name)
 		o.openArray("rows")
 		b := newBudgetFor(req, len(sh.Name), a.MaxResults)

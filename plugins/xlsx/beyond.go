@@ -220,7 +220,7 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	// order; the header facts, known only at the end (data may run past
 	// the header), follow them.
 	return &sdk.Result{Data: newStreamed(w, func(out io.Writer) error {
-		o := &objectWriter{w: out}
+		o := newObjectWriter(out)
 		o.member("sheet", sh.Name)
 		o.openArray("records")
 		var keys []string
@@ -231,7 +231,16 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		seen := 0
 		truncated := false
 		b := newBudgetFor(req, 200+len(sh.Name), a.MaxResults)
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
+		// The sheet's <dimension> claim sizes row_numbers once (capped:
+		// the claim is not trusted), sparing the arrays append grows
+		// through, each fresh memory and page faults.
+		sizeRows := func(ref string) {
+			_, last, _ := strings.Cut(ref, ":")
+			if n, _, ok := workbook.ParseRef(last); ok {
+				rowNums = make([]int, 0, max(0, min(n, a.MaxResults, 1<<16)))
+			}
+		}
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: sizeRows}, func(r workbook.Row) error {
 			if headerRow == 0 {
 				if a.HeaderRow > 0 && r.Num < a.HeaderRow {
 					return nil

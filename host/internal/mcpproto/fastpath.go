@@ -296,17 +296,59 @@ func appendToolResult(b []byte, r *mcp.CallToolResult) ([]byte, bool) {
 	b = append(b, ']')
 	if raw != nil {
 		b = append(b, `,"structuredContent":`...)
-		var compact bytes.Buffer
-		compact.Grow(len(raw))
-		if json.Compact(&compact, raw) != nil {
-			return b[:start], false
+		if plainJSON(raw) {
+			b = append(b, raw...) // already what the SDK writes
+		} else {
+			var ok bool
+			if b, ok = appendCompactEscaped(b, raw); !ok {
+				return b[:start], false
+			}
 		}
-		out := bytes.NewBuffer(b)
-		json.HTMLEscape(out, compact.Bytes())
-		b = out.Bytes()
 	}
 	if r.IsError {
 		b = append(b, `,"isError":true`...)
 	}
 	return append(b, '}'), true
+}
+
+// escapedByHTMLEscape marks the bytes json.HTMLEscape rewrites: <, > and
+// &, and 0xE2, the first byte of U+2028 and U+2029 (a byte to look at
+// closer, not always one it rewrites).
+var escapedByHTMLEscape = [256]bool{'<': true, '>': true, '&': true, 0xE2: true}
+
+// plainJSON tells whether raw, valid JSON, is already as json.Compact and
+// then json.HTMLEscape would leave it: no whitespace between tokens (what
+// is inside a string stays) and none of the bytes HTMLEscape rewrites. A
+// plugin's result is most often one line of JSON without markup: one pass
+// over it instead of a compaction and an escape, each a copy.
+func plainJSON(raw []byte) bool {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if escapedByHTMLEscape[c] {
+			return false
+		}
+		switch {
+		case inString && c == '\\':
+			i++ // the escaped byte is never a quote that ends the string
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
+}
+
+// appendCompactEscaped appends raw compacted and HTML-escaped, as
+// encoding/json writes a json.RawMessage; false if raw is not valid.
+func appendCompactEscaped(b, raw []byte) ([]byte, bool) {
+	var compact bytes.Buffer
+	compact.Grow(len(raw))
+	if json.Compact(&compact, raw) != nil {
+		return b, false
+	}
+	out := bytes.NewBuffer(b)
+	json.HTMLEscape(out, compact.Bytes())
+	return out.Bytes(), true
 }

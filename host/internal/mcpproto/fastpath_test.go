@@ -33,6 +33,8 @@ func TestAppendToolResultAgreesWithTheSDK(t *testing.T) {
 		{"invalid UTF-8 text", &mcp.CallToolResult{Content: text("bad \xff\xfe here")}, true},
 		{"empty text", &mcp.CallToolResult{Content: text("")}, true},
 		{"no content", &mcp.CallToolResult{Content: []mcp.Content{}}, true},
+		{"spaces inside strings", &mcp.CallToolResult{Content: text("x"), StructuredContent: json.RawMessage(`{"s":"a b\" c\\","t":["x y",1]}`)}, true},
+		{"escaped backslash then space between tokens", &mcp.CallToolResult{Content: text("x"), StructuredContent: json.RawMessage(`{"s":"a\\" ,"t":1}`)}, true},
 		{"raw null", &mcp.CallToolResult{Content: text("null"), StructuredContent: json.RawMessage(`null`)}, true},
 		{"raw array", &mcp.CallToolResult{Content: text("[]"), StructuredContent: json.RawMessage(`[1,"<"]`)}, true},
 		{"large", &mcp.CallToolResult{Content: text(strings.Repeat("<x>", 50000)), StructuredContent: json.RawMessage(`{"s":"` + strings.Repeat("ab&", 50000) + `"}`)}, true},
@@ -68,6 +70,50 @@ func TestAppendToolResultAgreesWithTheSDK(t *testing.T) {
 	}
 }
 
+// TestPlainJSONIsWhatCompactAndEscapeLeave: valid JSON that plainJSON
+// lets through as it is comes out of json.Compact and json.HTMLEscape
+// unchanged, and every kind of byte those rewrite sends it the long way.
+func TestPlainJSONIsWhatCompactAndEscapeLeave(t *testing.T) {
+	tests := []struct {
+		raw   string
+		plain bool
+	}{
+		{`{"a":1}`, true},
+		{`{"s":"a b\tc"}`, true},
+		{`{"s":"q\"  \\"}`, true},
+		{`["\\",1,{"k":[true,null]}]`, true},
+		{`{"s":"é😀"}`, true},
+		{`{"a": 1}`, false},
+		{"{\"a\":1}\n", false},
+		{"{\"a\":[1,\r2]}", false},
+		{"{\"a\":\t1}", false},
+		{`{"s":"\\" ,"t":1}`, false},
+		{`{"s":"<b>"}`, false},
+		{`{"s":"a&b"}`, false},
+		{`{"s":">"}`, false},
+		{"{\"s\":\"a\u2028b\"}", false},
+		{"{\"s\":\"a\u2029b\"}", false},
+		{"{\"s\":\"a\u20acb\"}", false}, // 0xE2 starts €: looked at closer, and unchanged
+	}
+	for _, tt := range tests {
+		raw := []byte(tt.raw)
+		if !json.Valid(raw) {
+			t.Fatalf("%q: not valid JSON (a bad case)", tt.raw)
+		}
+		if got := plainJSON(raw); got != tt.plain {
+			t.Errorf("plainJSON(%q) = %v, want %v", tt.raw, got, tt.plain)
+		}
+		var compact, escaped bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			t.Fatal(err)
+		}
+		json.HTMLEscape(&escaped, compact.Bytes())
+		if plainJSON(raw) && escaped.String() != tt.raw {
+			t.Errorf("plainJSON passed %q as it is, but Compact and HTMLEscape give %q", tt.raw, escaped.String())
+		}
+	}
+}
+
 // gateWriter records each Write; the first one waits for release.
 type gateWriter struct {
 	mu      sync.Mutex
@@ -87,6 +133,52 @@ func (g *gateWriter) Write(b []byte) (int, error) {
 		<-g.release
 	}
 	return len(b), g.err
+}
+
+// TestAnswersReadyTogetherShareOneWrite: with gather set (stdio), a
+// writer yields before it writes, and the answers that become ready while
+// it yields go out in its write, each writer learning how it went.
+func TestAnswersReadyTogetherShareOneWrite(t *testing.T) {
+	for _, failing := range []bool{false, true} {
+		g := &gateWriter{entered: make(chan struct{}), release: make(chan struct{})}
+		close(g.release)
+		if failing {
+			g.err = errors.New("broken pipe")
+		}
+		l := &lineWriter{w: g}
+		errs := make(chan error, 3)
+		yielded := false
+		l.gather = func() { // two more answers become ready during the yield
+			yielded = true
+			for i := 1; i <= 2; i++ {
+				go func() { errs <- l.writeLine([]byte(fmt.Sprintf(`{"id":%d}`, i))) }()
+			}
+			for queued := 0; queued < 2; runtime.Gosched() {
+				l.mu.Lock()
+				if l.next != nil {
+					queued = bytes.Count(l.next.buf, []byte("\n"))
+				}
+				l.mu.Unlock()
+			}
+		}
+		errs <- l.writeLine([]byte(`{"id":0}`))
+		if !yielded {
+			t.Fatal("the writer wrote without yielding first")
+		}
+		for range 3 {
+			if err := <-errs; (err != nil) != failing {
+				t.Errorf("failing %v: writeLine: %v", failing, err)
+			}
+		}
+		if len(g.writes) != 1 || !strings.HasPrefix(g.writes[0], "{\"id\":0}\n") {
+			t.Fatalf("writes %q: want one write, the yielding writer's line first", g.writes)
+		}
+		got := strings.Split(strings.TrimSuffix(g.writes[0], "\n"), "\n")[1:]
+		sort.Strings(got)
+		if want := []string{`{"id":1}`, `{"id":2}`}; !slices.Equal(got, want) {
+			t.Fatalf("the write's other lines are %q, want %q", got, want)
+		}
+	}
 }
 
 // TestLinesReadyDuringAWriteGoOutInOneWrite: answers that become ready

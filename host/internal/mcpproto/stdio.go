@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,7 +85,7 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // Connect.
 func newStdioConn(out io.Writer, versions []string, logger hclog.Logger, stop <-chan struct{}) *stdioConn {
 	c := &stdioConn{
-		out:      &lineWriter{w: out},
+		out:      &lineWriter{w: out, gather: runtime.Gosched},
 		versions: versions,
 		logger:   logger,
 		msgs:     make(chan jsonrpc.Message),
@@ -116,8 +117,14 @@ type lineWriter struct {
 	// writing is set while a caller writes; the lines queued meanwhile
 	// wait in next, and that caller writes them too before it returns.
 	writing bool
-	next    *lineBatch
-	spare   []byte // a written batch's buffer, reused
+	// gather, when set, is called once by a writer before its write (over
+	// stdio, runtime.Gosched): answers that become ready meanwhile share
+	// that write. On one thread (host serve over stdio) the yield runs
+	// exactly the goroutines ready at that moment: answers gRPC delivered
+	// from the same read.
+	gather func()
+	next   *lineBatch
+	spare  []byte // a written batch's buffer, reused
 }
 
 // lineBatch is lines queued behind a write in progress; done closes once
@@ -147,7 +154,27 @@ func (l *lineWriter) writeLine(b []byte) error {
 	}
 	l.writing = true
 	l.mu.Unlock()
-	err := l.write(b)
+	if l.gather != nil {
+		l.gather()
+		l.mu.Lock()
+		joined := l.next
+		l.next = nil
+		l.mu.Unlock()
+		if joined != nil {
+			b = append(b, joined.buf...)
+			err := l.write(b)
+			joined.err = err
+			close(joined.done)
+			l.reuse(joined.buf)
+			return l.drain(err)
+		}
+	}
+	return l.drain(l.write(b))
+}
+
+// drain writes, as the writer in turn, the lines queued while it wrote,
+// then gives up the turn; it returns err, how the turn's own line went.
+func (l *lineWriter) drain(err error) error {
 	for {
 		l.mu.Lock()
 		batch := l.next
@@ -160,11 +187,16 @@ func (l *lineWriter) writeLine(b []byte) error {
 		l.mu.Unlock()
 		batch.err = l.write(batch.buf)
 		close(batch.done)
-		if cap(batch.buf) <= maxPooledLine {
-			l.mu.Lock()
-			l.spare = batch.buf
-			l.mu.Unlock()
-		}
+		l.reuse(batch.buf)
+	}
+}
+
+// reuse keeps a written batch's buffer for the next batch, unless large.
+func (l *lineWriter) reuse(buf []byte) {
+	if cap(buf) <= maxPooledLine {
+		l.mu.Lock()
+		l.spare = buf
+		l.mu.Unlock()
 	}
 }
 

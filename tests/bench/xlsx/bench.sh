@@ -24,8 +24,8 @@ need_apt() {
 }
 /usr/bin/python3 -c 'import openpyxl' 2>/dev/null || need_apt python3-openpyxl
 
-# built as make plugins builds it: without cgo
-CGO_ENABLED=0 go build -o "$work/xlsx" ./plugins/xlsx
+# built as make plugins builds it: without cgo, with PLUGIN_TAGS
+CGO_ENABLED=0 go build -tags grpcnotrace -o "$work/xlsx" ./plugins/xlsx
 go build -o "$work/cpurun" ./tests/bench/xlsx/cpurun
 cp plugins/xlsx/tool.yaml "$work/"
 go run ./tests/bench/xlsx/gen -rows "$ROWS" -o "$work/bench.xlsx"

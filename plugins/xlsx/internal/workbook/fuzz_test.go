@@ -17,6 +17,9 @@ func FuzzSheetXML(f *testing.F) {
 		`<x:worksheet xmlns:x="m"><x:sheetData><x:row><x:c t="inlineStr"><x:is><x:r><x:t>a&amp;b</x:t></x:r><x:rPh><x:t>no</x:t></x:rPh></x:is></x:c></x:row></x:sheetData></x:worksheet>`,
 		`<worksheet><dimension ref="A1:XFD1048576"/><sheetData><row r="2"><c r="C2" s="1"><v>44197</v></c><c t="b"><v>1</v></c><c t="e"><v>#N/A</v></c><c t="d"><v>2021-01-01T10:00:00</v></c></row></sheetData><mergeCells><mergeCell ref="A1:B2"/></mergeCells></worksheet>`,
 		`<worksheet><sheetData><row r="1"><c r="A1" t="str"><f>1+1</f><v><![CDATA[x<y]]></v></c></row></sheetData></worksheet>`,
+		// Formula cells the one-step path steps over: shared, with text,
+		// with a '>' in an attribute, without a cached value, empty.
+		`<worksheet><sheetData><row r="1"><c r="A1" t="str"><f t="shared" ref="A1:B1" si="0">A1&amp;"&gt;"</f><v>x</v></c><c r="B1" t="str"><f t="shared" si="0"/><v>y</v></c><c r="C1"><f a=">">1</f><v>2</v></c><c r="D1"><f>SUM(A1)</f></c><c r="E1"><f>1</f><v></v></c><c r="F1"><f/><v>3</v></c><c r="G1"><foo/><v>4</v></c></row></sheetData></worksheet>`,
 		`<?xml version="1.0"?><!-- c --><worksheet><sheetData><row r="1.0"><c r="A1"><v>1e400</v></c></row></sheetData></worksheet>`,
 	} {
 		f.Add([]byte(seed))

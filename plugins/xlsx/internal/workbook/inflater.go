@@ -8,7 +8,7 @@ import (
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/inflate"
 )
 
-// inflaters keeps part decompressors, with their buffers (about 380 KB),
+// inflaters keeps part decompressors, with their buffers (about 250 KB),
 // for the next part opened.
 var inflaters = new(sync.Pool)
 

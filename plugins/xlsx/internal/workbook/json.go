@@ -107,11 +107,16 @@ const (
 	lanes80 = 0x8080808080808080
 )
 
-// plainWords returns the first index from i, stepping eight bytes at a
-// time (thirty-two while it can), whose eight bytes do not all pass without
+// plainWords returns the first index from i, stepping sixteen bytes at a
+// time (plainBlocks, on amd64) or eight (thirty-two while it can), whose
+// bytes do not all pass without
 // a look: a byte needs one when it is not ASCII, a control character, '"'
 // or '&', '<' or '>', or '\\'. See plainLanes for the test.
 func plainWords(s string, i int) int {
+	if len(s)-i >= 16 {
+		// Sixteen at a time in assembly where there is some (amd64).
+		i += plainBlocks(s[i:])
+	}
 	for ; i+32 <= len(s); i += 32 {
 		b := s[i : i+32]
 		w0, w1, w2, w3 := load64(b[0:8]), load64(b[8:16]), load64(b[16:24]), load64(b[24:32])
@@ -150,13 +155,16 @@ func load64(b string) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// RuneCount is utf8.RuneCount, eight bytes at a time through ASCII text
-// (utf8.RuneCount steps byte by byte; dump counts every character it
-// writes).
+// RuneCount is utf8.RuneCount, sixteen bytes at a time (asciiBlocks, on
+// amd64) or eight through ASCII text (utf8.RuneCount steps byte by byte;
+// dump counts every character it writes).
 func RuneCount(b []byte) int {
 	n := 0
 	for len(b) > 0 {
 		i := 0
+		if len(b) >= 16 {
+			i = asciiBlocks(b)
+		}
 		for ; i+8 <= len(b); i += 8 {
 			c := b[i : i+8]
 			w := uint64(c[0]) | uint64(c[1])<<8 | uint64(c[2])<<16 | uint64(c[3])<<24 |

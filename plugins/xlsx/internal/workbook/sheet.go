@@ -199,9 +199,13 @@ type sheetParser struct {
 	cType           cellType
 	inV, hasV, inIS bool
 	vbuf            []byte
-	tb              textBuilder
-	hasIS           bool
-	inSheetData     bool
+	// val is the cell's value text as cell reads it: vbuf, or on the
+	// one-step path a view of the scanner's buffer (valid until its next
+	// token), which spares a copy of every value.
+	val         []byte
+	tb          textBuilder
+	hasIS       bool
+	inSheetData bool
 
 	// borrow makes str hand out text from arena, reset after each row.
 	borrow bool
@@ -223,7 +227,7 @@ type sharedFormula struct {
 
 func (p *sheetParser) run(ctx context.Context) error {
 	s := p.s
-	n := 0
+	n, fills := 0, 0
 	for {
 		k, err := s.next()
 		if err != nil {
@@ -232,7 +236,11 @@ func (p *sheetParser) run(ctx context.Context) error {
 			}
 			return invalidf(err, "part %s is not well-formed XML", p.partName())
 		}
-		if n++; n&0xffff == 0 {
+		// The context is asked every 65,536 tokens and every buffer of
+		// input: a sheet of long text is few tokens (the one-step path
+		// takes a whole cell as one) over many megabytes.
+		if n++; n&0xffff == 0 || s.fills != fills {
+			fills = s.fills
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -252,6 +260,12 @@ func (p *sheetParser) run(ctx context.Context) error {
 				return err
 			}
 		case tokEnd:
+			if p.depth == 0 {
+				// An end tag that closes no element: not XML (the depth
+				// going below zero let a later cell's text pass as inside
+				// the root).
+				return invalidf(nil, "part %s is not well-formed XML: end tag %q closes no element", p.partName(), "</"+string(s.name)+">")
+			}
 			p.depth--
 			if err := p.end(); err != nil {
 				return err
@@ -365,11 +379,13 @@ func (p *sheetParser) start() error {
 		if p.w.tokensOnly {
 			break
 		}
-		if v, ok := s.cellValueFast(); ok {
-			// <v>…</v></c> consumed: the cell is complete.
+		// Without formulas asked for, a formula element before the value
+		// is only a mark (hasF): the one-step path steps over it.
+		if v, hadF, ok := s.cellValueFast(!p.formulas); ok {
+			// [<f>…</f>]<v>…</v></c> consumed: the cell is complete.
 			p.depth--
-			p.inCell, p.hasV = false, true
-			p.vbuf = append(p.vbuf[:0], v...)
+			p.inCell, p.hasV, p.hasF = false, true, hadF
+			p.val = v
 			return p.cell()
 		}
 	case "v":
@@ -421,6 +437,7 @@ func (p *sheetParser) end() error {
 	case "c":
 		if p.inCell {
 			p.inCell = false
+			p.val = p.vbuf
 			return p.cell()
 		}
 	case "sheetData":
@@ -465,12 +482,12 @@ func (p *sheetParser) cell() error {
 				v.Str = p.tb.string()
 			}
 		}
-	case !p.hasV || len(p.vbuf) == 0:
+	case !p.hasV || len(p.val) == 0:
 		// No value: an empty cell, or a formula without a cached result.
 	case p.statsOnly:
 		v = Value{Kind: KindString}
 	case p.cType == typeShared:
-		i, ok := parseIndex(p.vbuf)
+		i, ok := parseIndex(p.val)
 		var str string
 		if ok {
 			var err error
@@ -484,7 +501,7 @@ func (p *sheetParser) cell() error {
 				return err
 			}
 			return invalidf(nil, "cell %s of %s refers to shared string %q, but the shared-string table holds %d strings (indexes 0 to %d)",
-				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.vbuf), n, n-1)
+				CellName(p.cRow, p.cCol), p.part, bytes.TrimSpace(p.val), n, n-1)
 		}
 		v = Value{Kind: KindString, Str: str}
 	default:
@@ -647,7 +664,7 @@ func typeOf(t []byte) cellType {
 }
 
 func (p *sheetParser) value() Value {
-	raw := p.vbuf
+	raw := p.val
 	switch p.cType {
 	case typeNumber:
 		v := castNumber(raw)

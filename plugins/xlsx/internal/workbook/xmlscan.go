@@ -25,6 +25,9 @@ type scanner struct {
 	end int
 	eof bool
 	err error
+	// fills counts the reads of more input (a parser's clock for
+	// checking its context).
+	fills int
 
 	kind      tokKind
 	name      []byte // local name of a start or end tag
@@ -82,6 +85,7 @@ func (s *scanner) more() bool {
 		copy(nb, s.buf[:s.end])
 		s.buf = nb
 	}
+	s.fills++
 	for {
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
@@ -137,7 +141,7 @@ func (s *scanner) next() (tokKind, error) {
 			return tokEOF, nil
 		}
 		if s.buf[s.pos] != '<' {
-			i := bytes.IndexByte(s.buf[s.pos:s.end], '<')
+			i := indexNear(s.buf[s.pos:s.end], '<')
 			if i < 0 {
 				i = s.find(0, func(b []byte) int { return bytes.IndexByte(b, '<') })
 			}
@@ -160,7 +164,7 @@ func (s *scanner) next() (tokKind, error) {
 		if len(b) >= 2 {
 			switch b[1] {
 			case '/':
-				i := bytes.IndexByte(b, '>')
+				i := indexNear(b, '>')
 				if i < 0 {
 					i = s.find(2, func(b []byte) int { return bytes.IndexByte(b, '>') })
 				}
@@ -230,12 +234,22 @@ func (s *scanner) truncated() error {
 // tagEnd finds the '>' closing a start tag, skipping quoted attribute values.
 func tagEnd(b []byte) int {
 	// Fast path: the first '>' closes the tag unless a quote before it is
-	// still open.
-	i := bytes.IndexByte(b, '>')
+	// still open. A sheet's tags are short: one loop over the bytes, not
+	// three calls that each scan them.
+	i := indexNear(b, '>')
 	if i < 0 {
 		return -1
 	}
-	if seg := b[:i]; bytes.IndexByte(seg, '\'') < 0 && bytes.Count(seg, []byte{'"'})%2 == 0 {
+	open, single := false, false
+	for _, c := range b[:i] {
+		switch c {
+		case '"':
+			open = !open
+		case '\'':
+			single = true
+		}
+	}
+	if !open && !single {
 		return i
 	}
 	var q byte
@@ -255,6 +269,30 @@ func tagEnd(b []byte) int {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// nearBytes is how far indexNear looks byte by byte before calling
+// bytes.IndexByte.
+const nearBytes = 16
+
+// indexNear is bytes.IndexByte for a byte that is usually close: the
+// tokens of a sheet are short (a tag of a few attributes, a value of a few
+// digits), and a call to the assembly search costs more than the loop
+// over the first bytes. Long runs still go to bytes.IndexByte.
+func indexNear(b []byte, c byte) int {
+	n := min(len(b), nearBytes)
+	for i := 0; i < n; i++ {
+		if b[i] == c {
+			return i
+		}
+	}
+	if len(b) <= nearBytes {
+		return -1
+	}
+	if i := bytes.IndexByte(b[nearBytes:], c); i >= 0 {
+		return nearBytes + i
+	}
+	return -1
+}
 
 // parseStart parses the inside of a start tag (without '<' and '>').
 func (s *scanner) parseStart(b []byte) error {
@@ -279,7 +317,7 @@ func (s *scanner) parseStart(b []byte) error {
 		if i >= len(b) {
 			return nil
 		}
-		eq := bytes.IndexByte(b[i:], '=')
+		eq := indexNear(b[i:], '=')
 		if eq < 0 {
 			return fmt.Errorf("xml: attribute %q without a value", b[i:])
 		}
@@ -301,7 +339,7 @@ func (s *scanner) parseStart(b []byte) error {
 		}
 		q := b[i]
 		i++
-		end := bytes.IndexByte(b[i:], q)
+		end := indexNear(b[i:], q)
 		if end < 0 {
 			return fmt.Errorf("xml: attribute %q value not closed", name)
 		}
@@ -359,6 +397,20 @@ func appendNormalised(dst, b []byte) []byte {
 // predefined entities and character references. An unknown entity is kept
 // as written.
 func appendDecoded(dst, b []byte) []byte {
+	if len(b) <= nearBytes {
+		// A short text (a shared string's word): one loop, not two
+		// calls to the assembly search.
+		plain := true
+		for _, c := range b {
+			if c == '&' || c == '\r' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return append(dst, b...)
+		}
+	}
 	if bytes.IndexByte(b, '&') < 0 {
 		return appendNormalised(dst, b)
 	}
@@ -436,24 +488,55 @@ func parseCharRef(b []byte) rune {
 
 // cellValueFast reads, right after a <c> start tag, the common rest of a
 // cell — <v>text</v></c> with no prefix, entity or carriage return — in
-// one step, returning the raw text (valid until the next call). Anything
-// else leaves the input untouched for the token path.
-func (s *scanner) cellValueFast() ([]byte, bool) {
+// one step, returning the raw text (valid until the next call). With
+// skipF, a formula element before the value (<f …/> or <f …>text</f>, as
+// every formula cell with a cached value is written) is stepped over and
+// hadF reports it. Anything else leaves the input untouched for the token
+// path.
+func (s *scanner) cellValueFast(skipF bool) (v []byte, hadF, ok bool) {
 	if s.pendEnd {
-		return nil, false
+		return nil, false, false
 	}
 	b := s.buf[s.pos:s.end]
+	off := 0
+	if skipF && len(b) > 3 && b[0] == '<' && b[1] == 'f' && (isSpace(b[2]) || b[2] == '>' || b[2] == '/') {
+		// The tag is parsed as the token path would, so a malformed one
+		// is refused the same way (the cell's own attributes, read
+		// already, are overwritten).
+		e := tagEnd(b)
+		if e < 0 || s.parseStart(b[1:e]) != nil || string(s.name) != "f" {
+			return nil, false, false
+		}
+		off = e + 1
+		if b[e-1] != '/' {
+			// The formula's text holds no '<' (XML escapes it), so the
+			// next tag must be its end.
+			j := indexNear(b[off:], '<')
+			if j < 0 || !bytes.HasPrefix(b[off+j:], []byte("</f>")) {
+				return nil, false, false
+			}
+			off += j + 4
+		}
+		hadF = true
+	}
+	b = b[off:]
 	if len(b) < 11 || b[0] != '<' || b[1] != 'v' || b[2] != '>' {
-		return nil, false
+		return nil, false, false
 	}
-	i := bytes.IndexByte(b[3:], '<')
+	i := indexNear(b[3:], '<')
 	if i < 0 || len(b) < 3+i+8 || string(b[3+i:3+i+8]) != "</v></c>" {
-		return nil, false
+		return nil, false, false
 	}
-	v := b[3 : 3+i]
-	if bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
-		return nil, false
+	v = b[3 : 3+i]
+	if len(v) <= nearBytes {
+		for _, c := range v {
+			if c == '&' || c == '\r' {
+				return nil, false, false
+			}
+		}
+	} else if bytes.IndexByte(v, '&') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+		return nil, false, false
 	}
-	s.pos += 3 + i + 8
-	return v, true
+	s.pos += off + 3 + i + 8
+	return v, hadF, true
 }

@@ -1,0 +1,203 @@
+//go:build linux || darwin
+
+package registry
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/manifests"
+)
+
+// cachedStart approves alpha with a persisted manifest cache and returns
+// the cache file, the approval key and a function that opens the folders
+// as `host serve` starts: a fresh registry reading the cache file.
+func cachedStart(t *testing.T) (root, cacheFile string, start func() (*Registry, *ManifestCache)) {
+	t.Helper()
+	root, approver := lockedRegistry(t)
+	cacheFile = ManifestCachePath(filepath.Join(t.TempDir(), "cache"))
+	approver.opts.Manifests = NewManifestCache(cacheFile, nil)
+	if _, err := approver.Approve(nil, "tester via test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cacheFile); err != nil {
+		t.Fatalf("the approval kept no manifest cache: %v", err)
+	}
+	key, err := ReadKey(approver.opts.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := approver.opts
+	o.VerifyAtLaunch = true
+	return root, cacheFile, func() (*Registry, *ManifestCache) {
+		o.Manifests = NewManifestCache(cacheFile, key)
+		return New(o), o.Manifests
+	}
+}
+
+// TestStartParsesNoCachedManifest: the start after an approval takes
+// alpha's manifest from the cache, equal to what parsing gives, and lists
+// it ready.
+func TestStartParsesNoCachedManifest(t *testing.T) {
+	root, _, start := cachedStart(t)
+	r, mc := start()
+	tool := alpha(t, r)
+	if mc.decoded != 1 || !tool.Ready || tool.Approval != ApprovalOK {
+		t.Fatalf("start: %d manifests from the cache, want 1; ready %v, %s: %s", mc.decoded, tool.Ready, tool.Approval, tool.NotReady)
+	}
+	want, err := manifests.Parse(filepath.Join(root, "alpha", manifests.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(tool.Manifest, want) {
+		t.Fatalf("cached manifest differs from the parsed one:\ngot  %+v\nwant %+v", tool.Manifest, want)
+	}
+}
+
+// TestChangedManifestNotTakenFromCache: a tool.yaml changed after it was
+// cached (mtime set back) is parsed again, and the approval catches it.
+func TestChangedManifestNotTakenFromCache(t *testing.T) {
+	root, _, start := cachedStart(t)
+	path := filepath.Join(root, "alpha", manifests.FileName)
+	changed := strings.Replace(strings.ReplaceAll(validManifest, "%s", "alpha"), "A tool for tests.", "Changed behind the cache.", 1)
+	restoreMtime(t, path, changed)
+	r, mc := start()
+	tool := alpha(t, r)
+	if mc.decoded != 0 || tool.Manifest.Description != "Changed behind the cache." {
+		t.Fatalf("changed manifest: %d from the cache, description %q; want it parsed again", mc.decoded, tool.Manifest.Description)
+	}
+	if tool.Ready || tool.Approval != ApprovalChanged || !strings.Contains(tool.NotReady, "tool.yaml") {
+		t.Fatalf("changed manifest: ready %v, %s (%s); want changed — needs approval, naming tool.yaml", tool.Ready, tool.Approval, tool.NotReady)
+	}
+}
+
+// TestManifestCacheFileTrusted: the cache file is taken only when its MAC
+// verifies under the user's key and this executable wrote it; then what it
+// holds is what the start uses (shown by a description the YAML does not
+// have), and never for bytes other than those it was parsed from.
+func TestManifestCacheFileTrusted(t *testing.T) {
+	root, cacheFile, start := cachedStart(t)
+	path := filepath.Join(root, "alpha", manifests.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// forge writes a cache file for alpha's current bytes (or, with
+	// otherBytes, for other ones) with description desc, written by host,
+	// signed with key (nil: the real one).
+	forge := func(desc, host string, key []byte, otherBytes bool) {
+		t.Helper()
+		_, mc := start()
+		if key == nil {
+			key = mc.key
+		}
+		m, err := manifests.ParseBytes(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Description = desc
+		sum := sha256.Sum256(data)
+		if otherBytes {
+			sum = sha256.Sum256(append(data, '\n'))
+		}
+		forged := &ManifestCache{path: cacheFile, key: key, host: host, entries: map[string]manifestEntry{}}
+		forged.put(path, sum, m)
+		if err := forged.Save(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, host string
+		key        []byte
+		otherBytes bool
+		tamper     bool
+		want       string
+	}{
+		{name: "signed by this host", host: executableIdentity(), want: "forged"},
+		{name: "another key", host: executableIdentity(), key: bytes.Repeat([]byte("k"), 32), want: "A tool for tests."},
+		{name: "another executable", host: "/usr/bin/other {}", want: "A tool for tests."},
+		{name: "edited after signing", host: executableIdentity(), tamper: true, want: "A tool for tests."},
+		{name: "cached for other bytes", host: executableIdentity(), otherBytes: true, want: "A tool for tests."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			forge("forged", c.host, c.key, c.otherBytes)
+			if c.tamper {
+				raw, err := os.ReadFile(cacheFile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(cacheFile, bytes.Replace(raw, []byte(`"forged"`), []byte(`"edited"`), 1), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, _ := start()
+			if got := alpha(t, r).Manifest.Description; got != c.want {
+				t.Fatalf("description %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestManifestCacheDropsRemoved: a manifest that is gone leaves the cache
+// file at the next save.
+func TestManifestCacheDropsRemoved(t *testing.T) {
+	root, cacheFile, start := cachedStart(t)
+	addTool(t, root, "beta", "", true)
+	r, _ := start()
+	r.Scan()
+	raw, err := os.ReadFile(cacheFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte(filepath.Join(root, "beta"))) {
+		t.Fatal("the scan that parsed beta did not keep it")
+	}
+	if err := os.RemoveAll(filepath.Join(root, "beta")); err != nil {
+		t.Fatal(err)
+	}
+	addTool(t, root, "gamma", "", true)
+	r, _ = start()
+	r.Scan()
+	if raw, err = os.ReadFile(cacheFile); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(filepath.Join(root, "beta"))) || !bytes.Contains(raw, []byte(filepath.Join(root, "gamma"))) {
+		t.Fatalf("after beta went and gamma came, the cache holds:\n%s", raw)
+	}
+}
+
+// TestCachedManifestsDecodeEqual: every manifest the project ships comes
+// back from the cache (through the registry's own decoder) equal to what
+// parsing gives.
+func TestCachedManifestsDecodeEqual(t *testing.T) {
+	files, _ := filepath.Glob("../plugins/*/tool.yaml")
+	more, _ := filepath.Glob("../manifests/testdata/valid/*.yaml")
+	files = append(files, more...)
+	if len(files) < 7 {
+		t.Fatalf("found %d manifests, want the shipped ones: %v", len(files), files)
+	}
+	mc := &ManifestCache{host: "test", entries: map[string]manifestEntry{}}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := manifests.ParseBytes(f, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(data)
+			mc.put(f, sum, want)
+			got := mc.get(f, sum)
+			if got == nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("from the cache:\ngot  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
