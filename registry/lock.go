@@ -220,6 +220,10 @@ func describeChange(old, cur *Approval) []string {
 	if files := ChangedFiles(old.Files, cur.Files); len(files) > 0 {
 		out = append(out, "changed files: "+strings.Join(files, " "))
 	}
+	if len(out) == 0 && old.Digest != cur.Digest {
+		// The digest covers folders too, which the approval does not list.
+		out = append(out, "folders added or removed (every file is as approved)")
+	}
 	return out
 }
 

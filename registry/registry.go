@@ -411,12 +411,16 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 		return t
 	}
 	t.Digest, t.Files, t.Unverified = d.Sum, d.Files, unverified
-	if rel, err := filepath.Rel(dir, t.Binary); err == nil && d.Files[filepath.ToSlash(rel)] != "" {
-		t.SHA256 = strings.TrimSuffix(d.Files[filepath.ToSlash(rel)], executableMark)
-	} else if t.SHA256, _, err = r.opts.Hashes.Sum(t.Binary); err != nil {
-		t.NotReady = fmt.Sprintf("read %s: %v", t.Binary, err)
+	// The plugin runs from its run copy, which holds the digest's files: an
+	// entrypoint the digest leaves out (an interpreter cache's name) is not
+	// in it, nor covered by the approval.
+	rel, err := filepath.Rel(dir, t.Binary)
+	sum := d.Files[filepath.ToSlash(rel)]
+	if err != nil || sum == "" {
+		t.NotReady = fmt.Sprintf("%s is left out of the plugin's run copy, as every interpreter cache is (__pycache__, *.pyc, .DS_Store and the like) — rename it and its entrypoint in tool.yaml", t.Binary)
 		return t
 	}
+	t.SHA256 = strings.TrimSuffix(sum, executableMark)
 	if m.SHA256 != "" && !strings.EqualFold(m.SHA256, t.SHA256) {
 		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, t.SHA256, m.SHA256)
 		return t
@@ -540,7 +544,8 @@ func (r *Registry) scanSkills(dirs []string, digest io.Writer) ([]*Skill, []Brok
 			}
 		}
 	}
-	sort.Slice(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
+	// Stable: of two skills with one name, the one found first is served.
+	sort.SliceStable(skills, func(i, j int) bool { return skills[i].Name < skills[j].Name })
 	var out []*Skill
 	names := map[string]string{}
 	for _, sk := range skills {

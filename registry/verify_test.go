@@ -4,6 +4,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,26 +154,36 @@ func TestStartSeesWhatItCan(t *testing.T) {
 
 // TestApproveKeepsHashes: the approval that makes the user's key keeps the
 // hashes it read in the persisted cache, so the next start reads nothing
-// and takes nothing on trust.
+// and takes nothing on trust; also when the approving process scanned
+// before it (`host approve --tracked`, `host new-plugin`), reading the
+// files while it had no key to save them under.
 func TestApproveKeepsHashes(t *testing.T) {
-	root, approver := lockedRegistry(t)
-	cacheFile := filepath.Join(t.TempDir(), "hashes.json")
-	o := approver.opts
-	o.Hashes = NewHashCache(cacheFile, nil) // no key yet: the first approval makes it
-	if _, err := New(o).Approve(nil, "tester via test"); err != nil {
-		t.Fatal(err)
+	for _, scanFirst := range []bool{false, true} {
+		t.Run(fmt.Sprintf("scan first %v", scanFirst), func(t *testing.T) {
+			_, approver := lockedRegistry(t)
+			cacheFile := filepath.Join(t.TempDir(), "hashes.json")
+			o := approver.opts
+			o.Hashes = NewHashCache(cacheFile, nil) // no key yet: the first approval makes it
+			r := New(o)
+			if scanFirst {
+				if tool := alpha(t, r); tool.Ready || o.Hashes.hashed == 0 {
+					t.Fatalf("before approval: ready %v, %d files read", tool.Ready, o.Hashes.hashed)
+				}
+			}
+			if _, err := r.Approve(nil, "tester via test"); err != nil {
+				t.Fatal(err)
+			}
+			key, err := ReadKey(o.StateDir)
+			if err != nil || key == nil {
+				t.Fatalf("approval key: %v", err)
+			}
+			hc := NewHashCache(cacheFile, key)
+			o.Hashes, o.VerifyAtLaunch = hc, true
+			if tool := alpha(t, New(o)); !tool.Ready || tool.Unverified || hc.hashed != 0 {
+				t.Fatalf("start after approval: ready %v, unverified %v, %d files read: %s", tool.Ready, tool.Unverified, hc.hashed, tool.NotReady)
+			}
+		})
 	}
-	key, err := ReadKey(o.StateDir)
-	if err != nil || key == nil {
-		t.Fatalf("approval key: %v", err)
-	}
-	hc := NewHashCache(cacheFile, key)
-	o.Hashes, o.VerifyAtLaunch = hc, true
-	r := New(o)
-	if tool := alpha(t, r); !tool.Ready || tool.Unverified || hc.hashed != 0 {
-		t.Fatalf("start after approval: ready %v, unverified %v, %d files read: %s", tool.Ready, tool.Unverified, hc.hashed, tool.NotReady)
-	}
-	_ = root
 }
 
 // TestRescanParsesOnlyWhatChanged: an unchanged manifest is not parsed

@@ -133,17 +133,18 @@ func runPattern(tests []string) string {
 // top-level tests alone, recording what each one covers and how long it
 // took. A test that fails unmutated makes the whole selection meaningless,
 // so it is an error.
-func measure(ctx context.Context, pkg, dir string) (coverage, durations, error) {
+func measure(ctx context.Context, pkg, dir string, env []string) (coverage, durations, error) {
 	bin, err := filepath.Abs(filepath.Join(dir, "pkg.test"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("measure %s: %w", pkg, err)
 	}
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-cover", "-covermode=set", "-o", bin, pkg)
+	build.Env = env
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("measure %s: build: %w\n%s", pkg, err, out)
 	}
 	list := exec.CommandContext(ctx, bin, "-test.list", ".")
-	list.Dir = pkg
+	list.Dir, list.Env = pkg, env
 	out, err := list.Output()
 	if err != nil {
 		return nil, nil, fmt.Errorf("measure %s: list tests: %w", pkg, err)
@@ -161,7 +162,7 @@ func measure(ctx context.Context, pkg, dir string) (coverage, durations, error) 
 		for try := 0; try < 2; try++ {
 			run := exec.CommandContext(ctx, bin, "-test.run", runPattern([]string{name}), "-test.count=1",
 				"-test.coverprofile", prof)
-			run.Dir = pkg
+			run.Dir, run.Env = pkg, env
 			var out []byte
 			start := time.Now()
 			if out, err = run.CombinedOutput(); err == nil {

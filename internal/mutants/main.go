@@ -8,7 +8,7 @@
 // and prints one line per mutant and the efficacy (killed over killed plus
 // lived, as gremlins counts it). Usage (see testdata/mutate.md):
 //
-//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S] [-select] PKG
+//	go run ./internal/mutants -report R.json [-status LIVED] [-sample N -seed S [-skip K]] [-select] PKG
 //
 // -select runs, for each mutant, only the tests that reach its line: each
 // top-level test is run alone once, unmutated, with coverage, and a mutant
@@ -74,11 +74,16 @@ type mutant struct {
 
 func (m mutant) String() string { return fmt.Sprintf("%s %s:%d:%d", m.kind, m.file, m.line, m.col) }
 
-func main() {
+func main() { os.Exit(command()) }
+
+// command is the whole command; it returns the exit code, so that the temporary
+// folders it makes are removed on every way out.
+func command() int {
 	reportPath := flag.String("report", "", "gremlins JSON report (unleash -o, or --dry-run -o for the runnable list)")
 	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
 	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
 	seed := flag.Uint64("seed", 1, "seed of the sample")
+	skip := flag.Int("skip", 0, "leave out the first N chosen (in the sample's order): resume a run stopped after N")
 	timeout := flag.Duration("timeout", 10*time.Minute, "per-mutant test time limit (counts as TIMED OUT); with -select, the least limit")
 	coef := flag.Float64("timeout-coefficient", 10, "with -select, a mutant's time limit is this times what its tests took unmutated (at least -timeout)")
 	run := flag.String("run", "", "go test -run pattern (empty: all the package's tests)")
@@ -87,22 +92,26 @@ func main() {
 	flag.Parse()
 	if *reportPath == "" || flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: mutants -report R.json [-status S] [-sample N -seed S] ./PKG")
-		os.Exit(2)
+		return 2
 	}
 	ms, err := load(*reportPath, *status, flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(1)
+		return 1
 	}
-	if *sample > 0 {
-		ms = shuffled(ms, *sample, *seed)
-	}
+	ms = choose(ms, *sample, *seed, *skip)
 	if *sel && *run != "" {
 		fmt.Fprintln(os.Stderr, "mutants: -select chooses the tests itself; drop -run")
-		os.Exit(2)
+		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	env, cleanup, err := sandboxEnv(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 1
+	}
+	defer cleanup()
 	var (
 		cov  coverage
 		took durations
@@ -111,12 +120,12 @@ func main() {
 		dir, err := os.MkdirTemp("", "mutants-cover-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		defer os.RemoveAll(dir)
-		if cov, took, err = measure(ctx, flag.Arg(0), dir); err != nil {
+		if cov, took, err = measure(ctx, flag.Arg(0), dir, env); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		fmt.Printf("measured the coverage of %d tests\n", len(cov))
 	}
@@ -127,7 +136,7 @@ func main() {
 			src, err := os.ReadFile(m.file)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "mutants:", err)
-				os.Exit(1)
+				return 1
 			}
 			ts := cov.tests(m, enclosingFunc(m.file, src, m.line, m.col))
 			if len(ts) == 0 {
@@ -143,24 +152,24 @@ func main() {
 			continue
 		}
 		start := time.Now()
-		st, why, err := try(ctx, m, flag.Arg(0), pattern, limit)
+		st, why, err := try(ctx, m, flag.Arg(0), pattern, limit, env)
 		if err == nil && st == "TIMED OUT" {
 			// A hang hangs again; a run the machine's load slowed does
 			// not. Only a second time-out, at twice the limit, counts.
-			if st, why, err = try(ctx, m, flag.Arg(0), pattern, 2*limit); err == nil {
+			if st, why, err = try(ctx, m, flag.Arg(0), pattern, 2*limit, env); err == nil {
 				why += fmt.Sprintf(" (timed out at %s, re-run with %s)", limit, 2*limit)
 			}
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutants:", err)
-			os.Exit(1)
+			return 1
 		}
 		why += fmt.Sprintf(" [%s]", time.Since(start).Round(time.Second))
 		counts[st]++
 		fmt.Printf("%-10s %s%s%s\n", st, m, note, why)
 	}
 	if *plan {
-		return
+		return 0
 	}
 	k, l := counts["KILLED"], counts["LIVED"]
 	eff := 0.0
@@ -169,6 +178,17 @@ func main() {
 	}
 	fmt.Printf("ran %d of the report's %s mutants: killed %d, lived %d, timed out %d, not viable %d, not covered %d; efficacy %.2f%%\n",
 		len(ms), *status, k, l, counts["TIMED OUT"], counts["NOT VIABLE"], counts["NOT COVERED"], eff)
+	return 0
+}
+
+// choose is the mutants to run: with sample > 0 the first sample of
+// seed's shuffle (shuffled), and then all but the first skip, so a run
+// stopped after k mutants is resumed with -skip k.
+func choose(ms []mutant, sample int, seed uint64, skip int) []mutant {
+	if sample > 0 {
+		ms = shuffled(ms, sample, seed)
+	}
+	return ms[min(skip, len(ms)):]
 }
 
 // shuffled is the first n of ms in seed's random order (all of them when n
@@ -212,7 +232,7 @@ func load(path, status, pkg string) ([]mutant, error) {
 // what became of the mutant; for a killed one, why names the first test
 // that failed and its first line of output, to tell a real kill from a
 // test that failed for the machine's load.
-func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) (status, why string, err error) {
+func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration, env []string) (status, why string, err error) {
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
 		return "", "", fmt.Errorf("apply %s: %w", m, err)
@@ -232,6 +252,7 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		args = append(args, "-run", run)
 	}
 	cmd := exec.CommandContext(tctx, "go", append(args, pkg)...)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -246,6 +267,32 @@ func try(ctx context.Context, m mutant, pkg, run string, timeout time.Duration) 
 		return "NOT VIABLE", "", nil
 	}
 	return "KILLED", firstFailure(out.String()), nil
+}
+
+// sandboxEnv is the environment the tests run in: this one with HOME and
+// the XDG folders in a temporary folder, so a mutant that drops an
+// option's given folder for its default (a state or cache folder under
+// the home) writes there and not into the user's own; the Go build and
+// module caches stay where they are. cleanup removes the folder.
+func sandboxEnv(ctx context.Context) (env []string, cleanup func(), err error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOENV").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: go env: %w", err)
+	}
+	goenv := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(goenv) != 4 {
+		return nil, nil, fmt.Errorf("sandbox: go env printed %q", out)
+	}
+	home, err := os.MkdirTemp("", "mutants-home-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	env = append(os.Environ(), "GOCACHE="+goenv[0], "GOMODCACHE="+goenv[1], "GOPATH="+goenv[2], "GOENV="+goenv[3],
+		"HOME="+home)
+	for _, v := range []string{"XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"} {
+		env = append(env, v+"="+filepath.Join(home, strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(v, "XDG_"), "_HOME"))))
+	}
+	return env, func() { os.RemoveAll(home) }, nil
 }
 
 // firstFailure is " by TestX: <its first line of output>" for go test

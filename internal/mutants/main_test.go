@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,5 +85,63 @@ func TestALargerSampleExtendsASmallerOne(t *testing.T) {
 	}
 	if inOrder == len(every) {
 		t.Fatal("a sample of all the mutants is in file order, want the seed's shuffled order")
+	}
+}
+
+// The tests of a mutant run with the home and XDG folders in a temporary
+// folder (a mutant that drops a given state folder for its default must
+// not write the user's approval key), and the Go caches where they were.
+func TestSandboxEnv(t *testing.T) {
+	env, cleanup, err := sandboxEnv(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, kv := range env { // the last of a name wins, as in exec.Cmd
+		k, v, _ := strings.Cut(kv, "=")
+		got[k] = v
+	}
+	home := got["HOME"]
+	if st, err := os.Stat(home); err != nil || !st.IsDir() || home == os.Getenv("HOME") {
+		t.Fatalf("HOME=%s (%v): want a new temporary folder", home, err)
+	}
+	for _, k := range []string{"XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"} {
+		if !strings.HasPrefix(got[k], home+string(filepath.Separator)) {
+			t.Errorf("%s=%s, want it under %s", k, got[k], home)
+		}
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(string(out)); got["GOCACHE"] != want {
+		t.Errorf("GOCACHE=%s, want the build cache %s", got["GOCACHE"], want)
+	}
+	cleanup()
+	if _, err := os.Stat(home); !os.IsNotExist(err) {
+		t.Errorf("%s left after cleanup: %v", home, err)
+	}
+}
+
+// A run resumed with -skip k runs what the whole run would have run after
+// its first k, in the same order.
+func TestChooseResumes(t *testing.T) {
+	all := func() []mutant {
+		var ms []mutant
+		for i := range 20 {
+			ms = append(ms, mutant{file: "f.go", kind: "CONDITIONALS_NEGATION", line: i + 1, col: 1})
+		}
+		return ms
+	}
+	whole := choose(all(), 1000, 1, 0)
+	for _, skip := range []int{0, 2, 19, 20, 25} {
+		got := choose(all(), 1000, 1, skip)
+		want := whole[min(skip, len(whole)):]
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("skip %d: got %v, want %v", skip, got, want)
+		}
+	}
+	if got := choose(all(), 0, 1, 3); len(got) != 17 || got[0].line != 4 {
+		t.Errorf("no sample, skip 3: got %v, want the report's order from the fourth", got)
 	}
 }
