@@ -28,8 +28,10 @@ func putLineBuffer(b *bytes.Buffer) {
 // the room for writeLine's newline: no reflection, no second copy to put
 // the client's id back. It reports false for what it does not handle (no
 // result, or a result that is not valid JSON), which takes the general
-// path and its errors.
-func encodeResult(wireID, result json.RawMessage) (*bytes.Buffer, bool) {
+// path and its errors. compact says the caller encoded result itself,
+// valid and compact (the fast path's encodeToolResult): it is then written
+// as it is, not checked and copied by json.Compact a second time.
+func encodeResult(wireID, result json.RawMessage, compact bool) (*bytes.Buffer, bool) {
 	if len(result) == 0 {
 		return nil, false
 	}
@@ -41,7 +43,9 @@ func encodeResult(wireID, result json.RawMessage) (*bytes.Buffer, bool) {
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(wireID)
 	buf.WriteString(`,"result":`)
-	if err := json.Compact(buf, result); err != nil {
+	if compact {
+		buf.Write(result)
+	} else if err := json.Compact(buf, result); err != nil {
 		putLineBuffer(buf)
 		return nil, false
 	}

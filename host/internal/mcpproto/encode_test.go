@@ -1,6 +1,7 @@
 package mcpproto
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestEncodeResultAgreesWithTheSDK(t *testing.T) {
 				t.Fatal(err)
 			}
 			want = withWireID(want, tid, json.RawMessage(wireID))
-			buf, ok := encodeResult(json.RawMessage(wireID), json.RawMessage(result))
+			buf, ok := encodeResult(json.RawMessage(wireID), json.RawMessage(result), false)
 			if !ok {
 				t.Errorf("result %s, id %s: left to the general path", result, wireID)
 				continue
@@ -35,10 +36,21 @@ func TestEncodeResultAgreesWithTheSDK(t *testing.T) {
 				t.Errorf("result %s, id %s:\n got %s\nwant %s", result, wireID, got, want)
 			}
 			putLineBuffer(buf)
+			// The fast path's own encoding (compact and valid) goes on
+			// the line as it is, to the same bytes.
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, []byte(result)); err != nil {
+				t.Fatal(err)
+			}
+			buf, _ = encodeResult(json.RawMessage(wireID), compact.Bytes(), true)
+			if got := buf.String(); got != string(want) {
+				t.Errorf("compact result %s, id %s:\n got %s\nwant %s", compact.Bytes(), wireID, got, want)
+			}
+			putLineBuffer(buf)
 		}
 	}
 	for _, result := range []string{``, `{`, `{"a":}`} {
-		if _, ok := encodeResult(json.RawMessage(`1`), json.RawMessage(result)); ok {
+		if _, ok := encodeResult(json.RawMessage(`1`), json.RawMessage(result), false); ok {
 			t.Errorf("result %q: encoded, want it left to the general path", result)
 		}
 	}

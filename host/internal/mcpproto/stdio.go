@@ -248,6 +248,10 @@ type call struct {
 	delivered bool
 	// cancel cancels a fast-path call (nil for the SDK's).
 	cancel context.CancelFunc
+	// compact is set for a fast-path call, whose result the fast path
+	// encodes itself, compact and valid (encodeToolResult): it goes on the
+	// line as it is, not compacted again.
+	compact bool
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -591,7 +595,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	if cl != nil && resp.Error == nil {
-		if buf, ok := encodeResult(cl.wireID, resp.Result); ok {
+		if buf, ok := encodeResult(cl.wireID, resp.Result, cl.compact); ok {
 			err := c.out.writeLine(buf.Bytes())
 			putLineBuffer(buf)
 			return err
@@ -717,7 +721,7 @@ func (c *stdioConn) startFast(fc fastCall, wireID json.RawMessage) {
 	c.mu.Lock()
 	c.nextID++
 	id := c.nextID
-	c.pending[id] = &call{method: "tools/call", wireID: wireID, delivered: true, cancel: cancel}
+	c.pending[id] = &call{method: "tools/call", wireID: wireID, delivered: true, cancel: cancel, compact: true}
 	key := string(wireID)
 	c.byWire[key] = append(c.byWire[key], id)
 	c.mu.Unlock()
