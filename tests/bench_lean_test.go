@@ -211,7 +211,7 @@ func BenchmarkLeanInFlight(b *testing.B) {
 	defer lean.close(b)
 	lean.pipelined(b, 200, 8) // warm: the plugin is launched and kept
 	pid := lean.cmd.Process.Pid
-	plugin := descendant(b, pid, "testtool")
+	plugin := descendant(pid, "testtool")
 	client, server, host := selfCPU(), treeCPU(pid), testplugin.ProcCPU(pid)
 	hostIO, pluginIO := syscalls(pid), syscalls(plugin)
 	b.ResetTimer()
@@ -223,7 +223,7 @@ func BenchmarkLeanInFlight(b *testing.B) {
 	c, s, h := (selfCPU()-client)/n, (treeCPU(pid)-server)/n, (testplugin.ProcCPU(pid)-host)/n
 	b.ReportMetric(float64(c.Nanoseconds()), "client-cpu-ns/call")
 	b.ReportMetric(float64(h.Nanoseconds()), "host-cpu-ns/call")
-	b.ReportMetric(float64((s-h).Nanoseconds()), "plugin-cpu-ns/call")
+	b.ReportMetric(float64((s - h).Nanoseconds()), "plugin-cpu-ns/call")
 }
 
 // BenchmarkRawInFlight is BenchmarkLeanInFlight's baseline: the raw
@@ -243,8 +243,8 @@ func BenchmarkRawInFlight(b *testing.B) {
 	b.StopTimer()
 	reportSyscalls(b, "plugin", pluginIO, syscalls(pid))
 	n := time.Duration(b.N)
-	b.ReportMetric(float64(((selfCPU()-client)/n).Nanoseconds()), "client-cpu-ns/call")
-	b.ReportMetric(float64(((treeCPU(pid)-plugin)/n).Nanoseconds()), "plugin-cpu-ns/call")
+	b.ReportMetric(float64(((selfCPU() - client) / n).Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(((treeCPU(pid) - plugin) / n).Nanoseconds()), "plugin-cpu-ns/call")
 }
 
 // syscalls is how many read and write system calls process pid has made
@@ -276,7 +276,7 @@ func reportSyscalls(b *testing.B, who string, before, after [2]int64) {
 
 // descendant is the process id of the first process named comm below
 // pid (the host's plugin, under its reaper).
-func descendant(b *testing.B, pid int, comm string) int {
+func descendant(pid int, comm string) int {
 	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
 	for _, t := range tasks {
 		kids, _ := os.ReadFile(t)
@@ -285,7 +285,7 @@ func descendant(b *testing.B, pid int, comm string) int {
 			if name, _ := os.ReadFile(filepath.Join("/proc", k, "comm")); strings.TrimSpace(string(name)) == comm {
 				return child
 			}
-			if d := descendant(b, child, comm); d != 0 {
+			if d := descendant(child, comm); d != 0 {
 				return d
 			}
 		}
