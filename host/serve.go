@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/host/internal/mcpserver"
+	"github.com/toolhost/toolhost/host/internal/rawio"
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
@@ -95,7 +96,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			Wrap: cfg.wrap, Authenticated: cfg.authenticated, TLSCert: ops.tlsCert, TLSKey: ops.tlsKey})
 	} else {
 		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-		err = srv.Run(force, &mcpproto.StdioTransport{In: mcpproto.PollableStdin(), Out: out, Versions: srv.Versions(),
+		err = srv.Run(force, &mcpproto.StdioTransport{In: rawio.Reader(mcpproto.PollableStdin()), Out: rawio.Writer(out), Versions: srv.Versions(),
 			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
 	if ctx.Err() != nil {

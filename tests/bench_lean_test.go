@@ -33,7 +33,7 @@ type leanClient struct {
 
 // startLeanClient starts `host serve` (fast path on, the test plugin with
 // concurrency 8) and initialises the session.
-func startLeanClient(b *testing.B) *leanClient {
+func startLeanClient(b testing.TB) *leanClient {
 	e := benchEnv(b)
 	manifest := filepath.Join(e.plugins, "testtool", "tool.yaml")
 	must(b, os.WriteFile(manifest, []byte(strings.Replace(testplugin.Manifest, "concurrency: 2", "concurrency: 8", 1)), 0o644))
@@ -64,14 +64,14 @@ func startLeanClient(b *testing.B) *leanClient {
 }
 
 // send writes lines to the host.
-func (l *leanClient) send(b *testing.B, lines []byte) {
+func (l *leanClient) send(b testing.TB, lines []byte) {
 	if _, err := l.in.Write(lines); err != nil {
 		b.Fatalf("lean client: write: %v", err)
 	}
 }
 
 // line reads the host's next line (valid until the next read).
-func (l *leanClient) line(b *testing.B) []byte {
+func (l *leanClient) line(b testing.TB) []byte {
 	line, err := l.out.ReadSlice('\n')
 	if err != nil {
 		b.Fatalf("lean client: read: %v (%q)", err, line)
@@ -105,7 +105,7 @@ type leanAnswer struct {
 // requests due after a batch of answers go out in one write). Every answer
 // must name an outstanding id, carry a result that is not an error and
 // echo that request's own text; notifications are skipped.
-func (l *leanClient) pipelined(b *testing.B, n, inflight int) {
+func (l *leanClient) pipelined(b testing.TB, n, inflight int) {
 	first := l.next
 	l.next += int64(n)
 	outstanding := make(map[int64]bool, inflight)
@@ -159,7 +159,7 @@ func (l *leanClient) pipelined(b *testing.B, n, inflight int) {
 
 // ping sends an MCP ping and waits for its answer: an empty result under
 // its id.
-func (l *leanClient) ping(b *testing.B) {
+func (l *leanClient) ping(b testing.TB) {
 	id := l.next
 	l.next++
 	buf := strconv.AppendInt([]byte(`{"jsonrpc":"2.0","id":`), id, 10)
@@ -187,7 +187,7 @@ func peekBuffered(r *bufio.Reader) []byte {
 }
 
 // close ends the session (stdin closes) and waits for the host.
-func (l *leanClient) close(b *testing.B) {
+func (l *leanClient) close(b testing.TB) {
 	if err := l.in.Close(); err != nil {
 		b.Logf("lean client: closing stdin: %v", err)
 	}

@@ -69,7 +69,7 @@ func BenchmarkRunToolRoundTrip(b *testing.B) {
 }
 
 // benchEnv is newEnv for benchmarks: the test plugin only, logs at warn.
-func benchEnv(b *testing.B) *env {
+func benchEnv(b testing.TB) *env {
 	b.Helper()
 	e := &env{plugins: b.TempDir(), skills: b.TempDir(), t: b}
 	testplugin.Install(b, e.plugins, "1")

@@ -602,21 +602,6 @@ func (p *proc) killReason() string {
 	return p.killed
 }
 
-// pluginWindow is the gRPC flow-control window, per stream and per
-// connection, of the host's connection to a plugin. A window set at dial
-// turns off gRPC's bandwidth-delay estimation, which otherwise sends a
-// PING (and reads its ACK) after nearly every call's answer: on a local
-// socket carrying small answers that is pure cost, about a tenth of the
-// client's CPU per warm call. 1 MiB holds the largest answer the host
-// accepts (twice HOST_MAX_RESULT_BYTES plus 64 KiB by default) many times.
-const pluginWindow = 1 << 20
-
-// pluginDialOptions are the gRPC options of the host's connection to a
-// plugin (compression stays off, gRPC's default).
-func pluginDialOptions() []grpc.DialOption {
-	return []grpc.DialOption{grpc.WithInitialWindowSize(pluginWindow), grpc.WithInitialConnWindowSize(pluginWindow)}
-}
-
 // launch starts tool's plugin from the host-owned copy of its binary and
 // checks Describe against the manifest.
 func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, error) {
@@ -630,7 +615,7 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 	}
 	var group int // set by the runner as the process starts, before Client returns
 	var viaReaper bool
-	client := plugin.NewClient(&plugin.ClientConfig{
+	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -638,15 +623,16 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 			limits{memory: tool.Manifest.Memory, cpuTime: int64(tool.Manifest.CPUTime)}, func(pgid int, reaper bool) {
 				group, viaReaper = pgid, reaper
 			}),
-		SkipHostEnv:     true,
-		AutoMTLS:        true,
-		GRPCDialOptions: pluginDialOptions(),
-		Managed:         true,
-		Logger:          logger,
-		SyncStdout:      logWriter{logger, "stdout"},
-		SyncStderr:      logWriter{logger, "stderr"},
-		StartTimeout:    20 * time.Second,
-	})
+		SkipHostEnv:  true,
+		AutoMTLS:     true,
+		Managed:      true,
+		Logger:       logger,
+		SyncStdout:   logWriter{logger, "stdout"},
+		SyncStderr:   logWriter{logger, "stderr"},
+		StartTimeout: 20 * time.Second,
+	}
+	cfg.GRPCDialOptions = pluginDialOptions(cfg)
+	client := plugin.NewClient(cfg)
 	rpcClient, err := client.Client()
 	if err != nil {
 		client.Kill()
