@@ -14,8 +14,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/toolhost/toolhost/manifests"
 )
 
 // KeyFile is the name of the approval key in the host's state folder.
@@ -154,9 +152,7 @@ func approvalOf(t *Tool, d *FolderDigest, by string, at time.Time) *Approval {
 	a := &Approval{Folder: filepath.Base(t.Dir), Digest: d.Sum, Files: d.Files, ApprovedBy: by, ApprovedAt: at.UTC().Truncate(time.Second)}
 	for i := range t.Manifest.Actions {
 		act := &t.Manifest.Actions[i]
-		_, verbTool := manifests.IrreversibleWord(t.Manifest.Name)
-		_, verbAction := manifests.IrreversibleWord(act.Name)
-		irr := !act.Reversible || verbTool || verbAction
+		irr, _ := t.Manifest.Irreversible(act)
 		a.Actions = append(a.Actions, ApprovedAction{Name: act.Name, ReadOnly: act.ReadOnly, Irreversible: irr})
 	}
 	for _, s := range t.Manifest.Secrets {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/manifests"
 )
 
 // lockedRegistry is a plugins folder with one tool, alpha, and a registry
@@ -300,4 +302,26 @@ func TestLockWatchedLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTool(true)
+}
+
+// TestApprovalRecordsTheManifestsIrreversibleRule checks that what a lock
+// records as irreversible is manifests' rule: a verb in the tool or the
+// action name, or an action not declared reversible.
+func TestApprovalRecordsTheManifestsIrreversibleRule(t *testing.T) {
+	for _, tc := range []struct {
+		tool, action string
+		reversible   bool
+		want         bool
+	}{
+		{"sheets", "list", true, false},
+		{"sheets", "list", false, true},
+		{"sheets", "delete", true, true},
+		{"purge", "list", true, true},
+	} {
+		m := &manifests.Manifest{Name: tc.tool, Actions: []manifests.Action{{Name: tc.action, Reversible: tc.reversible}}}
+		a := approvalOf(&Tool{Manifest: m, Dir: "/p/" + tc.tool}, &FolderDigest{}, "test", time.Time{})
+		if len(a.Actions) != 1 || a.Actions[0].Irreversible != tc.want {
+			t.Errorf("%s %s (reversible: %v): approval %+v, want irreversible %v", tc.tool, tc.action, tc.reversible, a.Actions, tc.want)
+		}
+	}
 }
