@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // cacheNames are folders and files a plugin folder's digest leaves out:
@@ -163,12 +161,7 @@ func ChangedFiles(old, cur map[string]string) []string {
 // HMAC under the user's approval key, and a file that does not verify is
 // ignored, so writing it cannot vouch for a changed file.
 type HashCache struct {
-	path string
-	key  []byte
-
-	mu      sync.Mutex
-	entries map[string]hashEntry
-	dirty   bool
+	signedCache[hashEntry]
 	// hashed counts files actually read (for tests).
 	hashed int
 }
@@ -189,16 +182,11 @@ type hashFile struct {
 // its entries signed with key (empty: the file is neither read nor
 // written). A missing or unverifiable file starts an empty cache.
 func NewHashCache(path string, key []byte) *HashCache {
-	hc := &HashCache{path: path, key: key, entries: map[string]hashEntry{}}
-	if path == "" || len(key) == 0 {
-		return hc
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return hc
-	}
+	hc := &HashCache{}
+	hc.init(path, key)
+	raw := hc.file()
 	var f hashFile
-	if json.Unmarshal(raw, &f) != nil || f.Entries == nil {
+	if raw == nil || json.Unmarshal(raw, &f) != nil || f.Entries == nil {
 		return hc
 	}
 	if body, err := json.Marshal(f.Entries); err == nil && hmac.Equal([]byte(f.MAC), []byte(macHex(key, body))) {
@@ -219,10 +207,7 @@ func (hc *HashCache) Sum(path string) (string, fs.FileMode, error) {
 	}
 	key, keyed := statKeyOf(st)
 	if hc != nil && keyed {
-		hc.mu.Lock()
-		e, ok := hc.entries[path]
-		hc.mu.Unlock()
-		if ok && e.Key == key {
+		if e, ok := hc.lookup(path); ok && e.Key == key {
 			return e.Sum, st.Mode(), nil
 		}
 	}
@@ -240,12 +225,11 @@ func (hc *HashCache) Sum(path string) (string, fs.FileMode, error) {
 		return sum, st.Mode(), nil
 	}
 	hc.mu.Lock()
-	defer hc.mu.Unlock()
 	hc.hashed++
+	hc.mu.Unlock()
 	if after, err := f.Stat(); err == nil && keyed {
 		if k2, ok := statKeyOf(after); ok && k2 == key {
-			hc.entries[path] = hashEntry{Key: key, Sum: sum}
-			hc.dirty = true
+			hc.set(path, hashEntry{Key: key, Sum: sum})
 		}
 	}
 	return sum, st.Mode(), nil
@@ -277,9 +261,7 @@ func (hc *HashCache) peek(path string) (string, fs.FileMode, cacheState, error) 
 	if hc == nil || !keyed {
 		return "", st.Mode(), cacheUnseen, nil
 	}
-	hc.mu.Lock()
-	e, ok := hc.entries[path]
-	hc.mu.Unlock()
+	e, ok := hc.lookup(path)
 	switch {
 	case !ok:
 		return "", st.Mode(), cacheUnseen, nil
@@ -289,17 +271,11 @@ func (hc *HashCache) peek(path string) (string, fs.FileMode, cacheState, error) 
 	return e.Sum, st.Mode(), cacheHit, nil
 }
 
-// useKey gives a cache that has a file but no key the user's approval key
-// (made by the approval that is filling it), so what it hashed is saved.
+// useKey gives a cache that has a file but no key the user's approval key,
+// so what it hashed is saved.
 func (hc *HashCache) useKey(key []byte) {
-	if hc == nil {
-		return
-	}
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if len(hc.key) == 0 && len(key) > 0 {
-		hc.key = key
-		hc.dirty = len(hc.entries) > 0
+	if hc != nil {
+		hc.signedCache.useKey(key)
 	}
 }
 
@@ -322,38 +298,16 @@ func (hc *HashCache) Forget(dir string) {
 // Save writes the cache file when entries changed since the last save.
 // Entries of files that no longer exist are dropped.
 func (hc *HashCache) Save() error {
-	if hc == nil || hc.path == "" || len(hc.key) == 0 {
+	if hc == nil {
 		return nil
 	}
-	hc.mu.Lock()
-	defer hc.mu.Unlock()
-	if !hc.dirty {
-		return nil
-	}
-	pruneMissing(hc.entries)
-	body, err := json.Marshal(hc.entries)
-	if err != nil {
-		return fmt.Errorf("registry: save hash cache: %w", err)
-	}
-	raw, err := json.Marshal(hashFile{Entries: hc.entries, MAC: macHex(hc.key, body)})
-	if err != nil {
-		return fmt.Errorf("registry: save hash cache: %w", err)
-	}
-	if err := writeAtomic(hc.path, raw, 0o600); err != nil {
-		return fmt.Errorf("registry: save hash cache: %w", err)
-	}
-	hc.dirty = false
-	return nil
-}
-
-// pruneMissing drops a persisted cache's entries of files that no longer
-// exist.
-func pruneMissing[V any](entries map[string]V) {
-	for p := range entries {
-		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-			delete(entries, p)
+	return hc.save("hash cache", func(entries map[string]hashEntry, key []byte) ([]byte, error) {
+		body, err := json.Marshal(entries)
+		if err != nil {
+			return nil, err
 		}
-	}
+		return json.Marshal(hashFile{Entries: entries, MAC: macHex(key, body)})
+	})
 }
 
 // writeAtomic writes data to path through a temporary file and a rename,

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sync"
 
 	sjson "github.com/segmentio/encoding/json"
 
@@ -34,14 +33,9 @@ func ManifestCachePath(cacheDir string) string { return filepath.Join(cacheDir, 
 // Only manifests that parse without error are kept. A nil *ManifestCache
 // parses every time.
 type ManifestCache struct {
-	path string
-	key  []byte
+	signedCache[manifestEntry]
 	// host identifies the running executable; "" keeps nothing.
 	host string
-
-	mu      sync.Mutex
-	entries map[string]manifestEntry
-	dirty   bool
 	// decoded counts manifests taken from the cache (for tests).
 	decoded int
 }
@@ -63,15 +57,12 @@ type manifestFile struct {
 // only), signed with key (empty: the file is neither read nor written). A
 // missing, unverifiable or another executable's file starts it empty.
 func NewManifestCache(path string, key []byte) *ManifestCache {
-	mc := &ManifestCache{path: path, key: key, host: executableIdentity(), entries: map[string]manifestEntry{}}
-	if path == "" || len(key) == 0 || mc.host == "" {
+	mc := &ManifestCache{host: executableIdentity()}
+	mc.init(path, key)
+	if mc.host == "" {
 		return mc
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return mc
-	}
-	mac, body, ok := bytes.Cut(raw, []byte("\n"))
+	mac, body, ok := bytes.Cut(mc.file(), []byte("\n"))
 	if !ok || !hmac.Equal(mac, []byte(macHex(key, body))) {
 		return mc
 	}
@@ -108,9 +99,7 @@ func (mc *ManifestCache) get(path string, sum [sha256.Size]byte) *manifests.Mani
 	if mc == nil || mc.host == "" {
 		return nil
 	}
-	mc.mu.Lock()
-	e, ok := mc.entries[path]
-	mc.mu.Unlock()
+	e, ok := mc.lookup(path)
 	if !ok || e.Sum != hex.EncodeToString(sum[:]) {
 		return nil
 	}
@@ -162,46 +151,28 @@ func (mc *ManifestCache) put(path string, sum [sha256.Size]byte, m *manifests.Ma
 	if back, err := decodeCached(path, enc); err != nil || !reflect.DeepEqual(back, m) {
 		return
 	}
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	mc.entries[path] = manifestEntry{Sum: hex.EncodeToString(sum[:]), Manifest: enc}
-	mc.dirty = true
+	mc.set(path, manifestEntry{Sum: hex.EncodeToString(sum[:]), Manifest: enc})
 }
 
-// useKey gives a cache that has a file but no key the user's approval key
-// (made by the approval that is filling it), so what it parsed is saved.
+// useKey gives a cache that has a file but no key the user's approval key,
+// so what it parsed is saved.
 func (mc *ManifestCache) useKey(key []byte) {
-	if mc == nil {
-		return
-	}
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	if len(mc.key) == 0 && len(key) > 0 {
-		mc.key = key
-		mc.dirty = len(mc.entries) > 0
+	if mc != nil {
+		mc.signedCache.useKey(key)
 	}
 }
 
 // Save writes the cache file when entries changed since the last save.
 // Entries of manifests that no longer exist are dropped.
 func (mc *ManifestCache) Save() error {
-	if mc == nil || mc.path == "" || len(mc.key) == 0 || mc.host == "" {
+	if mc == nil || mc.host == "" {
 		return nil
 	}
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	if !mc.dirty {
-		return nil
-	}
-	pruneMissing(mc.entries)
-	body, err := json.Marshal(manifestFile{Host: mc.host, Entries: mc.entries})
-	if err != nil {
-		return fmt.Errorf("registry: save manifest cache: %w", err)
-	}
-	raw := append([]byte(macHex(mc.key, body)+"\n"), body...)
-	if err := writeAtomic(mc.path, raw, 0o600); err != nil {
-		return fmt.Errorf("registry: save manifest cache: %w", err)
-	}
-	mc.dirty = false
-	return nil
+	return mc.save("manifest cache", func(entries map[string]manifestEntry, key []byte) ([]byte, error) {
+		body, err := json.Marshal(manifestFile{Host: mc.host, Entries: entries})
+		if err != nil {
+			return nil, err
+		}
+		return append([]byte(macHex(key, body)+"\n"), body...), nil
+	})
 }

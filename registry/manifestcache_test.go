@@ -105,7 +105,8 @@ func TestManifestCacheFileTrusted(t *testing.T) {
 		if otherBytes {
 			sum = sha256.Sum256(append(data, '\n'))
 		}
-		forged := &ManifestCache{path: cacheFile, key: key, host: host, entries: map[string]manifestEntry{}}
+		forged := &ManifestCache{host: host}
+		forged.init(cacheFile, key)
 		forged.put(path, sum, m)
 		if err := forged.Save(); err != nil {
 			t.Fatal(err)
@@ -181,7 +182,8 @@ func TestCachedManifestsDecodeEqual(t *testing.T) {
 	if len(files) < 7 {
 		t.Fatalf("found %d manifests, want the shipped ones: %v", len(files), files)
 	}
-	mc := &ManifestCache{host: "test", entries: map[string]manifestEntry{}}
+	mc := &ManifestCache{host: "test"}
+	mc.init("", nil)
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
 			data, err := os.ReadFile(f)
