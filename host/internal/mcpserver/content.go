@@ -133,6 +133,25 @@ func (s *Server) readyTool(name, what string) (*registry.Tool, error) {
 	return t, nil
 }
 
+// callContent runs call (a prompt or resource request, named by what) on
+// tool's plugin, launched on demand, when the tool is still ready. A
+// plugin that answers Unimplemented is silenced, and a plugin that cannot
+// be reached comes back as the JSON-RPC error.
+func (s *Server) callContent(ctx context.Context, tool, what string, call func(context.Context, *wire.Client) error) error {
+	t, err := s.readyTool(tool, what)
+	if err != nil {
+		return err
+	}
+	fail, unimplemented := s.opts.Content.Use(ctx, t, what, call)
+	if unimplemented {
+		s.silence(t)
+	}
+	if fail != nil {
+		return failure(fail.GetError(), nil)
+	}
+	return nil
+}
+
 // contentCaller is the caller of a prompt or resource request: always the
 // MCP channel.
 func contentCaller(ss *mcp.ServerSession) *wire.Caller {
@@ -172,21 +191,12 @@ func (s *Server) getPrompt(tool, prompt string, decl *mcp.Prompt) mcp.PromptHand
 					Message: fmt.Sprintf("prompt %s needs argument %q: %s", decl.Name, a.Name, a.Description)}
 			}
 		}
-		t, err := s.readyTool(tool, "prompt "+decl.Name)
-		if err != nil {
-			return nil, err
-		}
 		var resp *wire.GetPromptResponse
-		fail, unimplemented := s.opts.Content.Use(ctx, t, "prompt "+decl.Name, func(ctx context.Context, c *wire.Client) error {
-			var err error
+		if err := s.callContent(ctx, tool, "prompt "+decl.Name, func(ctx context.Context, c *wire.Client) (err error) {
 			resp, err = c.GetPrompt(ctx, &wire.GetPromptRequest{Name: prompt, Arguments: req.Params.Arguments, Caller: contentCaller(req.Session)})
 			return err
-		})
-		if unimplemented {
-			s.silence(t)
-		}
-		if fail != nil {
-			return nil, failure(fail.GetError(), nil)
+		}); err != nil {
+			return nil, err
 		}
 		if resp.GetError() != nil {
 			return nil, failure(resp.GetError(), nil)
@@ -211,21 +221,12 @@ func (s *Server) getPrompt(tool, prompt string, decl *mcp.Prompt) mcp.PromptHand
 func (s *Server) readResource(tool string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
-		t, err := s.readyTool(tool, "resource "+uri)
-		if err != nil {
-			return nil, err
-		}
 		var resp *wire.ReadResourceResponse
-		fail, unimplemented := s.opts.Content.Use(ctx, t, "resource "+uri, func(ctx context.Context, c *wire.Client) error {
-			var err error
+		if err := s.callContent(ctx, tool, "resource "+uri, func(ctx context.Context, c *wire.Client) (err error) {
 			resp, err = c.ReadResource(ctx, &wire.ReadResourceRequest{Uri: uri, Caller: contentCaller(req.Session)})
 			return err
-		})
-		if unimplemented {
-			s.silence(t)
-		}
-		if fail != nil {
-			return nil, failure(fail.GetError(), nil)
+		}); err != nil {
+			return nil, err
 		}
 		if resp.GetError() != nil {
 			return nil, failure(resp.GetError(), mcp.ResourceNotFoundError(uri))
