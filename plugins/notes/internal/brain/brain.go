@@ -111,11 +111,17 @@ func (b *Brain) takeRecovered() []Recovered {
 // arg, whether the host's checker or a handler refuses it.
 const CodeInvalidArgument = sdk.CodeInvalidArgs
 
+// CodeNotFound and CodeInternal are the SDK's codes of the same names: one
+// definition of each code the host and every plugin share.
+const (
+	CodeNotFound = sdk.CodeNotFound
+	CodeInternal = sdk.CodeInternalError
+)
+
 // Errors with the reference's codes.
 const (
 	CodeNotABrain         sdk.Code = "not_a_brain"
 	CodeInvalidConfig     sdk.Code = "invalid_config"
-	CodeNotFound          sdk.Code = "not_found"
 	CodeUnsafePath        sdk.Code = "unsafe_path"
 	CodeInvalidPath       sdk.Code = "invalid_path"
 	CodeInvalidNote       sdk.Code = "invalid_note"
@@ -130,7 +136,6 @@ const (
 	CodeAlreadyUndone     sdk.Code = "already_undone"
 	CodeGitFailed         sdk.Code = "git_failed"
 	CodeIndexFailed       sdk.Code = "index_failed"
-	CodeInternal          sdk.Code = "internal_error"
 )
 
 func fail(code sdk.Code, next, format string, a ...any) *sdk.Error {
