@@ -212,27 +212,13 @@ func headFields(line []byte) (f claudeFields, msgAt int, ok bool) {
 			// As written: `"isMeta":true`.
 			f.meta = line[v-1] == ':' && line[v-2] == '"' && bytes.HasPrefix(line[v:], []byte("true"))
 			return -1, true
-		case "isSidechain":
-			f.side = bytes.HasPrefix(line[v:], []byte("true"))
-			return -1, true
-		case "type", "timestamp", "requestId", "cwd":
-			e, err := jsonscan.ValueEnd(line, v)
-			if err != nil {
-				return 0, false
-			}
-			switch string(k) {
-			case "type":
-				f.typ = line[v:e]
-			case "timestamp":
-				f.ts = line[v:e]
-			case "requestId":
-				f.reqID = line[v:e]
-			default:
-				f.cwdRaw = line[v:e]
-			}
-			return e, true
 		}
-		return -1, true
+		e, err := jsonscan.ValueEnd(line, v)
+		if err != nil {
+			return 0, false
+		}
+		f.setTop(k, line[v:e])
+		return e, true
 	})
 	return f, msgAt, err == nil && msgAt >= 0
 }

@@ -20,6 +20,28 @@ type claudeFields struct {
 	tokensOK bool
 }
 
+// setTop keeps v, the raw value of the top-level field k of an assistant
+// line, when it is one claudeFields holds, and reports whether it was:
+// the one list of those fields for all three readers (the head, the tail
+// after the message, the full decode).
+func (f *claudeFields) setTop(k, v []byte) bool {
+	switch string(k) {
+	case "type":
+		f.typ = v
+	case "timestamp":
+		f.ts = v
+	case "requestId":
+		f.reqID = v
+	case "cwd":
+		f.cwdRaw = v
+	case "isSidechain":
+		f.side = string(v) == "true"
+	default:
+		return false
+	}
+	return true
+}
+
 // assistant reads one assistant line: by its head and tail when the line
 // has Claude Code's layout (message content is then only searched for tool
 // uses, never walked), else by a full one-pass decode.
@@ -151,20 +173,7 @@ func assistantFastAt(line []byte, f claudeFields, msgAt int) (claudeFields, bool
 		}
 		// Claude Code 2.1.81 and later write cwd, timestamp and sessionId
 		// after the message.
-		end, ok := oneField(line, i+1, func(k, v []byte) {
-			switch string(k) {
-			case "type":
-				f.typ = v
-			case "timestamp":
-				f.ts = v
-			case "requestId":
-				f.reqID = v
-			case "cwd":
-				f.cwdRaw = v
-			case "isSidechain":
-				f.side = string(v) == "true"
-			}
-		})
+		end, ok := oneField(line, i+1, func(k, v []byte) { f.setTop(k, v) })
 		if !ok {
 			return f, false
 		}
@@ -265,25 +274,14 @@ func skipSpace(b []byte, i int) int {
 // assistantFull decodes an assistant line in one pass.
 func assistantFull(line []byte) (claudeFields, bool) {
 	var (
-		typ, ts, reqID, msgID, model, cwdRaw, usage, data []byte
-		stepList                                          []Step
-		side                                              bool
+		f    claudeFields
+		data []byte
 	)
 	d := jsonscan.Dec{B: line}
 	d.Object(func(k []byte) {
 		switch string(k) {
-		case "isSidechain":
-			side = string(d.Raw()) == "true"
 		case "data":
 			data = d.Raw()
-		case "type":
-			typ = d.Raw()
-		case "timestamp":
-			ts = d.Raw()
-		case "requestId":
-			reqID = d.Raw()
-		case "cwd":
-			cwdRaw = d.Raw()
 		case "message":
 			if d.Peek() != '{' {
 				return
@@ -291,27 +289,28 @@ func assistantFull(line []byte) (claudeFields, bool) {
 			d.Object(func(k []byte) {
 				switch string(k) {
 				case "id":
-					msgID = d.Raw()
+					f.msgID = d.Raw()
 				case "model":
-					model = d.Raw()
+					f.model = d.Raw()
 				case "usage":
-					usage = d.Raw()
+					f.usage = d.Raw()
 				case "content":
 					if d.Peek() == '[' {
-						stepList = contentSteps(&d, nil)
+						f.steps = contentSteps(&d, nil)
 					}
 				}
 			})
+		default:
+			f.setTop(k, d.Raw())
 		}
 	})
 	if d.Err != nil || skipSpace(line, d.I) != len(line) {
 		return claudeFields{}, false
 	}
-	if string(typ) == `"progress"` && data != nil {
-		return progressFields(data, cwdRaw)
+	if string(f.typ) == `"progress"` && data != nil {
+		return progressFields(data, f.cwdRaw)
 	}
-	return claudeFields{typ: typ, ts: ts, reqID: reqID, msgID: msgID, model: model, cwdRaw: cwdRaw, usage: usage,
-		steps: stepList, side: side}, true
+	return f, true
 }
 
 // progressFields reads a sub-agent's response carried by an agent-progress
