@@ -49,6 +49,19 @@ func runSchema(key string) map[string]any {
 	}, key)
 }
 
+// runDef declares run_tool, run_agent or a confirmed twin: kind names the
+// schema's key and what the handler runs; only a confirmed one, which runs
+// irreversible actions, is marked destructive.
+func (s *Server) runDef(name, title, description string, kind manifests.Kind, confirmed bool) toolDef {
+	return toolDef{&mcp.Tool{
+		Name:        name,
+		Title:       title,
+		Description: description,
+		InputSchema: runSchema(string(kind)),
+		Annotations: &mcp.ToolAnnotations{Title: title, DestructiveHint: ptr(confirmed), OpenWorldHint: ptr(true)},
+	}, s.run(kind, confirmed)}
+}
+
 func (s *Server) toolDefs() []toolDef {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: ptr(false), OpenWorldHint: ptr(false)}
 	return []toolDef{
@@ -68,42 +81,26 @@ func (s *Server) toolDefs() []toolDef {
 			}),
 			Annotations: readOnly,
 		}, s.capabilities},
-		{&mcp.Tool{
-			Name:  manifests.ToolRunTool,
-			Title: "Run a tool action",
-			Description: "Run one action of a tool: {\"tool\":\"xlsx\",\"action\":\"read-sheet\",\"args\":{\"path\":\"f.xlsx\"}}. " +
-				"Get the exact names and args from capabilities first. Returns the tool's result as JSON (and Markdown when it has one). " +
-				"Irreversible actions (delete, send, pay, …) are refused with approval_required: ask the user, then use run_tool_confirmed. " +
+		s.runDef(manifests.ToolRunTool, "Run a tool action",
+			"Run one action of a tool: {\"tool\":\"xlsx\",\"action\":\"read-sheet\",\"args\":{\"path\":\"f.xlsx\"}}. "+
+				"Get the exact names and args from capabilities first. Returns the tool's result as JSON (and Markdown when it has one). "+
+				"Irreversible actions (delete, send, pay, …) are refused with approval_required: ask the user, then use run_tool_confirmed. "+
 				"Errors come back as {\"error\":{code, message, did_you_mean, schema, next_step}}.",
-			InputSchema: runSchema("tool"),
-			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		}, s.run(manifests.KindTool, false)},
-		{&mcp.Tool{
-			Name:  manifests.ToolRunAgent,
-			Title: "Run an agent action",
-			Description: "Run one action of an agent (a plugin that calls other tools through the host): " +
-				"{\"agent\":\"name\",\"action\":\"…\",\"args\":{…}}. Same rules as run_tool: discover with capabilities first; " +
+			manifests.KindTool, false),
+		s.runDef(manifests.ToolRunAgent, "Run an agent action",
+			"Run one action of an agent (a plugin that calls other tools through the host): "+
+				"{\"agent\":\"name\",\"action\":\"…\",\"args\":{…}}. Same rules as run_tool: discover with capabilities first; "+
 				"irreversible actions answer approval_required and need run_agent_confirmed after the user approves.",
-			InputSchema: runSchema("agent"),
-			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action", DestructiveHint: ptr(false), OpenWorldHint: ptr(true)},
-		}, s.run(manifests.KindAgent, false)},
-		{&mcp.Tool{
-			Name:  manifests.ToolRunToolConfirmed,
-			Title: "Run a tool action the user approved",
-			Description: "Run any tool action, irreversible ones included, after the user has approved this exact call. " +
-				"Same input as run_tool. Use it only when run_tool answered approval_required and the user said yes. " +
+			manifests.KindAgent, false),
+		s.runDef(manifests.ToolRunToolConfirmed, "Run a tool action the user approved",
+			"Run any tool action, irreversible ones included, after the user has approved this exact call. "+
+				"Same input as run_tool. Use it only when run_tool answered approval_required and the user said yes. "+
 				"The host may refuse it (denied) when irreversible actions are switched off.",
-			InputSchema: runSchema("tool"),
-			Annotations: &mcp.ToolAnnotations{Title: "Run a tool action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		}, s.run(manifests.KindTool, true)},
-		{&mcp.Tool{
-			Name:  manifests.ToolRunAgentConfirmed,
-			Title: "Run an agent action the user approved",
-			Description: "Run any agent action, irreversible ones included, after the user has approved this exact call. " +
+			manifests.KindTool, true),
+		s.runDef(manifests.ToolRunAgentConfirmed, "Run an agent action the user approved",
+			"Run any agent action, irreversible ones included, after the user has approved this exact call. "+
 				"Same input as run_agent. Use it only when run_agent answered approval_required and the user said yes.",
-			InputSchema: runSchema("agent"),
-			Annotations: &mcp.ToolAnnotations{Title: "Run an agent action the user approved", DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
-		}, s.run(manifests.KindAgent, true)},
+			manifests.KindAgent, true),
 		{&mcp.Tool{
 			Name:  manifests.ToolGetSkill,
 			Title: "Read a skill",
