@@ -27,15 +27,24 @@ import (
 // from /proc over 4,000 round trips on one P (through package os
 // 100–290 per 2,000 here, through rawio 1–4).
 func TestRawIOLeavesTheMonitorThreadAsleep(t *testing.T) {
-	const trips = 4000
-	viaOS := monitorWakes(t, trips, false)
-	viaRaw := monitorWakes(t, trips, true)
-	t.Logf("monitor thread's context switches over %d round trips: %d through package os, %d through rawio", trips, viaOS, viaRaw)
-	if viaRaw > trips/40 {
-		t.Errorf("through rawio the monitor thread switched %d times in %d round trips; want at most %d: reads and writes are entering the runtime's syscall state", viaRaw, trips, trips/40)
-	}
-	if viaOS < 4*viaRaw || viaOS < trips/40 {
-		t.Errorf("through package os the monitor thread switched only %d times (rawio: %d): the measurement no longer sees it", viaOS, viaRaw)
+	const trips, attempts = 4000, 5
+	for attempt := 1; ; attempt++ {
+		viaOS := monitorWakes(t, trips, false)
+		viaRaw := monitorWakes(t, trips, true)
+		t.Logf("monitor thread's context switches over %d round trips: %d through package os, %d through rawio", trips, viaOS, viaRaw)
+		// Now and then the monitor thread does not park at all during a
+		// run (it wakes 9 times through package os instead of hundreds):
+		// then the run says nothing either way, and is made again.
+		if viaOS < trips/40 {
+			if attempt == attempts {
+				t.Fatalf("in %d runs through package os the monitor thread never switched more than %d times: the measurement no longer sees it", attempts, trips/40)
+			}
+			continue
+		}
+		if viaRaw > trips/40 || viaOS < 4*viaRaw {
+			t.Errorf("through rawio the monitor thread switched %d times in %d round trips (through package os %d); want at most %d and a quarter of package os's: reads and writes are entering the runtime's syscall state", viaRaw, trips, viaOS, trips/40)
+		}
+		return
 	}
 }
 
