@@ -38,7 +38,7 @@ func workbookError(p string, err error) error {
 		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return sdk.Errorf(sdk.CodeCancelled, "reading %s: %v", p, err)
 		case errors.Is(err, fs.ErrNotExist):
-			return sdk.Errorf(codeNotFound, "file not found: %s", p)
+			return sdk.Errorf(sdk.CodeNotFound, "file not found: %s", p)
 		case errors.Is(err, fs.ErrPermission):
 			return sdk.Errorf(codePermissionDenied, "%s cannot be read: permission denied", p)
 		}
@@ -108,7 +108,7 @@ func pickSheet(w *workbook.Workbook, name string) (*workbook.Sheet, error) {
 				return &w.Sheets[i], nil
 			}
 		}
-		return nil, &sdk.Error{Code: codeNotFound, Message: "the workbook has no worksheet",
+		return nil, &sdk.Error{Code: sdk.CodeNotFound, Message: "the workbook has no worksheet",
 			NextStep: "list-sheets shows what it holds"}
 	}
 	if sh, ok := w.Sheet(name); ok {

@@ -384,7 +384,7 @@ func TestDumpSaveIsSafe(t *testing.T) {
 		{"over an existing file", existing, codeAlreadyExists},
 		{"through a symlink to a file outside", filepath.Join(inside, "link.txt"), codeAlreadyExists},
 		{"through a dangling symlink", filepath.Join(inside, "dangling.txt"), codeAlreadyExists},
-		{"into a missing folder", filepath.Join(inside, "no", "dump.txt"), codeNotFound},
+		{"into a missing folder", filepath.Join(inside, "no", "dump.txt"), sdk.CodeNotFound},
 		{"a new file inside", filepath.Join(inside, "dump.txt"), ""},
 	}
 	for _, tc := range tests {

@@ -14,7 +14,6 @@ import (
 
 // Codes of this plugin's errors, besides the SDK's.
 const (
-	codeNotFound          sdk.Code = "not_found"
 	codePathNotAllowed    sdk.Code = "path_not_allowed"
 	codeUnsupportedFormat sdk.Code = "unsupported_format"
 	codeAlreadyExists     sdk.Code = "already_exists"
@@ -189,17 +188,17 @@ func openWorkbookFile(p string) (*os.File, error) {
 	case errors.Is(err, errOutside):
 		return nil, notAllowed(abs, roots)
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, &sdk.Error{Code: codeNotFound, Message: "file not found: " + p,
+		return nil, &sdk.Error{Code: sdk.CodeNotFound, Message: "file not found: " + p,
 			NextStep: "check the path; a relative path is taken from the working directory"}
 	case errors.Is(err, fs.ErrPermission):
 		return nil, sdk.Errorf(codePermissionDenied, "%s cannot be read: permission denied", p)
 	case err != nil:
-		return nil, sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+		return nil, sdk.Errorf(sdk.CodeNotFound, "file %s cannot be read: %v", p, err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, sdk.Errorf(codeNotFound, "file %s cannot be read: %v", p, err)
+		return nil, sdk.Errorf(sdk.CodeNotFound, "file %s cannot be read: %v", p, err)
 	}
 	if st.IsDir() {
 		e := &sdk.Error{Code: sdk.CodeInvalidArgs, Message: p + " is a folder, not a workbook",

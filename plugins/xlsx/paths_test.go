@@ -25,7 +25,7 @@ func TestPathConveniences(t *testing.T) {
 		{"template", filepath.Join(dir, "template.xltx"), "", ""},
 		{"folder", dir, sdk.CodeInvalidArgs, "is a folder, not a workbook"},
 		{"tilde folder", "~", sdk.CodeInvalidArgs, "is a folder, not a workbook"},
-		{"csv", filepath.Join(dir, "book.csv"), codeNotFound, "file not found"},
+		{"csv", filepath.Join(dir, "book.csv"), sdk.CodeNotFound, "file not found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -140,8 +140,8 @@ func TestMissingFile(t *testing.T) {
 	dir := allowDir(t)
 	for _, action := range []string{"list-sheets", "read-sheet", "dump"} {
 		_, e := call(t, action, map[string]any{"path": filepath.Join(dir, "nope.xlsx")})
-		if e == nil || e.Code != codeNotFound {
-			t.Errorf("%s on a missing file: got %v, want %s", action, e, codeNotFound)
+		if e == nil || e.Code != sdk.CodeNotFound {
+			t.Errorf("%s on a missing file: got %v, want %s", action, e, sdk.CodeNotFound)
 		}
 	}
 }

@@ -135,7 +135,7 @@ func saveError(p, abs string, roots []string, err error) error {
 		return &sdk.Error{Code: codeAlreadyExists, Message: "file already exists: " + abs,
 			NextStep: "choose a new file name; dump never overwrites"}
 	case errors.Is(err, fs.ErrNotExist):
-		return &sdk.Error{Code: codeNotFound, Message: "folder of " + p + " does not exist",
+		return &sdk.Error{Code: sdk.CodeNotFound, Message: "folder of " + p + " does not exist",
 			NextStep: "save into an existing folder"}
 	case errors.Is(err, fs.ErrPermission):
 		return sdk.Errorf(codePermissionDenied, "save %s: permission denied", abs)
