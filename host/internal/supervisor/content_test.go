@@ -81,6 +81,11 @@ func TestUseSaysWhatTheRequestCameTo(t *testing.T) {
 			if !strings.Contains(e.GetMessage(), tt.message) || !strings.Contains(e.GetNextStep(), tt.next) {
 				t.Fatalf("got message %q, next step %q; want %q and %q", e.GetMessage(), e.GetNextStep(), tt.message, tt.next)
 			}
+			// Every failure says why after its colon (a crash with no
+			// kill reason gives the error the call ended with).
+			if strings.HasSuffix(strings.TrimSpace(e.GetMessage()), ":") {
+				t.Fatalf("message %q ends without saying why", e.GetMessage())
+			}
 		})
 	}
 }
