@@ -64,19 +64,6 @@ func (u *uncommitted) any() bool {
 	return len(u.paths) > 0
 }
 
-// newPaths lists the uncommitted new notes.
-func (u *uncommitted) newPaths() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	var out []string
-	for p, isNew := range u.paths {
-		if isNew {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // isUncommitted reports whether the note at p differs from HEAD by a
 // person's uncommitted edit.
 func (b *Brain) isUncommitted(p string) bool {

@@ -35,19 +35,18 @@ type USE struct {
 var _ Embedder = (*USE)(nil)
 
 type layer struct {
-	in, heads   int
-	ln1S, ln1B  []float32
-	qkvW, qkvB  []float32 // weights transposed: [3*in, in]
-	outW, outB  []float32 // [512, in]
-	resW, resB  []float32 // [512, in], nil when in == 512
-	ln2S, ln2B  []float32
-	ff1W, ff1B  []float32 // [1536, 512]
-	ff2W, ff2B  []float32 // [512, 1536]
-	headScale   float32
-	width       int // 512
-	ffWidth     int // 1536
-	headDims    int
-	residualMap bool
+	in, heads  int
+	ln1S, ln1B []float32
+	qkvW, qkvB []float32 // weights transposed: [3*in, in]
+	outW, outB []float32 // [512, in]
+	resW, resB []float32 // [512, in], nil when in == 512
+	ln2S, ln2B []float32
+	ff1W, ff1B []float32 // [1536, 512]
+	ff2W, ff2B []float32 // [512, 1536]
+	headScale  float32
+	width      int // 512
+	ffWidth    int // 1536
+	headDims   int
 }
 
 const (

@@ -432,16 +432,6 @@ func classify(s string) classes {
 	return c
 }
 
-func (c classes) kinds() int {
-	n := 0
-	for _, x := range []int{c.lower, c.upper, c.digit, c.other} {
-		if x > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // notSecretLabel: labels that hold a secret word but name something else —
 // an id, a name, a file, a public or database key, a CSRF token, an author.
 var notSecretLabel = regexp.MustCompile(`(?i)(?:^|[_.\-]|[a-z])(?:id|ids|name|names|url|uri|urls|file|path|dir|version|type|hash|event|chars?|length|len|size|count|prefix|suffix|format|mode|policy|enabled|ttl|timeout|header)$|public|pubkey|pub_key|foreign|primary|partition|sort_?key|schema|keyword|keyboard|keying|monkey|keystore|keytab|keyframe|keycode|keyvault|key_vault|csrf|xsrf|authenticity|author(?:s|ity)?$|authentication-|authoriz|` + fixtureWords)
