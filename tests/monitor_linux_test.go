@@ -3,11 +3,9 @@
 package tests
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // TestHostLeavesTheMonitorThreadAsleep: `host serve` answering run_tool
@@ -25,54 +23,16 @@ func TestHostLeavesTheMonitorThreadAsleep(t *testing.T) {
 	defer lean.close(t)
 	lean.pipelined(t, 200, 1) // the plugin launched and warm
 	pid := lean.cmd.Process.Pid
-	tid := firstThread(t, pid)
-	before := threadSwitches(t, pid, tid)
+	tid, err := testplugin.MonitorThread(pid)
+	must(t, err)
+	before, err := testplugin.VoluntarySwitches(pid, tid)
+	must(t, err)
 	lean.pipelined(t, calls, 1)
-	woken := threadSwitches(t, pid, tid) - before
+	after, err := testplugin.VoluntarySwitches(pid, tid)
+	must(t, err)
+	woken := after - before
 	t.Logf("the host's monitor thread switched %d times over %d calls", woken, calls)
 	if woken > calls/2 {
 		t.Errorf("the host's monitor thread switched %d times over %d calls; want at most %d: a read or write on the protocol's pipes or a plugin's socket enters the runtime's syscall state (use rawio)", woken, calls, calls/2)
 	}
-}
-
-// firstThread is the id of the first thread process pid made after its
-// main one: the Go runtime's monitor thread, started by runtime.main
-// before anything else can make a thread.
-func firstThread(t *testing.T, pid int) int {
-	t.Helper()
-	entries, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	if err != nil {
-		t.Fatalf("threads of %d: %v", pid, err)
-	}
-	lowest := 0
-	for _, e := range entries {
-		if id, _ := strconv.Atoi(e.Name()); id != pid && (lowest == 0 || id < lowest) {
-			lowest = id
-		}
-	}
-	if lowest == 0 {
-		t.Fatalf("process %d has one thread", pid)
-	}
-	return lowest
-}
-
-// threadSwitches reads the voluntary context switches of thread tid of
-// process pid.
-func threadSwitches(t *testing.T, pid, tid int) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "status"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("thread %d of %d: no voluntary_ctxt_switches", tid, pid)
-	return 0
 }

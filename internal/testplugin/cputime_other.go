@@ -2,7 +2,10 @@
 
 package testplugin
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // SelfCPU is not measured off Linux: it is 0.
 func SelfCPU() time.Duration { return 0 }
@@ -12,3 +15,9 @@ func TreeCPU(int) time.Duration { return 0 }
 
 // ProcCPU is 0 where /proc is not there.
 func ProcCPU(int) time.Duration { return 0 }
+
+// MonitorThread needs /proc: off Linux it is an error.
+func MonitorThread(int) (int, error) { return 0, errors.New("no /proc on this platform") }
+
+// VoluntarySwitches needs /proc: off Linux it is an error.
+func VoluntarySwitches(int, int) (int, error) { return 0, errors.New("no /proc on this platform") }

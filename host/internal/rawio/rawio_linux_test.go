@@ -11,11 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // TestRawIOLeavesTheMonitorThreadAsleep is why the package exists: a
@@ -74,8 +74,15 @@ func monitorWakes(t *testing.T, trips int, raw bool) int {
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	tid := monitorThread(t)
-	before := voluntarySwitches(t, tid)
+	pid := os.Getpid()
+	tid, err := testplugin.MonitorThread(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := testplugin.VoluntarySwitches(pid, tid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	buf := make([]byte, 64)
 	for range trips {
 		if _, err := w.Write(buf); err != nil {
@@ -85,45 +92,11 @@ func monitorWakes(t *testing.T, trips int, raw bool) int {
 			t.Fatal(err)
 		}
 	}
-	return voluntarySwitches(t, tid) - before
-}
-
-// monitorThread is the id of the runtime's monitor thread: runtime.main
-// starts it before anything else can make a thread, so it is the lowest
-// thread id after the main thread's.
-func monitorThread(t *testing.T) int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		t.Skipf("no /proc: %v", err)
-	}
-	lowest := 0
-	for _, e := range entries {
-		if id, _ := strconv.Atoi(e.Name()); id != os.Getpid() && (lowest == 0 || id < lowest) {
-			lowest = id
-		}
-	}
-	return lowest
-}
-
-// voluntarySwitches reads thread tid's voluntary context switches.
-func voluntarySwitches(t *testing.T, tid int) int {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/proc/self/task", strconv.Itoa(tid), "status"))
+	after, err := testplugin.VoluntarySwitches(pid, tid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("thread %d: no voluntary_ctxt_switches", tid)
-	return 0
+	return after - before
 }
 
 // TestPipeCarriesEveryByteAndItsEnd writes 4 MiB, far more than a pipe
