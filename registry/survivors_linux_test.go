@@ -71,13 +71,25 @@ func copyExecutable(t *testing.T, src, dst string) {
 }
 
 // limitFileSize makes every write past n bytes of a file fail with "file
-// too large" (EFBIG) in this process, instead of the kernel's SIGXFSZ.
+// too large" (EFBIG) in this process, instead of the kernel's SIGXFSZ,
+// until the test ends: only the soft limit is lowered and it is put back,
+// so what the test binary writes on its way out (a coverage profile, when
+// run with -cover as make mutate does) is not cut short.
 func limitFileSize(t *testing.T, n uint64) {
 	t.Helper()
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
 		t.Fatal(err)
 	}
+	signal.Ignore(syscall.SIGXFSZ)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: old.Max}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // A lock file that cannot be written whole (a full disk, a quota) fails
