@@ -496,7 +496,8 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	// Inline, the text need not grow past the byte budget: stop reading
 	// once it does.
 	var m memDump
-	if _, err := dumpText(ctx, w, a, &m, req.Caller.MaxResultBytes); err != nil {
+	_, bad, err := dumpText(ctx, w, a, &m, req.Caller.MaxResultBytes)
+	if err != nil {
 		return nil, err
 	}
 	text := strings.TrimSuffix(string(m.b), "\n")
@@ -513,6 +514,9 @@ func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		out["truncated"] = true
 	}
 	out["text"] = text
+	if bad != nil {
+		out["unreadable_sheets"] = bad
+	}
 	return &sdk.Result{Data: out}, nil
 }
 
@@ -527,7 +531,7 @@ func dumpSaved(ctx context.Context, w *workbook.Workbook, a dumpArgs) (*sdk.Resu
 		return nil, err
 	}
 	d := newFileDump(po.File)
-	runes, err := dumpText(ctx, w, a, d, 0)
+	runes, bad, err := dumpText(ctx, w, a, d, 0)
 	if err != nil {
 		po.abort()
 		return nil, err
@@ -544,7 +548,36 @@ func dumpSaved(ctx context.Context, w *workbook.Workbook, a dumpArgs) (*sdk.Resu
 	if err := po.commit(); err != nil {
 		return nil, err
 	}
-	return &sdk.Result{Data: map[string]any{"saved_to": po.target, "characters": runes}}, nil
+	out := map[string]any{"saved_to": po.target, "characters": runes}
+	if bad != nil {
+		out["unreadable_sheets"] = bad
+	}
+	return &sdk.Result{Data: out}, nil
+}
+
+// unreadableSheet is a worksheet that dump or search (over every sheet)
+// could not read, and why; the others are still read.
+type unreadableSheet struct {
+	Sheet string `json:"sheet"`
+	Error string `json:"error"`
+	err   error  // the whole error, returned when no sheet can be read
+}
+
+// unreadable reports whether err is a fault of one sheet (its part is
+// missing or not well-formed), which the other sheets of the file need
+// not share; a cancelled call, a limit, or an unreadable file is not.
+func unreadable(path, sheet string, err error) (unreadableSheet, bool) {
+	var we *workbook.Error
+	if !errors.As(err, &we) || we.Kind != workbook.Invalid {
+		return unreadableSheet{}, false
+	}
+	e := workbookError(path, err)
+	msg := e.Error()
+	var se *sdk.Error
+	if errors.As(e, &se) {
+		msg = strings.TrimPrefix(se.Message, path+": ")
+	}
+	return unreadableSheet{Sheet: sheet, Error: msg, err: e}, true
 }
 
 // appendCellText appends cell j of a row as dump shows it: its value's
@@ -568,7 +601,12 @@ func appendCellText(dst []byte, r workbook.Row, j int) []byte {
 // it wrote. A sheet's header names its used range, known at its end: out
 // puts it before the sheet's lines. With limit > 0 it stops at the first
 // sheet whose text passes limit bytes.
-func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut, limit int) (int, error) {
+//
+// A worksheet that cannot be read (its part missing or malformed) does not
+// cost the others: its header is followed by a line saying why, after any
+// rows read before the fault, and it is returned among the unreadable;
+// only when no worksheet can be read is the first one's error returned.
+func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut, limit int) (int, []unreadableSheet, error) {
 	var names []string
 	for _, s := range w.Sheets {
 		if s.Type == "worksheet" {
@@ -581,16 +619,19 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 	pre := "### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n"
 	written, runes := len(pre), utf8.RuneCountInString(pre)
 	if _, err := io.WriteString(out, pre); err != nil {
-		return 0, ioErr(err)
+		return 0, nil, ioErr(err)
 	}
-	var line []byte
+	var (
+		line []byte
+		bad  []unreadableSheet
+	)
 	for i := range w.Sheets {
 		sh := &w.Sheets[i]
 		if sh.Type != "worksheet" {
 			continue
 		}
 		if err := out.sheetStart(len(sheetHeader(sh.Name, ""))); err != nil {
-			return 0, ioErr(err)
+			return 0, nil, ioErr(err)
 		}
 		shown, size := 0, 0
 		over := false
@@ -626,31 +667,46 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 			}
 			return nil
 		})
-		if err != nil {
+		// The sheet's last line: why it stopped short, or that it is empty.
+		var tail string
+		switch {
+		case err != nil:
 			if _, ok := err.(*sdk.Error); ok {
-				return 0, err
+				return 0, nil, err
 			}
-			return 0, workbookError(a.Path, err)
+			u, ok := unreadable(a.Path, sh.Name, err)
+			if !ok {
+				return 0, nil, workbookError(a.Path, err)
+			}
+			bad = append(bad, u)
+			tail = "(cannot be read: " + u.Error + ")\n"
+			if shown > 0 {
+				tail = "(the rest cannot be read: " + u.Error + ")\n"
+			}
+		case shown == 0:
+			tail = "(empty)\n"
 		}
-		if shown == 0 {
-			const empty = "(empty)\n"
-			size += len(empty)
-			runes += len(empty)
-			if _, err := io.WriteString(out, empty); err != nil {
-				return 0, ioErr(err)
+		if tail != "" {
+			size += len(tail)
+			runes += utf8.RuneCountInString(tail)
+			if _, err := io.WriteString(out, tail); err != nil {
+				return 0, nil, ioErr(err)
 			}
 		}
 		h := sheetHeader(sh.Name, st.UsedRange)
 		written += len(h) + size
 		runes += utf8.RuneCount(h)
 		if err := out.sheetHeader(h); err != nil {
-			return 0, ioErr(err)
+			return 0, nil, ioErr(err)
 		}
 		if over {
 			break
 		}
 	}
-	return runes, nil
+	if len(bad) > 0 && len(bad) == len(names) {
+		return 0, nil, bad[0].err
+	}
+	return runes, bad, nil
 }
 
 // sheetHeader is the line before a sheet's rows in the dump; dims is its

@@ -381,6 +381,7 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	var text []byte
 	matches := []match{}
 	truncated, skipped := false, 0
+	var bad []unreadableSheet
 	b := newBudgetFor(req, len(a.Query), a.MaxResults)
 	found := func(text []byte) bool {
 		if a.MatchCase {
@@ -426,15 +427,29 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			return nil
 		}))
 		if err != nil {
-			return nil, workbookError(a.Path, err)
+			// Over every sheet, one that cannot be read is reported and
+			// the others searched (dump does the same); a sheet asked
+			// for by name fails the call.
+			u, ok := unreadable(a.Path, sh.Name, err)
+			if !ok || a.Sheet != "" {
+				return nil, workbookError(a.Path, err)
+			}
+			bad = append(bad, u)
+			continue
 		}
 		if truncated {
 			break
 		}
 	}
+	if len(bad) > 0 && len(bad) == len(sheets) {
+		return nil, bad[0].err
+	}
 	out := map[string]any{"query": a.Query, "matches": matches, "truncated": truncated}
 	if truncated {
 		out["next_offset"] = a.Offset + len(matches)
+	}
+	if bad != nil {
+		out["unreadable_sheets"] = bad
 	}
 	return &sdk.Result{Data: out}, nil
 }

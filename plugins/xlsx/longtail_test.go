@@ -67,6 +67,25 @@ func (c craft) bytes(t *testing.T) []byte {
 	return b
 }
 
+// sheetsCraft is the recipe of a workbook with these <sheet> elements,
+// whose relationship rIdN names worksheets/sheetN.xml for the Nth of
+// sheets: {file name, XML}, an empty name leaving that part out.
+func sheetsCraft(sheetElems string, sheets ...[2]string) craft {
+	rels := ""
+	parts := minimalParts("")[:2]
+	for i, sh := range sheets {
+		n := itoa(i + 1)
+		rels += `<Relationship Id="rId` + n + `" Type="` + relNS + `worksheet" Target="worksheets/sheet` + n + `.xml"/>`
+		if sh[0] != "" {
+			parts = append(parts, [2]string{"xl/worksheets/" + sh[0], sh[1]})
+		}
+	}
+	parts = append(parts,
+		[2]string{"xl/workbook.xml", `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>` + sheetElems + `</sheets></workbook>`},
+		[2]string{"xl/_rels/workbook.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels + `</Relationships>`})
+	return craft{parts: parts}
+}
+
 // rows wraps cells in a sheet.
 func rows(sheetData string) string {
 	return sheetHead + `<sheetData>` + sheetData + `</sheetData></worksheet>`
@@ -214,6 +233,31 @@ var longTail = []struct {
 	// never read as if it were not there.
 	{"text_outside_root.xlsx", craft{sheet: `<?xml version="1.0"?>` + "\r\nfoo\r\n" + rows(`<row r="1"><c r="A1"><v>1</v></c></row>`)[len(`<?xml version="1.0"?>`):]},
 		"read-sheet", nil, "", "", codeInvalidWorkbook, `part xl/worksheets/sheet1.xml is not well-formed XML: text "foo" outside its root element`},
+	// A <sheet> with an empty r:id (NPOI's 60825.xlsx, ExcelDataReader's
+	// Test_git_issue_68_NullSheetPath.xlsm: an old module sheet Excel kept
+	// no part for) is no sheet, as in openpyxl; a sheet whose part is
+	// missing (MiniExcel's TestIssue459.xlsx) or breaks off costs dump and
+	// search only that sheet, found by tests/bench/xlsx/realworld.py.
+	{"empty_sheet_relationship.xlsx", sheetsCraft(`<sheet name="Module1" sheetId="1" r:id=""/><sheet name="Sheet1" sheetId="2" r:id="rId1"/>`,
+		[2]string{"sheet1.xml", rows(`<row r="1"><c r="A1"><v>1</v></c></row>`)}),
+		"list-sheets", nil, "sheets", `[{"columns":1,"data_rows":1,"rows":1,"state":"visible","title":"Sheet1","type":"worksheet","used_range":"A1:A1"}]`, "", ""},
+	{"empty_sheet_relationship.xlsx", craft{}, "dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:A1) =====\nr1: 1", "", ""},
+	{"sheets_unreadable.xlsx", sheetsCraft(`<sheet name="Sheet1" sheetId="1" r:id="rId1"/><sheet name="Gone" sheetId="2" r:id="rId2"/><sheet name="Broken" sheetId="3" r:id="rId3"/>`,
+		[2]string{"sheet1.xml", rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c></row>`)},
+		[2]string{"", ""},
+		[2]string{"sheet3.xml", sheetHead + `<sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>apple pie</t></is></c></row><row r="2"><c r="A2"><v>2</v></c></row><row r="3"><c r="A3"><v>3`}),
+		"dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1', 'Gone', 'Broken']\n\n\n===== SHEET: Sheet1  (dims A1:A1) =====\nr1: apple\n\n" +
+			"===== SHEET: Gone  (dims A1:A1) =====\n(cannot be read: missing part xl/worksheets/sheet2.xml)\n\n" +
+			"===== SHEET: Broken  (dims A1:A2) =====\nr1: apple pie\nr2: 2\n(the rest cannot be read: part xl/worksheets/sheet3.xml ends before its elements close (5 still open))", "", ""},
+	{"sheets_unreadable.xlsx", craft{}, "dump", nil, "unreadable_sheets",
+		`[{"error":"missing part xl/worksheets/sheet2.xml","sheet":"Gone"},{"error":"part xl/worksheets/sheet3.xml ends before its elements close (5 still open)","sheet":"Broken"}]`, "", ""},
+	{"sheets_unreadable.xlsx", craft{}, "search", map[string]any{"query": "apple"}, "",
+		`{"matches":[{"cell":"A1","column":1,"row":1,"sheet":"Sheet1","value":"apple"},{"cell":"A1","column":1,"row":1,"sheet":"Broken","value":"apple pie"}],"query":"apple","truncated":false,` +
+			`"unreadable_sheets":[{"error":"missing part xl/worksheets/sheet2.xml","sheet":"Gone"},{"error":"part xl/worksheets/sheet3.xml ends before its elements close (5 still open)","sheet":"Broken"}]}`, "", ""},
+	{"sheets_unreadable.xlsx", craft{}, "search", map[string]any{"query": "apple", "sheet": "Gone"}, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet2.xml"},
+	{"sheets_all_unreadable.xlsx", sheetsCraft(`<sheet name="Gone" sheetId="1" r:id="rId1"/>`, [2]string{"", ""}),
+		"dump", nil, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
+	{"sheets_all_unreadable.xlsx", craft{}, "search", map[string]any{"query": "x"}, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},

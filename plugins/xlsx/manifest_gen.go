@@ -12,7 +12,7 @@ import (
 
 // prebuiltManifest is tool.yaml parsed at build time, for sdk.Plugin.Manifest.
 var prebuiltManifest = &sdk.PrebuiltManifest{
-	SHA256: "c8c08c56af8f5a993b7947e7bdc17e1268e525c72111260acee75dcba14eb29d",
+	SHA256: "773f0c024b1b11437c107f81f99720c89d360afa3da8d962c736799b20fdc48e",
 	Build: func() *manifests.Manifest {
 		return &manifests.Manifest{
 			Name:        "xlsx",
@@ -177,7 +177,7 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 				},
 				{
 					Name:        "dump",
-					Description: "Dump every sheet of an Excel workbook / spreadsheet as readable pipe-delimited text (one line per non-empty row, prefixed with its row number, under a header per sheet), inline or saved to a new text file. save only creates new files inside the allowed folders and never overwrites (already_exists).",
+					Description: "Dump every sheet of an Excel workbook / spreadsheet as readable pipe-delimited text (one line per non-empty row, prefixed with its row number, under a header per sheet), inline or saved to a new text file. save only creates new files inside the allowed folders and never overwrites (already_exists). A sheet that cannot be read is listed in unreadable_sheets; the others are still dumped.",
 					Reversible:  true,
 					Args: []manifests.Arg{
 						{
@@ -221,6 +221,20 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 							"truncated": map[string]any{
 								"type": "boolean",
+							},
+							"unreadable_sheets": map[string]any{
+								"items": map[string]any{
+									"properties": map[string]any{
+										"error": map[string]any{
+											"type": "string",
+										},
+										"sheet": map[string]any{
+											"type": "string",
+										},
+									},
+									"type": "object",
+								},
+								"type": "array",
 							},
 						},
 						"type": "object",
@@ -386,7 +400,7 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 				},
 				{
 					Name:        "search",
-					Description: "Find text in an Excel workbook / spreadsheet: the cells whose text contains a query (case-insensitive unless match-case), in one sheet or all worksheets, returning each match's sheet, A1 cell address, row, column and value.",
+					Description: "Find text in an Excel workbook / spreadsheet: the cells whose text contains a query (case-insensitive unless match-case), in one sheet or all worksheets, returning each match's sheet, A1 cell address, row, column and value. Over all worksheets, one that cannot be read is listed in unreadable_sheets.",
 					ReadOnly:    true,
 					Reversible:  true,
 					Args: []manifests.Arg{
@@ -477,6 +491,20 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 							"truncated": map[string]any{
 								"type": "boolean",
+							},
+							"unreadable_sheets": map[string]any{
+								"items": map[string]any{
+									"properties": map[string]any{
+										"error": map[string]any{
+											"type": "string",
+										},
+										"sheet": map[string]any{
+											"type": "string",
+										},
+									},
+									"type": "object",
+								},
+								"type": "array",
 							},
 						},
 						"type": "object",

@@ -229,7 +229,7 @@ def main():
     files = []
     for d in dirs:
         for root, _, names in os.walk(d):
-            files += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith((".xlsx", ".xlsm"))]
+            files += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith((".xlsx", ".xlsm", ".xltx", ".xltm"))]
     counts, notes = {}, []
     with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
         for path, (kind, lines) in zip(files, ex.map(compare, [binary] * len(files), files)):

@@ -433,6 +433,13 @@ func (w *Workbook) readStructure() error {
 					id = a.Value
 				}
 			}
+			if id == "" {
+				// No relationship at all: Excel writes this for an old
+				// module or dialog sheet whose part it left out. It is
+				// not a sheet of the file (openpyxl and POI skip it too),
+				// where an id that names no relationship is a broken one.
+				return nil
+			}
 			if r, ok := byID[id]; ok {
 				sh.Part = resolve(wbPart, r.Target)
 				if relType(r) == "chartsheet" {
