@@ -106,17 +106,24 @@ func RunCopy(t *Tool, runDir string, hc *HashCache) (string, error) {
 		RemoveRunCopy(tmp)
 		return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
 	}
-	if err := os.Rename(tmp, dst); err != nil {
-		// Another host process made the same copy first: use theirs, checked.
-		RemoveRunCopy(tmp)
-		if _, serr := os.Lstat(dst); serr != nil {
-			return "", fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
-		}
-	}
-	if err := verifyRunCopy(t, dst, hc, nil); err != nil {
+	if err := placeRunCopy(t, tmp, dst, hc); err != nil {
 		return "", err
 	}
 	return filepath.Join(dst, rel), nil
+}
+
+// placeRunCopy renames the finished copy tmp to dst and checks what dst
+// then holds. When another host process made the same copy between
+// RunCopy's look for one and this rename, the rename fails: tmp is removed
+// and theirs is used, checked like any existing copy.
+func placeRunCopy(t *Tool, tmp, dst string, hc *HashCache) error {
+	if err := os.Rename(tmp, dst); err != nil {
+		RemoveRunCopy(tmp)
+		if _, serr := os.Lstat(dst); serr != nil {
+			return fmt.Errorf("registry: run copy of %s: %w", t.Name(), err)
+		}
+	}
+	return verifyRunCopy(t, dst, hc, nil)
 }
 
 // verifyRunCopy checks that the run copy dst still has t's digest; with

@@ -489,6 +489,7 @@ func TestWholeNameWordsRankFirst(t *testing.T) {
 		{"sheet", "xlsx/read-sheet"},  // a word of the action's name; asheetsx has it inside
 		{"xlsx", "xlsx/"},             // the tool's name; axlsx has it inside
 		{"credential", "xlsx/list-c"}, // a plural word after a dash; acredentialx has it inside
+		{"sheets", "xlsx/read-sheet"}, // a plural query for a singular word; asheetsx has it inside
 	}
 	for _, tt := range tests {
 		got := snap.Search(tt.query, "")

@@ -152,6 +152,27 @@ func TestStartSeesWhatItCan(t *testing.T) {
 	}
 }
 
+// TestRewrittenFileStaysApproved: a file the cache saw, written again with
+// the bytes it was approved with (a rebuild that reproduces the binary, a
+// checkout), has a new change time: the serving scan reads it again rather
+// than trust or refuse it, and the tool stays approved.
+func TestRewrittenFileStaysApproved(t *testing.T) {
+	hc := NewHashCache("", nil)
+	root, r := lazyRegistry(t, hc)
+	if _, err := RunCopy(alpha(t, r), r.opts.RunDir, hc); err != nil {
+		t.Fatal(err)
+	}
+	read := hc.hashed
+	restoreMtime(t, filepath.Join(root, "alpha", "bin"), "#!/bin/sh\n")
+	tool := alpha(t, r)
+	if !tool.Ready || tool.Approval != ApprovalOK || tool.Unverified {
+		t.Fatalf("after bin was written again unchanged: ready %v, %s, unverified %v: %s", tool.Ready, tool.Approval, tool.Unverified, tool.NotReady)
+	}
+	if hc.hashed != read+1 {
+		t.Fatalf("the scan read %d files, want the rewritten one", hc.hashed-read)
+	}
+}
+
 // TestApproveKeepsHashes: the approval that makes the user's key keeps the
 // hashes it read in the persisted cache, so the next start reads nothing
 // and takes nothing on trust; also when the approving process scanned
