@@ -9,9 +9,11 @@ package supervisor
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +21,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
 	"github.com/toolhost/toolhost/manifests"
@@ -64,6 +68,102 @@ func TestChangedAtFirstLaunchIsRefusedAndReported(t *testing.T) {
 	defer mu.Unlock()
 	if !slices.Equal(told, []string{"testtool"}) {
 		t.Fatalf("OnChanged was told %v, want [testtool]", told)
+	}
+}
+
+// TestAFailedCallsAnswerNamesWhoseLimitEndedIt: a call whose stream ended
+// in an error is answered for the limit that ended it. Past the manifest's
+// timeout it is the manifest's timeout, named, whether the host's timer
+// fired first (the stream then ends in whatever error the transport gives)
+// or the plugin enforced the deadline gRPC carries a moment before it (the
+// host's own timer has not fired yet); the caller's cancellation or the
+// caller's own deadline is the caller's, never the manifest's. The
+// contexts are made ended or not as each case needs, so no test waits on a
+// clock; the plugin is real and alive, so it did not crash.
+func TestAFailedCallsAnswerNamesWhoseLimitEndedIt(t *testing.T) {
+	f := newFixture(t, nil, Options{})
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "warm"}))
+	st := f.state(t)
+	st.mu.Lock()
+	p := st.cur
+	st.mu.Unlock()
+	tool := f.tool(t)
+	const timeout = 5 * time.Second
+	ended := func(parent context.Context) context.Context { // a context whose deadline has passed
+		ctx, cancel := context.WithDeadline(parent, time.Unix(0, 0))
+		t.Cleanup(cancel)
+		return ctx
+	}
+	live := func(parent context.Context) context.Context {
+		ctx, cancel := context.WithTimeout(parent, timeout)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name          string
+		ctx, callCtx  context.Context
+		err           error
+		code          wire.Code
+		message, next string
+		cancelled     bool // the caller's: the answer does not count against the plugin
+	}{
+		{"the host's timer fired first", context.Background(), ended(context.Background()), status.Error(codes.Unknown, "stream terminated by RST_STREAM"),
+			wire.CodeTimeout, "testtool slow did not finish within 5s (the manifest's timeout)", "raise timeout in " + tool.Manifest.Path, false},
+		{"the plugin enforced the deadline first", context.Background(), live(context.Background()), status.Error(codes.DeadlineExceeded, "context deadline exceeded"),
+			wire.CodeTimeout, "testtool slow did not finish within 5s (the manifest's timeout)", "raise timeout in " + tool.Manifest.Path, false},
+		{"the caller cancelled", cancelled, live(cancelled), status.Error(codes.Canceled, "context canceled"),
+			wire.CodeCancelled, "the call to testtool was cancelled", "", true},
+		{"the caller's own deadline passed", ended(context.Background()), ended(context.Background()), status.Error(codes.DeadlineExceeded, "context deadline exceeded"),
+			wire.CodeTimeout, "the call to testtool ran out of time", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := f.sup.failed(tt.ctx, tt.callCtx, st, p, tool, &wire.CallRequest{Action: "slow"}, timeout, tt.err)
+			wantCode(t, out.res, tt.code)
+			if e := out.res.GetError(); e.GetMessage() != tt.message || !strings.Contains(e.GetNextStep(), tt.next) {
+				t.Fatalf("got message %q, next step %q; want %q and %q", e.GetMessage(), e.GetNextStep(), tt.message, tt.next)
+			}
+			if out.crashed || out.cancelled != tt.cancelled {
+				t.Fatalf("counted a crash %v, the caller's %v; want false, %v", out.crashed, out.cancelled, tt.cancelled)
+			}
+		})
+	}
+	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "still served"}))
+}
+
+// TestAPluginThatNeverStartsIsNotReady: a plugin that never completes the
+// plugin handshake (here a script that only sleeps) is given up on after
+// Options.StartTimeout: its call answers not_ready saying it could not
+// start and what it did not do, the process is killed, and the host goes
+// on serving.
+func TestAPluginThatNeverStartsIsNotReady(t *testing.T) {
+	f := newFixture(t, nil, Options{StartTimeout: 500 * time.Millisecond})
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	testplugin.WriteFile(t, filepath.Join(f.plugins, "testtool", "testtool"), "#!/bin/sh\necho $$ >"+pidFile+"\nexec sleep 3600\n")
+	if err := os.Chmod(filepath.Join(f.plugins, "testtool", "testtool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.reg.Scan()
+	r := f.call(t, context.Background(), "echo", map[string]any{"text": "x"})
+	wantCode(t, r, wire.CodeNotReady)
+	if e := r.GetError(); !strings.Contains(e.GetMessage(), "testtool could not start") ||
+		!strings.Contains(e.GetMessage(), "timeout while waiting for plugin to start") || !strings.Contains(e.GetNextStep(), "host check") {
+		t.Fatalf("got message %q, next step %q; want it to say the plugin could not start and what to run", e.GetMessage(), e.GetNextStep())
+	}
+	// The kill has been sent by the time the call answers: a script killed
+	// before it wrote its pid never will.
+	b, err := os.ReadFile(pidFile)
+	if os.IsNotExist(err) {
+		return
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid file %s: %v", pidFile, err)
+	}
+	if !waitGone(pid) {
+		t.Fatalf("the plugin that never started (pid %d) is still running", pid)
 	}
 }
 
