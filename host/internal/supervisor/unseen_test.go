@@ -203,6 +203,37 @@ func TestOverCeilingNamesTheFigures(t *testing.T) {
 	}
 }
 
+// TestReaperExitsAsThePluginDid: the reaper (this test binary re-executed,
+// as the host's executable is) exits with its plugin's exit code, or 128
+// plus the signal that killed it, as a shell reports it: that is what the
+// host's log says of a plugin that stopped. The reaper leads a process
+// group of its own, as the supervisor starts it.
+func TestReaperExitsAsThePluginDid(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, script string
+		want         int
+	}{
+		{"exit 0", "exit 0", 0},
+		{"exit 3", "exit 3", 3},
+		{"killed by SIGTERM", "kill -TERM $$", 128 + int(syscall.SIGTERM)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plugin := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+			testplugin.WriteFile(t, plugin, "#!/bin/sh\n"+tt.script+"\n")
+			if err := os.Chmod(plugin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("/proc/self/exe", ReaperArg, plugin)
+			cmd.SysProcAttr = procAttr(true)
+			out, _ := cmd.CombinedOutput()
+			if got := cmd.ProcessState.ExitCode(); got != tt.want {
+				t.Fatalf("the reaper exited with %d, want %d (output %q)", got, tt.want, out)
+			}
+		})
+	}
+}
+
 // TestGroupMembersListsTheLiveProcessesOfAGroup: the reaper's list of
 // what it must kill holds the running processes of its group and no other,
 // and leaves out one that has exited but is not yet reaped (a zombie
