@@ -18,11 +18,13 @@ import (
 	"time"
 )
 
-// block is one covered block of a coverage profile: from start to end
-// (line and column, inclusive) in the file named by its base name.
+// block is one block of a coverage profile: from start to end (line and
+// column, inclusive) in the file named by its base name; ran says the test
+// executed it.
 type block struct {
 	file                     string
 	line0, col0, line1, col1 int
+	ran                      bool
 }
 
 // contains says whether the position line:col lies inside b.
@@ -35,7 +37,7 @@ func (b block) contains(file string, line, col int) bool {
 	return after && before
 }
 
-// coverage maps each top-level test of a package to the blocks it runs.
+// coverage maps each top-level test of a package to its profile's blocks.
 type coverage map[string][]block
 
 // durations maps each top-level test of a package to how long it took,
@@ -54,11 +56,13 @@ func (d durations) limit(tests []string, coef float64, floor time.Duration) time
 	return max(time.Duration(coef*float64(sum)), floor)
 }
 
-// tests names the tests whose covered blocks hold m's position, sorted.
-// A position in no block at all (a tagless switch's case expression: the
-// cover tool counts the case bodies, not the conditions) is reached by
-// any test that ran some block of the function around it, from its start
-// to the position: fn is that function's span, from enclosingFunc.
+// tests names the tests that ran a block holding m's position, sorted; a
+// position inside a block no test ran is reached by none. A position in
+// no block at all (a tagless switch's case expression, or the rest of a
+// statement after a func literal inside it: the cover tool counts neither)
+// is reached by any test that ran some block of the function around it,
+// from its start to the position: fn is that function's span, from
+// enclosingFunc.
 func (c coverage) tests(m mutant, fn span) []string {
 	file := filepath.Base(m.file)
 	inBlock := false
@@ -72,9 +76,9 @@ func (c coverage) tests(m mutant, fn span) []string {
 	var out []string
 	for name, bs := range c {
 		for _, b := range bs {
-			reached := b.contains(file, m.line, m.col)
+			reached := b.ran && b.contains(file, m.line, m.col)
 			if !inBlock && fn.valid() {
-				reached = b.file == file && fn.holds(b.line0, b.col0) && (b.line0 < m.line || b.line0 == m.line && b.col0 <= m.col)
+				reached = b.ran && b.file == file && fn.holds(b.line0, b.col0) && (b.line0 < m.line || b.line0 == m.line && b.col0 <= m.col)
 			}
 			if reached {
 				out = append(out, name)
@@ -183,7 +187,7 @@ func measure(ctx context.Context, pkg, dir string, env []string) (coverage, dura
 	return cov, took, nil
 }
 
-// readProfile reads the covered (count > 0) blocks of a Go coverage profile.
+// readProfile reads the blocks of a Go coverage profile.
 func readProfile(path string) ([]block, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -192,8 +196,8 @@ func readProfile(path string) ([]block, error) {
 	return parseProfile(b)
 }
 
-// parseProfile parses a profile's lines, "file:l0.c0,l1.c1 stmts count",
-// keeping the blocks that ran.
+// parseProfile parses a profile's lines, "file:l0.c0,l1.c1 stmts count";
+// a block ran when its count is not 0.
 func parseProfile(b []byte) ([]block, error) {
 	var out []block
 	s := bufio.NewScanner(bytes.NewReader(b))
@@ -207,10 +211,7 @@ func parseProfile(b []byte) ([]block, error) {
 		if colon < 0 || len(f) != 3 {
 			return nil, fmt.Errorf("parse profile: bad line %q", line)
 		}
-		if f[2] == "0" {
-			continue
-		}
-		var bl block
+		bl := block{ran: f[2] != "0"}
 		if _, err := fmt.Sscanf(f[0], "%d.%d,%d.%d", &bl.line0, &bl.col0, &bl.line1, &bl.col1); err != nil {
 			return nil, fmt.Errorf("parse profile: bad range in %q: %w", line, err)
 		}

@@ -96,6 +96,7 @@ func TestCaseExpressionsAreReachedByTheTestsThatEnterTheFunction(t *testing.T) {
 		{"second case expression", 7, 9, []string{"TestF"}},
 		{"first case expression", 5, 9, []string{"TestF"}},
 		{"inside g", 13, 23, []string{"TestG"}},
+		{"inside a case body no test runs", 8, 5, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fn := enclosingFunc("c.go", []byte(caseSrc), tt.line, tt.col)

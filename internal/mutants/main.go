@@ -36,6 +36,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -80,7 +81,7 @@ func main() { os.Exit(command()) }
 // folders it makes are removed on every way out.
 func command() int {
 	reportPath := flag.String("report", "", "gremlins JSON report (unleash -o, or --dry-run -o for the runnable list)")
-	status := flag.String("status", "RUNNABLE", "take the report's mutants with this status (RUNNABLE, LIVED, ...)")
+	status := flag.String("status", "RUNNABLE", "take the report's mutants with these statuses, comma-separated (RUNNABLE, LIVED, NOT COVERED, ...)")
 	sample := flag.Int("sample", 0, "run a random sample of this many (0: all chosen)")
 	seed := flag.Uint64("seed", 1, "seed of the sample")
 	skip := flag.Int("skip", 0, "leave out the first N chosen (in the sample's order): resume a run stopped after N")
@@ -201,8 +202,8 @@ func shuffled(ms []mutant, n int, seed uint64) []mutant {
 	return ms[:min(n, len(ms))]
 }
 
-// load reads the report and keeps the mutants with the given status in
-// files of the package directory pkg.
+// load reads the report and keeps the mutants in files of the package
+// directory pkg whose status is one of status's comma-separated ones.
 func load(path, status, pkg string) ([]mutant, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -216,7 +217,7 @@ func load(path, status, pkg string) ([]mutant, error) {
 	for _, f := range r.Files {
 		file := filepath.Join(pkg, filepath.Base(f.Name))
 		for _, m := range f.Mutations {
-			if m.Status == status {
+			if slices.Contains(strings.Split(status, ","), m.Status) {
 				ms = append(ms, mutant{file: file, kind: m.Type, line: m.Line, col: m.Column})
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -143,5 +144,38 @@ func TestChooseResumes(t *testing.T) {
 	}
 	if got := choose(all(), 0, 1, 3); len(got) != 17 || got[0].line != 4 {
 		t.Errorf("no sample, skip 3: got %v, want the report's order from the fourth", got)
+	}
+}
+
+// TestLoadTakesEachStatusAsked: -status takes several statuses, so the
+// mutants gremlins counts NOT COVERED (a case expression is in no block of
+// Go's coverage profile) can be judged by -select with the runnable ones.
+func TestLoadTakesEachStatusAsked(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "dry.json")
+	if err := os.WriteFile(report, []byte(`{"files":[{"file_name":"a.go","mutations":[
+		{"type":"CONDITIONALS_NEGATION","status":"RUNNABLE","line":3,"column":7},
+		{"type":"CONDITIONALS_NEGATION","status":"NOT COVERED","line":5,"column":9},
+		{"type":"INVERT_LOGICAL","status":"LIVED","line":8,"column":2}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		status string
+		want   []string
+	}{
+		{"RUNNABLE", []string{"CONDITIONALS_NEGATION pkg/a.go:3:7"}},
+		{"RUNNABLE,NOT COVERED", []string{"CONDITIONALS_NEGATION pkg/a.go:3:7", "CONDITIONALS_NEGATION pkg/a.go:5:9"}},
+		{"LIVED", []string{"INVERT_LOGICAL pkg/a.go:8:2"}},
+	} {
+		ms, err := load(report, tt.status, "pkg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.String())
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("-status %s: got %v, want %v", tt.status, got, tt.want)
+		}
 	}
 }

@@ -88,6 +88,10 @@ type Options struct {
 	// WatchEvery is how often the manifests' memory and cpu_time ceilings
 	// are checked (default 250ms).
 	WatchEvery time.Duration
+	// StartTimeout is how long a launched plugin has to complete the
+	// plugin handshake (default 20s); one that does not is killed and its
+	// call answers not_ready.
+	StartTimeout time.Duration
 	// HostServer, when set, is served to agents over go-plugin's broker for
 	// the duration of each of their calls; ctx is the agent's call's.
 	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
@@ -203,6 +207,9 @@ func New(opts Options) *Supervisor {
 	}
 	if opts.WatchEvery <= 0 {
 		opts.WatchEvery = 250 * time.Millisecond
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 20 * time.Second
 	}
 	s := &Supervisor{opts: opts, tools: map[string]*toolState{}, stop: make(chan struct{}),
 		inflight: make(chan struct{}, opts.MaxInflight), queued: make(chan struct{}, opts.MaxInflight*opts.QueueFactor)}
@@ -629,7 +636,7 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		Logger:       logger,
 		SyncStdout:   logWriter{logger, "stdout"},
 		SyncStderr:   logWriter{logger, "stderr"},
-		StartTimeout: 20 * time.Second,
+		StartTimeout: s.opts.StartTimeout,
 	}
 	cfg.GRPCDialOptions = pluginDialOptions(cfg)
 	client := plugin.NewClient(cfg)

@@ -28,8 +28,8 @@ func TestNewTakesTheDocumentedDefaults(t *testing.T) {
 	def := New(Options{})
 	t.Cleanup(def.Close)
 	d := def.opts
-	got := []time.Duration{d.Idle, d.CrashWindow, d.Backoff, d.DisableFor, d.DisableMax, d.WatchEvery}
-	want := []time.Duration{10 * time.Minute, time.Minute, 100 * time.Millisecond, 30 * time.Second, 10 * time.Minute, 250 * time.Millisecond}
+	got := []time.Duration{d.Idle, d.CrashWindow, d.Backoff, d.DisableFor, d.DisableMax, d.WatchEvery, d.StartTimeout}
+	want := []time.Duration{10 * time.Minute, time.Minute, 100 * time.Millisecond, 30 * time.Second, 10 * time.Minute, 250 * time.Millisecond, 20 * time.Second}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("default durations %v, want %v", got, want)
@@ -46,12 +46,12 @@ func TestNewTakesTheDocumentedDefaults(t *testing.T) {
 	}
 
 	set := Options{Idle: time.Second, CrashWindow: 2 * time.Second, Backoff: 3 * time.Second, DisableFor: 4 * time.Second,
-		DisableMax: 5 * time.Second, WatchEvery: 6 * time.Second, QueueFactor: 1, MaxCrashes: 1, MaxInflight: 1, CacheDir: "/given"}
+		DisableMax: 5 * time.Second, WatchEvery: 6 * time.Second, StartTimeout: 7 * time.Second, QueueFactor: 1, MaxCrashes: 1, MaxInflight: 1, CacheDir: "/given"}
 	given := New(set)
 	t.Cleanup(given.Close)
 	g := given.opts
 	if g.Idle != set.Idle || g.CrashWindow != set.CrashWindow || g.Backoff != set.Backoff || g.DisableFor != set.DisableFor ||
-		g.DisableMax != set.DisableMax || g.WatchEvery != set.WatchEvery || g.QueueFactor != 1 || g.MaxCrashes != 1 || g.MaxInflight != 1 || g.CacheDir != "/given" {
+		g.DisableMax != set.DisableMax || g.WatchEvery != set.WatchEvery || g.StartTimeout != set.StartTimeout || g.QueueFactor != 1 || g.MaxCrashes != 1 || g.MaxInflight != 1 || g.CacheDir != "/given" {
 		t.Errorf("given options changed: %+v", g)
 	}
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/toolhost/toolhost/manifests"
 )
 
 // usage is what the watchdog measures of one plugin's process group.
@@ -42,14 +44,8 @@ func (s *Supervisor) watch() {
 	}
 	use := groupUsage(want, skip)
 	for _, w := range ps {
-		u, m := use[w.p.pgid], w.p.tool.Manifest
-		var reason string
-		switch {
-		case m.Memory > 0 && u.rss > m.Memory:
-			reason = fmt.Sprintf("its processes held %d MiB of memory, over the manifest's memory of %d MiB", u.rss>>20, m.Memory>>20)
-		case m.CPUTime > 0 && u.cpu > m.CPUTime:
-			reason = fmt.Sprintf("it used %s of CPU time, over the manifest's cpu_time of %s", u.cpu.Round(10*time.Millisecond), m.CPUTime)
-		default:
+		reason := overCeiling(w.p.tool.Manifest, use[w.p.pgid])
+		if reason == "" {
 			continue
 		}
 		s.opts.Logger.Warn("killing a plugin over its resource ceiling", "tool", w.st.name, "reason", reason)
@@ -59,4 +55,17 @@ func (s *Supervisor) watch() {
 		s.crashed(w.st, w.p, reason)
 		killGroup(w.p.pgid)
 	}
+}
+
+// overCeiling says why a plugin whose process group used u is over m's
+// memory or cpu_time (a zero one is no ceiling), naming both figures, or
+// "" when it is within them.
+func overCeiling(m *manifests.Manifest, u usage) string {
+	switch {
+	case m.Memory > 0 && u.rss > m.Memory:
+		return fmt.Sprintf("its processes held %d MiB of memory, over the manifest's memory of %d MiB", u.rss>>20, m.Memory>>20)
+	case m.CPUTime > 0 && u.cpu > m.CPUTime:
+		return fmt.Sprintf("it used %s of CPU time, over the manifest's cpu_time of %s", u.cpu.Round(10*time.Millisecond), m.CPUTime)
+	}
+	return ""
 }
