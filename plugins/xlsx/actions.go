@@ -58,12 +58,17 @@ func workbookError(p string, err error) error {
 		}
 		return e
 	default:
-		msg := we.Msg
-		if we.Err != nil {
-			msg += ": " + we.Err.Error()
-		}
-		return &sdk.Error{Code: codeInvalidWorkbook, Message: p + ": " + msg}
+		return &sdk.Error{Code: codeInvalidWorkbook, Message: p + ": " + invalidDetail(we)}
 	}
+}
+
+// invalidDetail is what an invalid workbook's (or sheet's) error says:
+// its message and the underlying error.
+func invalidDetail(we *workbook.Error) string {
+	if we.Err != nil {
+		return we.Msg + ": " + we.Err.Error()
+	}
+	return we.Msg
 }
 
 // bindWorkbook binds req's args into a and opens the workbook at *path, a
@@ -571,13 +576,7 @@ func unreadable(path, sheet string, err error) (unreadableSheet, bool) {
 	if !errors.As(err, &we) || we.Kind != workbook.Invalid {
 		return unreadableSheet{}, false
 	}
-	e := workbookError(path, err)
-	msg := e.Error()
-	var se *sdk.Error
-	if errors.As(e, &se) {
-		msg = strings.TrimPrefix(se.Message, path+": ")
-	}
-	return unreadableSheet{Sheet: sheet, Error: msg, err: e}, true
+	return unreadableSheet{Sheet: sheet, Error: invalidDetail(we), err: workbookError(path, err)}, true
 }
 
 // appendCellText appends cell j of a row as dump shows it: its value's
