@@ -203,14 +203,19 @@ func TestClearingADisableRecordWarnsOnlyOnFailure(t *testing.T) {
 }
 
 // waitClock is a fakeClock that says, on waits, each wait it is asked for.
+// The wait is registered before it is told: a test that advances the clock
+// as soon as it hears of a wait must find the timer there to fire (told
+// first, an Advance could run in between and the timer never fire — CI hung
+// here for 28 minutes).
 type waitClock struct {
 	*fakeClock
 	waits chan time.Duration
 }
 
 func (c waitClock) After(d time.Duration) <-chan time.Time {
+	ch := c.fakeClock.After(d)
 	c.waits <- d
-	return c.fakeClock.After(d)
+	return ch
 }
 
 // After a crash the next launch waits out the backoff on the supervisor's
