@@ -2,11 +2,17 @@ package index
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
+// putNotes stores notes in the order of their paths: the index numbers
+// sections in the order they are put, and a test that names a section by
+// its place must find the same one every run (ranged over the map, a.md
+// came after b.md in about one run in eight).
 func putNotes(t *testing.T, ix *Index, notes map[string]string) {
 	t.Helper()
 	ctx := context.Background()
@@ -14,8 +20,8 @@ func putNotes(t *testing.T, ix *Index, notes map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, raw := range notes {
-		if err := b.Put(ctx, note.Parse(path, []byte(raw))); err != nil {
+	for _, path := range slices.Sorted(maps.Keys(notes)) {
+		if err := b.Put(ctx, note.Parse(path, []byte(notes[path]))); err != nil {
 			t.Fatal(err)
 		}
 	}
