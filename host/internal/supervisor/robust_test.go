@@ -116,15 +116,19 @@ func pidOf(t *testing.T, f *fixture) int {
 // TestOneDeathCountsOnce: a plugin killed with four calls in flight fails
 // each of them with plugin_crashed but counts one crash, so it is not
 // disabled (issue 9, defect 2: it used to count four and pass the limit).
+// The calls run two minutes under a 10m timeout, so a loaded machine slow
+// to start all four before the kill does not see them time out instead
+// (with the manifest's 5s, a kill five seconds after the first one did).
 func TestOneDeathCountsOnce(t *testing.T) {
 	clock := newFakeClock()
-	f := newFixture(t, func(m string) string { return strings.Replace(m, "concurrency: 2", "concurrency: 4", 1) },
-		Options{MaxCrashes: 2, Clock: clock})
+	f := newFixture(t, func(m string) string {
+		return strings.Replace(strings.Replace(m, "concurrency: 2", "concurrency: 4", 1), "timeout: 5s", "timeout: 10m", 1)
+	}, Options{MaxCrashes: 2, Clock: clock})
 	ctx := context.Background()
 	pid := pidOf(t, f)
 	var running []<-chan *wire.Result
 	for i := 0; i < 4; i++ {
-		running = append(running, f.startSlow(t, ctx, f.tool(t), 20000))
+		running = append(running, f.startSlow(t, ctx, f.tool(t), 120000))
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
