@@ -335,12 +335,14 @@ func TestResourceCeilingsKillARunawayPluginAlone(t *testing.T) {
 }
 
 // TestHostWideInflightBound: beyond MaxInflight running and its queue,
-// a call anywhere gets busy naming HOST_MAX_INFLIGHT.
+// a call anywhere gets busy naming HOST_MAX_INFLIGHT. The running call
+// holds its slot until the test lets go (a 1 s call, as it was, could end
+// first on a loaded machine, and the call meant to be busy then queued).
 func TestHostWideInflightBound(t *testing.T) {
-	f := newFixture(t, nil, Options{MaxInflight: 1, QueueFactor: 1})
+	f := newFixture(t, longTimeout, Options{MaxInflight: 1, QueueFactor: 1})
 	ctx := context.Background()
 	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	running := f.startSlow(t, ctx, f.tool(t), 1000)
+	running, release := f.holdSlots(t, f.tool(t), 1)
 	waiting := make(chan *wire.Result, 1)
 	go func() { waiting <- f.call(t, ctx, "echo", map[string]any{"text": "queued"}) }()
 	for deadline := time.Now().Add(30 * time.Second); len(f.sup.queued) < 1; time.Sleep(10 * time.Millisecond) {
@@ -353,7 +355,8 @@ func TestHostWideInflightBound(t *testing.T) {
 	if !strings.Contains(r.GetError().GetMessage(), "HOST_MAX_INFLIGHT") {
 		t.Fatalf("busy does not name the bound: %s", r.GetError().GetMessage())
 	}
-	decode(t, <-running)
+	release()
+	wantCode(t, <-running[0], wire.CodeCancelled)
 	decode(t, <-waiting)
 }
 
