@@ -308,12 +308,20 @@ func TestReplacedBinaryWhileCallRuns(t *testing.T) {
 	}
 }
 
+// TestIdleStopAfterDrain: a plugin with a call in flight is never idle,
+// however long the call runs past Idle; once its calls drain it stops after
+// Idle. The call is held while the test looks: checked right after a
+// finished call, as it was, a machine that took more than Idle to look
+// could find it stopped already.
 func TestIdleStopAfterDrain(t *testing.T) {
-	f := newFixture(t, nil, Options{Idle: 300 * time.Millisecond})
-	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "x"}))
+	f := newFixture(t, longTimeout, Options{Idle: 300 * time.Millisecond})
+	running, release := f.holdSlots(t, f.tool(t), 1)
+	time.Sleep(1500 * time.Millisecond) // Idle and a sweep (every 1s) pass while the call runs
 	if got := f.sup.Running(); len(got) != 1 {
-		t.Fatalf("running %v, want [testtool]", got)
+		t.Fatalf("running %v with a call in flight, want [testtool]", got)
 	}
+	release()
+	wantCode(t, <-running[0], wire.CodeCancelled)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(f.sup.Running()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
