@@ -224,11 +224,15 @@ func TestTimeoutNamesTheManifestLimit(t *testing.T) {
 	}
 }
 
+// TestCancellationReachesPlugin: a caller's cancellation ends the call in
+// the plugin, which goes on serving. The call would run 10 minutes: one of
+// 4 s, as it was, finished by itself when the cancel came later than that
+// on a loaded machine.
 func TestCancellationReachesPlugin(t *testing.T) {
-	f := newFixture(t, nil, Options{})
+	f := newFixture(t, longTimeout, Options{})
 	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "warm"}))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := f.startSlow(t, ctx, f.tool(t), 4000)
+	done := f.startSlow(t, ctx, f.tool(t), int(10*time.Minute/time.Millisecond))
 	cancel()
 	wantCode(t, <-done, wire.CodeCancelled)
 	// The plugin is still healthy: the cancelled handler returned.
