@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -383,7 +384,22 @@ func TestCrashStormLeavesNoGoroutines(t *testing.T) {
 	f := newFixture(t, func(m string) string {
 		return strings.Replace(strings.Replace(m, "timeout: 5s", "timeout: 1s", 1), "concurrency: 2", "concurrency: 8", 1)
 	}, Options{MaxCrashes: 1000, Backoff: time.Millisecond})
-	other := f.installOther(t)
+	// Every healthy call must succeed, so the healthy plugin gets a 10m
+	// timeout: under its manifest's 5s, a machine that starved it that long
+	// failed the test (a 6 s SIGSTOP of it mid-storm did).
+	testplugin.InstallAgent(t, f.plugins)
+	agent := filepath.Join(f.plugins, "testagent", "tool.yaml")
+	b, err := os.ReadFile(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agent, []byte(longTimeout(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := f.reg.Scan().Tool("testagent")
+	if other == nil || other.Manifest.Timeout != 10*time.Minute {
+		t.Fatalf("testagent with a 10m timeout not loaded: %+v", other)
+	}
 	ctx := context.Background()
 	healthy := func(i int) *wire.Result {
 		return f.sup.Call(ctx, other, &wire.CallRequest{Action: "echo", ArgsJson: []byte(fmt.Sprintf(`{"text":"h%d"}`, i))}, nil)
