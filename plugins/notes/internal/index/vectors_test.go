@@ -2,11 +2,17 @@ package index
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
+// putNotes puts notes into ix in one batch, in path order: the sections'
+// order (their rowids) is then the same every run, and tests that give the
+// nth pending section the nth vector know which section that is (in a
+// map's order, TestVectorsFollowSections failed when b.md went in first).
 func putNotes(t *testing.T, ix *Index, notes map[string]string) {
 	t.Helper()
 	ctx := context.Background()
@@ -14,8 +20,8 @@ func putNotes(t *testing.T, ix *Index, notes map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, raw := range notes {
-		if err := b.Put(ctx, note.Parse(path, []byte(raw))); err != nil {
+	for _, path := range slices.Sorted(maps.Keys(notes)) {
+		if err := b.Put(ctx, note.Parse(path, []byte(notes[path]))); err != nil {
 			t.Fatal(err)
 		}
 	}
