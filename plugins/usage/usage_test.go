@@ -431,14 +431,15 @@ func TestWatched(t *testing.T) {
 	f.Close()
 	newFile := filepath.Join(filepath.Dir(file), "new-session.jsonl")
 	testplugin.WriteFile(t, newFile, line("w2", 20))
-	// Events arrive asynchronously: poll until both are seen (bounded).
+	// Events arrive asynchronously: poll until both are seen. The bound is
+	// a hang guard, not a speed one: 200 polls, as it was (4-5 s here),
+	// failed whenever the watcher's goroutine ran later than that.
 	var after usageOut
-	for range 200 {
+	for guard := time.Now().Add(2 * time.Minute); time.Now().Before(guard); time.Sleep(10 * time.Millisecond) {
 		_, after = usageOf(t, s, args)
 		if after.Totals.InputTokens == before.Totals.InputTokens+1020 {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	if got := after.Totals.InputTokens - before.Totals.InputTokens; got != 1020 {
 		t.Fatalf("got %d more input tokens, want 1020", got)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -21,42 +22,50 @@ import (
 // for each: nothing on success, not_ready with unimplemented for a plugin
 // that does not serve the RPC, the manifest's timeout, the caller's
 // cancellation, a crash (and a relaunch after it), and an internal error
-// naming the request for anything else.
+// naming the request for anything else. The manifest's timeout is 10m, so
+// a loaded machine that notices a crash late still answers plugin_crashed;
+// the timeout case alone is given a tool whose manifest says 1s (with 1s
+// for all, a crash noticed after a second answered timeout).
 func TestUseSaysWhatTheRequestCameTo(t *testing.T) {
-	f := newFixture(t, func(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 1s", 1) }, Options{Backoff: time.Millisecond})
+	f := newFixture(t, func(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 10m", 1) }, Options{Backoff: time.Millisecond})
 	tool := f.tool(t)
+	short := *tool
+	shortManifest := *tool.Manifest
+	shortManifest.Timeout = time.Second
+	short.Manifest = &shortManifest
 	describe := func(ctx context.Context, c *wire.Client) error {
 		_, err := c.Describe(ctx, &wire.DescribeRequest{})
 		return err
 	}
 	tests := []struct {
 		name          string
+		tool          *registry.Tool // nil: tool, whose manifest's timeout is 10m
 		fn            func(ctx context.Context, cancel context.CancelFunc, c *wire.Client) error
 		code          wire.Code // "" when Use answers no failure
 		unimplemented bool
 		message, next string // in the failure's message and next step
 	}{
-		{"served", func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error { return describe(ctx, c) },
+		{"served", nil, func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error { return describe(ctx, c) },
 			"", false, "", ""},
-		{"not served by the plugin", func(context.Context, context.CancelFunc, *wire.Client) error {
+		{"not served by the plugin", nil, func(context.Context, context.CancelFunc, *wire.Client) error {
 			return status.Error(codes.Unimplemented, "unknown method GetPrompt")
 		}, wire.CodeNotReady, true, "prompt p: testtool does not serve prompts or resources", "remove prompts and resources from " + tool.Manifest.Path},
-		{"past the manifest's timeout", func(ctx context.Context, _ context.CancelFunc, _ *wire.Client) error {
+		{"past the manifest's timeout", &short, func(ctx context.Context, _ context.CancelFunc, _ *wire.Client) error {
 			<-ctx.Done()
 			return ctx.Err()
 		}, wire.CodeTimeout, false, "prompt p did not finish within 1s (the manifest's timeout)", ""},
-		{"the caller gave up", func(ctx context.Context, cancel context.CancelFunc, _ *wire.Client) error {
+		{"the caller gave up", nil, func(ctx context.Context, cancel context.CancelFunc, _ *wire.Client) error {
 			cancel()
 			<-ctx.Done()
 			return status.Error(codes.Canceled, "context canceled")
 		}, wire.CodeCancelled, false, "the call to testtool was cancelled", ""},
-		{"the plugin crashed", func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error {
+		{"the plugin crashed", nil, func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error {
 			_, err := runCall(ctx, c, &wire.CallRequest{Action: "crash", ArgsJson: []byte("{}")}, nil, 1<<20)
 			return err
 		}, wire.CodePluginCrashed, false, "testtool crashed during prompt p", "the next request starts it again"},
-		{"relaunched after the crash", func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error { return describe(ctx, c) },
+		{"relaunched after the crash", nil, func(ctx context.Context, _ context.CancelFunc, c *wire.Client) error { return describe(ctx, c) },
 			"", false, "", ""},
-		{"a live plugin's other error", func(context.Context, context.CancelFunc, *wire.Client) error {
+		{"a live plugin's other error", nil, func(context.Context, context.CancelFunc, *wire.Client) error {
 			return errors.New("the prompt's template is broken")
 		}, wire.CodeInternalError, false, "prompt p: the prompt's template is broken", ""},
 	}
@@ -64,7 +73,11 @@ func TestUseSaysWhatTheRequestCameTo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			failure, unimplemented := f.sup.Use(ctx, tool, "prompt p", func(ctx context.Context, c *wire.Client) error {
+			use := tool
+			if tt.tool != nil {
+				use = tt.tool
+			}
+			failure, unimplemented := f.sup.Use(ctx, use, "prompt p", func(ctx context.Context, c *wire.Client) error {
 				return tt.fn(ctx, cancel, c)
 			})
 			if unimplemented != tt.unimplemented {

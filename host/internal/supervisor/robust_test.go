@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -116,15 +117,19 @@ func pidOf(t *testing.T, f *fixture) int {
 // TestOneDeathCountsOnce: a plugin killed with four calls in flight fails
 // each of them with plugin_crashed but counts one crash, so it is not
 // disabled (issue 9, defect 2: it used to count four and pass the limit).
+// The calls run two minutes under a 10m timeout, so a loaded machine slow
+// to start all four before the kill does not see them time out instead
+// (with the manifest's 5s, a kill five seconds after the first one did).
 func TestOneDeathCountsOnce(t *testing.T) {
 	clock := newFakeClock()
-	f := newFixture(t, func(m string) string { return strings.Replace(m, "concurrency: 2", "concurrency: 4", 1) },
-		Options{MaxCrashes: 2, Clock: clock})
+	f := newFixture(t, func(m string) string {
+		return strings.Replace(strings.Replace(m, "concurrency: 2", "concurrency: 4", 1), "timeout: 5s", "timeout: 10m", 1)
+	}, Options{MaxCrashes: 2, Clock: clock})
 	ctx := context.Background()
 	pid := pidOf(t, f)
 	var running []<-chan *wire.Result
 	for i := 0; i < 4; i++ {
-		running = append(running, f.startSlow(t, ctx, f.tool(t), 20000))
+		running = append(running, f.startSlow(t, ctx, f.tool(t), 120000))
 	}
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -331,12 +336,14 @@ func TestResourceCeilingsKillARunawayPluginAlone(t *testing.T) {
 }
 
 // TestHostWideInflightBound: beyond MaxInflight running and its queue,
-// a call anywhere gets busy naming HOST_MAX_INFLIGHT.
+// a call anywhere gets busy naming HOST_MAX_INFLIGHT. The running call
+// holds its slot until the test lets go (a 1 s call, as it was, could end
+// first on a loaded machine, and the call meant to be busy then queued).
 func TestHostWideInflightBound(t *testing.T) {
-	f := newFixture(t, nil, Options{MaxInflight: 1, QueueFactor: 1})
+	f := newFixture(t, longTimeout, Options{MaxInflight: 1, QueueFactor: 1})
 	ctx := context.Background()
 	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	running := f.startSlow(t, ctx, f.tool(t), 1000)
+	running, release := f.holdSlots(t, f.tool(t), 1)
 	waiting := make(chan *wire.Result, 1)
 	go func() { waiting <- f.call(t, ctx, "echo", map[string]any{"text": "queued"}) }()
 	for deadline := time.Now().Add(30 * time.Second); len(f.sup.queued) < 1; time.Sleep(10 * time.Millisecond) {
@@ -349,7 +356,8 @@ func TestHostWideInflightBound(t *testing.T) {
 	if !strings.Contains(r.GetError().GetMessage(), "HOST_MAX_INFLIGHT") {
 		t.Fatalf("busy does not name the bound: %s", r.GetError().GetMessage())
 	}
-	decode(t, <-running)
+	release()
+	wantCode(t, <-running[0], wire.CodeCancelled)
 	decode(t, <-waiting)
 }
 
@@ -376,7 +384,22 @@ func TestCrashStormLeavesNoGoroutines(t *testing.T) {
 	f := newFixture(t, func(m string) string {
 		return strings.Replace(strings.Replace(m, "timeout: 5s", "timeout: 1s", 1), "concurrency: 2", "concurrency: 8", 1)
 	}, Options{MaxCrashes: 1000, Backoff: time.Millisecond})
-	other := f.installOther(t)
+	// Every healthy call must succeed, so the healthy plugin gets a 10m
+	// timeout: under its manifest's 5s, a machine that starved it that long
+	// failed the test (a 6 s SIGSTOP of it mid-storm did).
+	testplugin.InstallAgent(t, f.plugins)
+	agent := filepath.Join(f.plugins, "testagent", "tool.yaml")
+	b, err := os.ReadFile(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agent, []byte(longTimeout(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := f.reg.Scan().Tool("testagent")
+	if other == nil || other.Manifest.Timeout != 10*time.Minute {
+		t.Fatalf("testagent with a 10m timeout not loaded: %+v", other)
+	}
 	ctx := context.Background()
 	healthy := func(i int) *wire.Result {
 		return f.sup.Call(ctx, other, &wire.CallRequest{Action: "echo", ArgsJson: []byte(fmt.Sprintf(`{"text":"h%d"}`, i))}, nil)

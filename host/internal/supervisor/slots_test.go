@@ -15,7 +15,10 @@ import (
 // TestGivingUpWhileWaitingForASlot fills the slots a call needs, then
 // calls with a context that has already ended: the answer says the call
 // was cancelled (or ran out of time) and which slot it was waiting for,
-// and the plugin's running calls finish unharmed.
+// and the plugin's running calls are unharmed: still running, they answer
+// the cancellation the test then sends, not a crash. They hold their slots
+// until then: calls of 1.5 s, as they were, could end on a loaded machine
+// before the late call came, and it then found a slot free.
 func TestGivingUpWhileWaitingForASlot(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -35,19 +38,17 @@ func TestGivingUpWhileWaitingForASlot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil, tt.opts) // testtool: concurrency 2
+			f := newFixture(t, longTimeout, tt.opts) // testtool: concurrency 2
 			tool := f.tool(t)
-			var running []<-chan *wire.Result
-			for range tt.running {
-				running = append(running, f.startSlow(t, context.Background(), tool, 1500))
-			}
+			running, release := f.holdSlots(t, tool, tt.running)
 			r := f.sup.Call(tt.ctx, tool, &wire.CallRequest{Action: "echo", ArgsJson: []byte(`{"text":"late"}`)}, nil)
 			wantCode(t, r, tt.code)
 			if got := r.GetError().GetMessage(); got != tt.message {
 				t.Fatalf("got %q, want %q", got, tt.message)
 			}
+			release()
 			for _, done := range running {
-				decode(t, <-done)
+				wantCode(t, <-done, wire.CodeCancelled)
 			}
 		})
 	}

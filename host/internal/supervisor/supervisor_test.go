@@ -100,6 +100,26 @@ func (f *fixture) startSlow(t testing.TB, ctx context.Context, tool *registry.To
 	return done
 }
 
+// holdSlots starts n slow calls on tool that run until the returned func
+// cancels them, returning once the plugin runs each, with the channels
+// their results come on. The slots they take stay taken however slow the
+// machine: a call of a fixed length, as these tests used, could end and
+// free its slot before the test looked. The fixture's manifest must give
+// them time (longTimeout).
+func (f *fixture) holdSlots(t testing.TB, tool *registry.Tool, n int) (results []<-chan *wire.Result, release func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for range n {
+		results = append(results, f.startSlow(t, ctx, tool, int(10*time.Minute/time.Millisecond)))
+	}
+	return results, cancel
+}
+
+// longTimeout gives the test plugin's manifest a timeout of 10m, for calls
+// that must run until the test ends them.
+func longTimeout(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 10m", 1) }
+
 func decode(t *testing.T, r *wire.Result) map[string]any {
 	t.Helper()
 	if r.GetError() != nil {
@@ -204,23 +224,32 @@ func TestTimeoutNamesTheManifestLimit(t *testing.T) {
 	}
 }
 
+// TestCancellationReachesPlugin: a caller's cancellation ends the call in
+// the plugin, which goes on serving. The call would run 10 minutes: one of
+// 4 s, as it was, finished by itself when the cancel came later than that
+// on a loaded machine.
 func TestCancellationReachesPlugin(t *testing.T) {
-	f := newFixture(t, nil, Options{})
+	f := newFixture(t, longTimeout, Options{})
 	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "warm"}))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := f.startSlow(t, ctx, f.tool(t), 4000)
+	done := f.startSlow(t, ctx, f.tool(t), int(10*time.Minute/time.Millisecond))
 	cancel()
 	wantCode(t, <-done, wire.CodeCancelled)
 	// The plugin is still healthy: the cancelled handler returned.
 	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "after"}))
 }
 
+// TestBusyBeyondTheQueue: with a tool's slots taken and its queue full, one
+// more call is busy at once; the queued calls run once the slots free. The
+// slots are held until the test lets go: held for 1.5 s, as they were, a
+// machine slow to queue the two calls and make the third let one of them
+// take a slot, and the third then queued instead of being busy.
 func TestBusyBeyondTheQueue(t *testing.T) {
-	f := newFixture(t, nil, Options{QueueFactor: 1}) // concurrency 2, 2 waiting
+	f := newFixture(t, longTimeout, Options{QueueFactor: 1}) // concurrency 2, 2 waiting
 	ctx := context.Background()
 	tool := f.tool(t)
 	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	running := []<-chan *wire.Result{f.startSlow(t, ctx, tool, 1500), f.startSlow(t, ctx, tool, 1500)}
+	running, release := f.holdSlots(t, tool, 2)
 	waiting := make(chan *wire.Result, 2)
 	for i := 0; i < 2; i++ {
 		go func() { waiting <- f.call(t, ctx, "slow", map[string]any{"ms": 10}) }()
@@ -235,8 +264,9 @@ func TestBusyBeyondTheQueue(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	wantCode(t, f.call(t, ctx, "echo", map[string]any{"text": "one too many"}), wire.CodeBusy)
+	release()
 	for _, r := range running {
-		decode(t, <-r)
+		wantCode(t, <-r, wire.CodeCancelled)
 	}
 	decode(t, <-waiting)
 	decode(t, <-waiting)
@@ -282,12 +312,20 @@ func TestReplacedBinaryWhileCallRuns(t *testing.T) {
 	}
 }
 
+// TestIdleStopAfterDrain: a plugin with a call in flight is never idle,
+// however long the call runs past Idle; once its calls drain it stops after
+// Idle. The call is held while the test looks: checked right after a
+// finished call, as it was, a machine that took more than Idle to look
+// could find it stopped already.
 func TestIdleStopAfterDrain(t *testing.T) {
-	f := newFixture(t, nil, Options{Idle: 300 * time.Millisecond})
-	decode(t, f.call(t, context.Background(), "echo", map[string]any{"text": "x"}))
+	f := newFixture(t, longTimeout, Options{Idle: 300 * time.Millisecond})
+	running, release := f.holdSlots(t, f.tool(t), 1)
+	time.Sleep(1500 * time.Millisecond) // Idle and a sweep (every 1s) pass while the call runs
 	if got := f.sup.Running(); len(got) != 1 {
-		t.Fatalf("running %v, want [testtool]", got)
+		t.Fatalf("running %v with a call in flight, want [testtool]", got)
 	}
+	release()
+	wantCode(t, <-running[0], wire.CodeCancelled)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(f.sup.Running()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
