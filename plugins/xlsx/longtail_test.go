@@ -24,6 +24,7 @@ const craftedDir = "testdata/crafted"
 type craft struct {
 	sheet, styles, sst, sheetRels string
 	extra                         [][2]string
+	flushEvery                    int         // deflate in flushed blocks of this many bytes (writeZipFlushing)
 	parts                         [][2]string // every part, instead of the above
 	raw                           []byte      // a file that is not a zip
 }
@@ -59,7 +60,7 @@ func (c craft) bytes(t *testing.T) []byte {
 	}
 	parts = append(parts, c.extra...)
 	p := filepath.Join(t.TempDir(), "book.xlsx")
-	writeZip(t, p, parts)
+	writeZipFlushing(t, p, parts, c.flushEvery)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +85,17 @@ func sheetsCraft(sheetElems string, sheets ...[2]string) craft {
 		[2]string{"xl/workbook.xml", `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>` + sheetElems + `</sheets></workbook>`},
 		[2]string{"xl/_rels/workbook.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels + `</Relationships>`})
 	return craft{parts: parts}
+}
+
+// numberedRows is n rows of a number and an inline string: row i holds
+// i and "row i".
+func numberedRows(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		r := itoa(i)
+		b.WriteString(`<row r="` + r + `"><c r="A` + r + `"><v>` + r + `</v></c><c r="B` + r + `" t="inlineStr"><is><t>row ` + r + `</t></is></c></row>`)
+	}
+	return b.String()
 }
 
 // rows wraps cells in a sheet.
@@ -258,6 +270,13 @@ var longTail = []struct {
 	{"sheets_all_unreadable.xlsx", sheetsCraft(`<sheet name="Gone" sheetId="1" r:id="rId1"/>`, [2]string{"", ""}),
 		"dump", nil, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
 	{"sheets_all_unreadable.xlsx", craft{}, "search", map[string]any{"query": "x"}, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
+	// A part deflated in many small blocks, each ended by a flush's empty
+	// stored block (umya-spreadsheet's issue_233.xlsx, found by
+	// tests/bench/xlsx/realworld.py): a stored block's header at a refill
+	// of the input read from before the input's start, a panic.
+	{"flushed_deflate_blocks.xlsx", craft{sheet: rows(numberedRows(300)), flushEvery: 50},
+		"list-sheets", nil, "sheets", `[{"columns":2,"data_rows":300,"rows":300,"state":"visible","title":"Sheet1","type":"worksheet","used_range":"A1:B300"}]`, "", ""},
+	{"flushed_deflate_blocks.xlsx", craft{}, "read-range", map[string]any{"range": "A299:B300"}, "rows", `[[299,"row 299"],[300,"row 300"]]`, "", ""},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},
