@@ -209,6 +209,15 @@ var longTail = []struct {
 		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
 		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="xl/workbook.bin"/></Relationships>`},
 		{"xl/workbook.bin", "\x83\x01\x00\x80\x01"}}}, "read-sheet", nil, "", "", codeUnsupportedFormat, "a binary workbook (.xlsb"},
+	// A PowerPoint presentation under a workbook's name (xlnt's
+	// 1_powerpoint_presentation.xlsx, found by tests/bench/xlsx/realworld.py)
+	// is no workbook, as openpyxl says, not one without sheets.
+	{"pptx_renamed.xlsx", craft{parts: [][2]string{
+		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
+		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="ppt/presentation.xml"/></Relationships>`},
+		{"ppt/_rels/presentation.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>`},
+		{"ppt/presentation.xml", `<?xml version="1.0"?><p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:sldIdLst/></p:presentation>`}}},
+		"list-sheets", nil, "", "", codeInvalidWorkbook, `part ppt/presentation.xml, the package's main part, is no workbook: its root element is "presentation" (a PowerPoint presentation)`},
 	// 11. Formulas: their text on request (shared formulas translated from
 	// their master), none cached marked so, counted when not asked for.
 	{"formulas.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="C1"><f t="shared" ref="C1:C3" si="0">A1*2</f><v>2</v></c></row>` +

@@ -366,6 +366,13 @@ func newDecoder(r io.Reader) *xml.Decoder {
 	return d
 }
 
+// otherOffice names the other Office formats by their main part's root
+// element.
+var otherOffice = map[string]string{
+	"presentation": " (a PowerPoint presentation)",
+	"document":     " (a Word document)",
+}
+
 func (w *Workbook) readStructure() error {
 	wbPart := ""
 	rels, _, err := w.relsFor("")
@@ -412,7 +419,16 @@ func (w *Workbook) readStructure() error {
 			w.sstPart = resolve(wbPart, r.Target)
 		}
 	}
+	root := true
 	err = w.decode(wbPart, func(d *xml.Decoder, se xml.StartElement) error {
+		if root {
+			// The main part of another Office package (a .pptx or .docx
+			// under a workbook's name) is no workbook with no sheets.
+			root = false
+			if se.Name.Local != "workbook" {
+				return invalidf(nil, "part %s, the package's main part, is no workbook: its root element is %q%s", wbPart, se.Name.Local, otherOffice[se.Name.Local])
+			}
+		}
 		switch se.Name.Local {
 		case "workbookPr":
 			for _, a := range se.Attr {
