@@ -181,7 +181,8 @@ def compare(binary, path):
         if oerr is not None or ov and all(c is None for _, c, _ in ov):
             # We list the sheets, but read none (a <!DOCTYPE> in the
             # shared strings): refused as well.
-            return "both_refuse", []
+            why = oerr.get("message", "") if oerr is not None else ov[0][2]
+            return "both_refuse", ["openpyxl: %s: %s" % (type(e).__name__, str(e)[:120]), "ours: %s" % str(why)[:200]]
         return "only_ours", ["openpyxl: %s: %s" % (type(e).__name__, str(e)[:120])]
     ov, oerr = our_view(binary, path)
     if oerr is not None:
