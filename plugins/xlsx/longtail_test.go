@@ -98,6 +98,19 @@ func numberedRows(n int) string {
 	return b.String()
 }
 
+// sheetsCraftWorkbookPr is the recipe of a one-sheet workbook whose
+// workbook part holds this <workbookPr>, and a style 1 of format 14 (a
+// date).
+func sheetsCraftWorkbookPr(workbookPr, sheet string) craft {
+	parts := minimalParts(sheet)
+	parts[2][1] = `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">` +
+		workbookPr + `<sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`
+	parts[3][1] = `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+		`<Relationship Id="rId1" Type="` + relNS + `worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="` + relNS + `styles" Target="styles.xml"/></Relationships>`
+	parts = append(parts, [2]string{"xl/styles.xml", stylesHead + `<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`})
+	return craft{parts: parts}
+}
+
 // rows wraps cells in a sheet.
 func rows(sheetData string) string {
 	return sheetHead + `<sheetData>` + sheetData + `</sheetData></worksheet>`
@@ -218,6 +231,11 @@ var longTail = []struct {
 		{"ppt/_rels/presentation.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>`},
 		{"ppt/presentation.xml", `<?xml version="1.0"?><p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:sldIdLst/></p:presentation>`}}},
 		"list-sheets", nil, "", "", codeInvalidWorkbook, `part ppt/presentation.xml, the package's main part, is no workbook: its root element is "presentation" (a PowerPoint presentation)`},
+	// date1904 is on unless written off (0, false, f), as openpyxl reads
+	// it: "on" is the 1904 system (found by crafting what realworld.py
+	// compares).
+	{"date1904_on.xlsx", sheetsCraftWorkbookPr(`<workbookPr date1904="on"/>`, rows(`<row r="1"><c r="A1" s="1"><v>1000</v></c></row>`)),
+		"read-sheet", nil, "rows", `[["1906-09-27T00:00:00"]]`, "", ""},
 	// 11. Formulas: their text on request (shared formulas translated from
 	// their master), none cached marked so, counted when not asked for.
 	{"formulas.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="C1"><f t="shared" ref="C1:C3" si="0">A1*2</f><v>2</v></c></row>` +

@@ -433,7 +433,15 @@ func (w *Workbook) readStructure() error {
 		case "workbookPr":
 			for _, a := range se.Attr {
 				if a.Name.Local == "date1904" {
-					w.Date1904 = a.Value == "1" || strings.EqualFold(a.Value, "true")
+					// Off only when written off: openpyxl takes any
+					// other word (on, yes) as on; False too, which a
+					// .NET writer's ToString gives, is off here.
+					switch strings.ToLower(strings.TrimSpace(a.Value)) {
+					case "", "0", "false", "f":
+						w.Date1904 = false
+					default:
+						w.Date1904 = true
+					}
 				}
 			}
 		case "sheet":
