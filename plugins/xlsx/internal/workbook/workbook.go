@@ -11,6 +11,7 @@ package workbook
 import (
 	"archive/zip"
 	"bytes"
+	"compress/bzip2"
 	"encoding/binary"
 	"encoding/xml"
 	"errors"
@@ -155,6 +156,9 @@ func OpenFile(f *os.File, lim *Limits) (*Workbook, error) {
 	return w, nil
 }
 
+// zipBzip2 is the zip method number of bzip2 compression.
+const zipBzip2 = 12
+
 func open(f *os.File, lim *Limits) (*Workbook, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -173,6 +177,9 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 		return nil, invalidf(err, "not a zip package, or a truncated one")
 	}
 	zr.RegisterDecompressor(zip.Deflate, newInflater)
+	// Method 12, bzip2: Excel writes none, but Python's zipfile does, and
+	// openpyxl reads them.
+	zr.RegisterDecompressor(zipBzip2, func(r io.Reader) io.ReadCloser { return io.NopCloser(bzip2.NewReader(r)) })
 	w := &Workbook{f: f, zr: zr, lim: lim.withDefaults(),
 		parts: map[string]*zip.File{}, folded: map[string]*zip.File{}}
 	var total uint64
