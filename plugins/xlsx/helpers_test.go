@@ -3,9 +3,11 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -156,8 +158,22 @@ func mustCall(t *testing.T, action string, args map[string]any) map[string]any {
 // writeZip writes a zip package with these parts (in name order as given).
 func writeZip(t *testing.T, p string, parts [][2]string) {
 	t.Helper()
+	writeZipFlushing(t, p, parts, 0)
+}
+
+// writeZipFlushing is writeZip with every part deflated in blocks of at
+// most flushEvery bytes, each followed by a sync flush (an empty stored
+// block), as a writer that flushes often writes them; 0 is one stream.
+func writeZipFlushing(t *testing.T, p string, parts [][2]string, flushEvery int) {
+	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
+	if flushEvery > 0 {
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+			fw, err := flate.NewWriter(w, flate.DefaultCompression)
+			return flushingWriter{fw, flushEvery}, err
+		})
+	}
 	for _, part := range parts {
 		w, err := zw.Create(part[0])
 		if err != nil {
@@ -198,3 +214,25 @@ func toJSON(v any) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// flushingWriter flushes its flate.Writer after every n bytes.
+type flushingWriter struct {
+	*flate.Writer
+	n int
+}
+
+func (w flushingWriter) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		k, err := w.Writer.Write(p[:min(w.n, len(p))])
+		written += k
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			return written, err
+		}
+		p = p[k:]
+	}
+	return written, nil
+}

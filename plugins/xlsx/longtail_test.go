@@ -1,8 +1,13 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"flag"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +29,7 @@ const craftedDir = "testdata/crafted"
 type craft struct {
 	sheet, styles, sst, sheetRels string
 	extra                         [][2]string
+	flushEvery                    int         // deflate in flushed blocks of this many bytes (writeZipFlushing)
 	parts                         [][2]string // every part, instead of the above
 	raw                           []byte      // a file that is not a zip
 }
@@ -59,7 +65,7 @@ func (c craft) bytes(t *testing.T) []byte {
 	}
 	parts = append(parts, c.extra...)
 	p := filepath.Join(t.TempDir(), "book.xlsx")
-	writeZip(t, p, parts)
+	writeZipFlushing(t, p, parts, c.flushEvery)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +90,65 @@ func sheetsCraft(sheetElems string, sheets ...[2]string) craft {
 		[2]string{"xl/workbook.xml", `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>` + sheetElems + `</sheets></workbook>`},
 		[2]string{"xl/_rels/workbook.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` + rels + `</Relationships>`})
 	return craft{parts: parts}
+}
+
+// numberedRows is n rows of a number and an inline string: row i holds
+// i and "row i".
+func numberedRows(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		r := itoa(i)
+		b.WriteString(`<row r="` + r + `"><c r="A` + r + `"><v>` + r + `</v></c><c r="B` + r + `" t="inlineStr"><is><t>row ` + r + `</t></is></c></row>`)
+	}
+	return b.String()
+}
+
+// sheetsCraftWorkbookPr is the recipe of a one-sheet workbook whose
+// workbook part holds this <workbookPr>, and a style 1 of format 14 (a
+// date).
+func sheetsCraftWorkbookPr(workbookPr, sheet string) craft {
+	parts := minimalParts(sheet)
+	parts[2][1] = `<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">` +
+		workbookPr + `<sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`
+	parts[3][1] = `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
+		`<Relationship Id="rId1" Type="` + relNS + `worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="` + relNS + `styles" Target="styles.xml"/></Relationships>`
+	parts = append(parts, [2]string{"xl/styles.xml", stylesHead + `<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`})
+	return craft{parts: parts}
+}
+
+// bzip2Sheet is the bzip2 stream of bzip2_part.xlsx's sheet (Python's
+// bz2.compress at level 9; Go has no bzip2 writer).
+const bzip2Sheet = "425a6839314159265359b5fd33f000001b1f805001f117b40008003fefddd03000b8d8c1a68d34c26264c040d306a9b29ea68d31000000d069a5324f2033546469901e934dfa0ab6a47007efb5b9c02d04a1349991f0526d6e52ccc299d6aa839021033112e7b855cb3d6abdc6a2f3a3d58851e48341b038561846cc71f811a7720d1f0413958f577175f018a605d6bb86237e08beb5d4751fa21d19682ee2ba30297b6c5d4c0900a5c1c733489141814cf8f24916e067abd216177245385090b5fd33f0"
+
+// bzip2Book is a one-sheet workbook whose sheet part, sheet, is stored
+// as the bzip2 stream compressedHex (zip method 12); the other parts are
+// deflated.
+func bzip2Book(sheet, compressedHex string) []byte {
+	comp, err := hex.DecodeString(compressedHex)
+	if err != nil {
+		panic(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, part := range minimalParts(sheet) {
+		var w io.Writer
+		if part[0] == "xl/worksheets/sheet1.xml" {
+			w, err = zw.CreateRaw(&zip.FileHeader{Name: part[0], Method: 12, CRC32: crc32.ChecksumIEEE([]byte(sheet)),
+				CompressedSize64: uint64(len(comp)), UncompressedSize64: uint64(len(sheet))})
+			if err == nil {
+				_, err = w.Write(comp)
+			}
+		} else if w, err = zw.Create(part[0]); err == nil {
+			_, err = w.Write([]byte(part[1]))
+		}
+		if err != nil {
+			panic(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
 }
 
 // rows wraps cells in a sheet.
@@ -171,6 +236,20 @@ var longTail = []struct {
 		sheet: utf16Text(`<?xml version="1.0" encoding="UTF-16"?>`+rows(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>ĂŞ€</t></is></c></row>`)[len(`<?xml version="1.0"?>`):], false, true),
 		sst:   utf16Text(`<?xml version="1.0" encoding="UTF-16"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>wide</t></si></sst>`, true, false)},
 		"read-sheet", nil, "rows", `[["wide","ĂŞ€"]]`, "", ""},
+	// Parts in a single-byte character set their XML declaration names, as
+	// openpyxl's parser decodes them: the sheet in ISO-8859-1 (é is 0xE9),
+	// the shared strings in windows-1252 (€ is 0x80, quotes 0x93 and
+	// 0x94). Found by crafting what realworld.py compares; they were read
+	// as UTF-8, each such byte a replacement character.
+	{"latin1_parts.xlsx", craft{
+		sheet: `<?xml version="1.0" encoding="ISO-8859-1"?>` + rows(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>caf` + "\xe9" + `</t></is></c></row>`)[len(`<?xml version="1.0"?>`):],
+		sst:   `<?xml version="1.0" encoding="windows-1252"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><si><t>` + "\x80 \x93q\x94" + `</t></si></sst>`},
+		"read-sheet", nil, "rows", `[["€ “q”","café"]]`, "", ""},
+	// A part compressed with bzip2 (zip method 12), which Python's zipfile
+	// writes and openpyxl reads (found by crafting what realworld.py
+	// compares): it was "unsupported compression algorithm".
+	{"bzip2_part.xlsx", craft{raw: bzip2Book(rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>bzip2</t></is></c><c r="B1"><v>2</v></c></row>`), bzip2Sheet)},
+		"read-sheet", nil, "rows", `[["bzip2",2]]`, "", ""},
 	// 5. A character outside the BMP escaped as two surrogates; a lone one.
 	{"escaped_surrogates.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>a_xD801__xDC05_b</t></is></c><c r="B1" t="inlineStr"><is><t>lone _xD801_ here</t></is></c></row>`)},
 		"read-sheet", nil, "rows", `[["a𐐅b","lone _xD801_ here"]]`, "", ""},
@@ -197,6 +276,20 @@ var longTail = []struct {
 		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
 		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="xl/workbook.bin"/></Relationships>`},
 		{"xl/workbook.bin", "\x83\x01\x00\x80\x01"}}}, "read-sheet", nil, "", "", codeUnsupportedFormat, "a binary workbook (.xlsb"},
+	// A PowerPoint presentation under a workbook's name (xlnt's
+	// 1_powerpoint_presentation.xlsx, found by tests/bench/xlsx/realworld.py)
+	// is no workbook, as openpyxl says, not one without sheets.
+	{"pptx_renamed.xlsx", craft{parts: [][2]string{
+		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
+		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="ppt/presentation.xml"/></Relationships>`},
+		{"ppt/_rels/presentation.xml.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>`},
+		{"ppt/presentation.xml", `<?xml version="1.0"?><p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:sldIdLst/></p:presentation>`}}},
+		"list-sheets", nil, "", "", codeInvalidWorkbook, `part ppt/presentation.xml, the package's main part, is no workbook: its root element is "presentation" (a PowerPoint presentation)`},
+	// date1904 is on unless written off (0, false, f), as openpyxl reads
+	// it: "on" is the 1904 system (found by crafting what realworld.py
+	// compares).
+	{"date1904_on.xlsx", sheetsCraftWorkbookPr(`<workbookPr date1904="on"/>`, rows(`<row r="1"><c r="A1" s="1"><v>1000</v></c></row>`)),
+		"read-sheet", nil, "rows", `[["1906-09-27T00:00:00"]]`, "", ""},
 	// 11. Formulas: their text on request (shared formulas translated from
 	// their master), none cached marked so, counted when not asked for.
 	{"formulas.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="C1"><f t="shared" ref="C1:C3" si="0">A1*2</f><v>2</v></c></row>` +
@@ -258,6 +351,13 @@ var longTail = []struct {
 	{"sheets_all_unreadable.xlsx", sheetsCraft(`<sheet name="Gone" sheetId="1" r:id="rId1"/>`, [2]string{"", ""}),
 		"dump", nil, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
 	{"sheets_all_unreadable.xlsx", craft{}, "search", map[string]any{"query": "x"}, "", "", codeInvalidWorkbook, "missing part xl/worksheets/sheet1.xml"},
+	// A part deflated in many small blocks, each ended by a flush's empty
+	// stored block (umya-spreadsheet's issue_233.xlsx, found by
+	// tests/bench/xlsx/realworld.py): a stored block's header at a refill
+	// of the input read from before the input's start, a panic.
+	{"flushed_deflate_blocks.xlsx", craft{sheet: rows(numberedRows(300)), flushEvery: 50},
+		"list-sheets", nil, "sheets", `[{"columns":2,"data_rows":300,"rows":300,"state":"visible","title":"Sheet1","type":"worksheet","used_range":"A1:B300"}]`, "", ""},
+	{"flushed_deflate_blocks.xlsx", craft{}, "read-range", map[string]any{"range": "A299:B300"}, "rows", `[[299,"row 299"],[300,"row 300"]]`, "", ""},
 	// 12. search pages on with offset.
 	{"search_pages.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>apple</t></is></c><c r="B1" t="inlineStr"><is><t>pear</t></is></c></row>` +
 		`<row r="2"><c r="A2" t="inlineStr"><is><t>Apple pie</t></is></c></row><row r="3"><c r="C3" t="inlineStr"><is><t>crab apple</t></is></c></row>`)},

@@ -113,14 +113,18 @@ func (z *Reader) corrupt() {
 }
 
 // fill moves the unread input to the front of in and reads more, keeping
-// inPad zero bytes after it.
+// inPad zero bytes after it. The whole bytes still held in bits move with
+// it: a stored block's header gives them back to the input (without them
+// kept, a stored block after a compressed one, at a refill, read from
+// before the input's start).
 func (z *Reader) fill() {
 	if z.eof {
 		return
 	}
-	n := copy(z.in, z.in[z.ip:z.end])
-	z.pos += int64(z.ip)
-	z.ip, z.end = 0, n
+	from := max(z.ip-int(z.nbits>>3), 0)
+	n := copy(z.in, z.in[from:z.end])
+	z.pos += int64(from)
+	z.ip, z.end = z.ip-from, n
 	for !z.eof && z.end < inSize {
 		k, err := z.r.Read(z.in[z.end:inSize])
 		z.end += k

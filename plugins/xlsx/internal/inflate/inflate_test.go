@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 )
 
 // inflateAll reads the whole stream with our reader and with
@@ -84,6 +85,37 @@ func TestInflateMatchesCompressFlate(t *testing.T) {
 					t.Fatalf("size %d level %d read %d: %d bytes (%v), want %d bytes as written", size, level, readSize, len(ours), err, len(data))
 				}
 			}
+		}
+	}
+}
+
+// TestInflateStoredAfterCompressed: a stored block's header after a
+// compressed block gives the bit buffer's whole bytes back to the input,
+// so they must still be there when the input was moved up to make room.
+// A writer that flushes often (umya-spreadsheet's issue_233.xlsx: a
+// 5.9 MB sheet; here compress/flate's Flush, an empty stored block after
+// every piece) puts a stored header at every input refill sooner or later;
+// read one byte at a time, the input is moved up every few bytes.
+func TestInflateStoredAfterCompressed(t *testing.T) {
+	data := sample(rand.New(rand.NewPCG(9, 10)), 200<<10)
+	var b bytes.Buffer
+	w, err := flate.NewWriter(&b, flate.DefaultCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(data); i += 700 {
+		w.Write(data[i:min(i+700, len(data))])
+		w.Flush()
+	}
+	w.Close()
+	for name, r := range map[string]func() io.Reader{
+		"whole":    func() io.Reader { return bytes.NewReader(b.Bytes()) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(b.Bytes())) },
+		"halves":   func() io.Reader { return iotest.HalfReader(bytes.NewReader(b.Bytes())) },
+	} {
+		got, err := io.ReadAll(NewReader(r()))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %d bytes (%v), want the %d written", name, len(got), err, len(data))
 		}
 	}
 }

@@ -11,6 +11,7 @@ package workbook
 import (
 	"archive/zip"
 	"bytes"
+	"compress/bzip2"
 	"encoding/binary"
 	"encoding/xml"
 	"errors"
@@ -22,10 +23,12 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unsafe"
 
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 )
@@ -153,6 +156,9 @@ func OpenFile(f *os.File, lim *Limits) (*Workbook, error) {
 	return w, nil
 }
 
+// zipBzip2 is the zip method number of bzip2 compression.
+const zipBzip2 = 12
+
 func open(f *os.File, lim *Limits) (*Workbook, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -171,6 +177,9 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 		return nil, invalidf(err, "not a zip package, or a truncated one")
 	}
 	zr.RegisterDecompressor(zip.Deflate, newInflater)
+	// Method 12, bzip2: Excel writes none, but Python's zipfile does, and
+	// openpyxl reads them.
+	zr.RegisterDecompressor(zipBzip2, func(r io.Reader) io.ReadCloser { return io.NopCloser(bzip2.NewReader(r)) })
 	w := &Workbook{f: f, zr: zr, lim: lim.withDefaults(),
 		parts: map[string]*zip.File{}, folded: map[string]*zip.File{}}
 	var total uint64
@@ -242,22 +251,28 @@ func (w *Workbook) openPart(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, invalidf(err, "part %s cannot be read", name)
 	}
-	return decodeUTF16(rc), nil
+	return decodePart(rc), nil
 }
 
-// decodeUTF16 turns a part written in UTF-16 (with a byte-order mark, or
-// without one but starting with "<" as every XML document does) into the
-// UTF-8 the parsers read; other parts pass through untouched.
-func decodeUTF16(rc io.ReadCloser) io.ReadCloser {
-	var head [4]byte
+// decodePart turns a part written in UTF-16 (with a byte-order mark, or
+// without one but starting with "<" as every XML document does), or in a
+// single-byte character set its XML declaration names (ISO-8859-1,
+// windows-1252, …, which openpyxl's parser decodes), into the UTF-8 the
+// parsers read; other parts pass through untouched.
+func decodePart(rc io.ReadCloser) io.ReadCloser {
+	var head [256]byte
 	n, _ := io.ReadFull(rc, head[:])
 	r := io.MultiReader(bytes.NewReader(head[:n]), rc)
 	var enc *encoding.Decoder
 	switch {
-	case n >= 2 && head[0] == 0xFF && head[1] == 0xFE, n == 4 && head[0] == '<' && head[1] == 0 && head[3] == 0:
+	case n >= 2 && head[0] == 0xFF && head[1] == 0xFE, n >= 4 && head[0] == '<' && head[1] == 0 && head[3] == 0:
 		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewDecoder()
-	case n >= 2 && head[0] == 0xFE && head[1] == 0xFF, n == 4 && head[0] == 0 && head[1] == '<' && head[2] == 0:
+	case n >= 2 && head[0] == 0xFE && head[1] == 0xFF, n >= 4 && head[0] == 0 && head[1] == '<' && head[2] == 0:
 		enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder()
+	default:
+		if cm := declaredCharmap(head[:n]); cm != nil {
+			enc = cm.NewDecoder()
+		}
 	}
 	if enc != nil {
 		r = transform.NewReader(r, enc)
@@ -267,6 +282,66 @@ func decodeUTF16(rc io.ReadCloser) io.ReadCloser {
 		io.Closer
 	}{r, rc}
 }
+
+// declaredCharmap returns the single-byte character set the XML
+// declaration at the start of head names, or nil for UTF-8, ASCII, none
+// or one it does not know.
+func declaredCharmap(head []byte) *charmap.Charmap {
+	if !bytes.HasPrefix(head, []byte("<?xml")) {
+		return nil
+	}
+	decl := head
+	if i := bytes.Index(head, []byte("?>")); i >= 0 {
+		decl = head[:i]
+	}
+	i := bytes.Index(decl, []byte("encoding"))
+	if i < 0 {
+		return nil
+	}
+	v := bytes.TrimLeft(decl[i+len("encoding"):], " \t\r\n")
+	if len(v) < 2 || v[0] != '=' {
+		return nil
+	}
+	v = bytes.TrimLeft(v[1:], " \t\r\n")
+	if len(v) < 2 || v[0] != '"' && v[0] != '\'' {
+		return nil
+	}
+	end := bytes.IndexByte(v[1:], v[0])
+	if end < 0 {
+		return nil
+	}
+	return charmaps()[charsetKey(string(v[1:1+end]))]
+}
+
+// charsetKey folds a character set's name for charmaps: lower case, with
+// no spaces, dashes or underscores ("ISO-8859-1" and "iso_8859_1" are
+// "iso88591").
+func charsetKey(name string) string {
+	return strings.ToLower(strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_':
+			return -1
+		}
+		return r
+	}, name))
+}
+
+// charmaps holds the single-byte character sets by charsetKey of their
+// names and common aliases.
+var charmaps = sync.OnceValue(func() map[string]*charmap.Charmap {
+	m := map[string]*charmap.Charmap{}
+	for _, e := range charmap.All {
+		if cm, ok := e.(*charmap.Charmap); ok {
+			m[charsetKey(cm.String())] = cm
+		}
+	}
+	m["latin1"], m["l1"], m["iso885911987"] = charmap.ISO8859_1, charmap.ISO8859_1, charmap.ISO8859_1
+	for _, n := range []string{"1250", "1251", "1252", "1253", "1254", "1255", "1256", "1257", "1258"} {
+		m["cp"+n] = m["windows"+n]
+	}
+	m["latin9"] = charmap.ISO8859_15
+	return m
+})
 
 type rel struct {
 	ID     string
@@ -356,14 +431,22 @@ func (w *Workbook) tokens(name string, fn func(*xml.Decoder, xml.Token) error) e
 	}
 }
 
-// newDecoder returns a lenient decoder for the small parts: a declared
-// encoding other than UTF-8 is read as UTF-8 (writers that declare one
-// still write ASCII names and attributes).
+// newDecoder returns a lenient decoder for the small parts, which
+// decodePart has already turned into UTF-8 from UTF-16 or a single-byte
+// character set: any other declared encoding is read as UTF-8 (writers
+// that declare one still write ASCII names and attributes).
 func newDecoder(r io.Reader) *xml.Decoder {
 	d := xml.NewDecoder(r)
 	d.Strict = false
 	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil }
 	return d
+}
+
+// otherOffice names the other Office formats by their main part's root
+// element.
+var otherOffice = map[string]string{
+	"presentation": " (a PowerPoint presentation)",
+	"document":     " (a Word document)",
 }
 
 func (w *Workbook) readStructure() error {
@@ -412,12 +495,29 @@ func (w *Workbook) readStructure() error {
 			w.sstPart = resolve(wbPart, r.Target)
 		}
 	}
+	root := true
 	err = w.decode(wbPart, func(d *xml.Decoder, se xml.StartElement) error {
+		if root {
+			// The main part of another Office package (a .pptx or .docx
+			// under a workbook's name) is no workbook with no sheets.
+			root = false
+			if se.Name.Local != "workbook" {
+				return invalidf(nil, "part %s, the package's main part, is no workbook: its root element is %q%s", wbPart, se.Name.Local, otherOffice[se.Name.Local])
+			}
+		}
 		switch se.Name.Local {
 		case "workbookPr":
 			for _, a := range se.Attr {
 				if a.Name.Local == "date1904" {
-					w.Date1904 = a.Value == "1" || strings.EqualFold(a.Value, "true")
+					// Off only when written off: openpyxl takes any
+					// other word (on, yes) as on; False too, which a
+					// .NET writer's ToString gives, is off here.
+					switch strings.ToLower(strings.TrimSpace(a.Value)) {
+					case "", "0", "false", "f":
+						w.Date1904 = false
+					default:
+						w.Date1904 = true
+					}
 				}
 			}
 		case "sheet":
