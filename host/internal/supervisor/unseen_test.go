@@ -234,6 +234,33 @@ func TestReaperExitsAsThePluginDid(t *testing.T) {
 	}
 }
 
+// TestReaperKillsWhatForksWhileItKills: a plugin that leaves behind a
+// process forking as fast as it can (here a shell loop starting sleeps)
+// still leaves nothing when its reaper is done. The reaper's first round
+// lists the group and kills what it listed; what the loop forked after the
+// listing is only found by the next round, so the reaper goes on until a
+// round finds nothing (a reaper that stopped after one round killing
+// something left sleeps behind).
+func TestReaperKillsWhatForksWhileItKills(t *testing.T) {
+	plugin := filepath.Join(t.TempDir(), "forker")
+	testplugin.WriteFile(t, plugin, "#!/bin/sh\n( while :; do sleep 3600 & done ) &\nsleep 0.3\nexit 0\n")
+	if err := os.Chmod(plugin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/proc/self/exe", ReaperArg, plugin)
+	cmd.SysProcAttr = procAttr(true)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	group := cmd.Process.Pid // the reaper leads its group
+	// Whatever the outcome, nothing of the group outlives the test.
+	t.Cleanup(func() { killGroup(group) })
+	_ = cmd.Wait()
+	if left := GroupMembers(group); len(left) != 0 {
+		t.Fatalf("the reaper has exited and %d processes of its group still run (the first: %d)", len(left), left[0])
+	}
+}
+
 // TestGroupMembersListsTheLiveProcessesOfAGroup: the reaper's list of
 // what it must kill holds the running processes of its group and no other,
 // and leaves out one that has exited but is not yet reaped (a zombie
