@@ -27,7 +27,7 @@ import (
 // the timeout case alone is given a tool whose manifest says 1s (with 1s
 // for all, a crash noticed after a second answered timeout).
 func TestUseSaysWhatTheRequestCameTo(t *testing.T) {
-	f := newFixture(t, func(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 10m", 1) }, Options{Backoff: time.Millisecond})
+	f := newFixture(t, longTimeout, Options{Backoff: time.Millisecond})
 	tool := f.tool(t)
 	short := *tool
 	shortManifest := *tool.Manifest

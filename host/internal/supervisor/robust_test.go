@@ -123,7 +123,7 @@ func pidOf(t *testing.T, f *fixture) int {
 func TestOneDeathCountsOnce(t *testing.T) {
 	clock := newFakeClock()
 	f := newFixture(t, func(m string) string {
-		return strings.Replace(strings.Replace(m, "concurrency: 2", "concurrency: 4", 1), "timeout: 5s", "timeout: 10m", 1)
+		return longTimeout(strings.Replace(m, "concurrency: 2", "concurrency: 4", 1))
 	}, Options{MaxCrashes: 2, Clock: clock})
 	ctx := context.Background()
 	pid := pidOf(t, f)
@@ -228,7 +228,7 @@ func TestDisableBackoffHasACeiling(t *testing.T) {
 // defect 5: one 300 MB result took the host from 24 MB to 910 MB).
 func TestResultOverCapIsRefusedAsItArrives(t *testing.T) {
 	// A loaded machine takes a while to build the result; time is not the point.
-	f := newFixture(t, func(m string) string { return strings.Replace(m, "timeout: 5s", "timeout: 10m", 1) }, Options{})
+	f := newFixture(t, longTimeout, Options{})
 	ctx := context.Background()
 	call := func(bytes int) *wire.Result {
 		return f.sup.Call(ctx, f.tool(t), &wire.CallRequest{Action: "big", ArgsJson: []byte(fmt.Sprintf(`{"bytes":%d}`, bytes)),
