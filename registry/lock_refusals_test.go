@@ -1,0 +1,106 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLockRefusesWhatWasNotApproved is the regression table of what the
+// approval lock refuses once a tool is approved: each change leaves the tool
+// unable to run (the scan lists it as changed, or its launch's run copy is
+// refused), with and without Options.VerifyAtLaunch.
+func TestLockRefusesWhatWasNotApproved(t *testing.T) {
+	helper := func(root string) string { return filepath.Join(root, "alpha", "lib", "helper.py") }
+	tests := []struct {
+		name   string
+		change func(t *testing.T, root string, r *Registry)
+		want   string // in NotReady or the launch's error
+	}{
+		{"same-size edit, mtime restored", func(t *testing.T, root string, _ *Registry) {
+			restoreMtime(t, helper(root), "print('ho')\n")
+		}, "~lib/helper.py"},
+		{"binary replaced, same size, mtime restored", func(t *testing.T, root string, _ *Registry) {
+			restoreMtime(t, filepath.Join(root, "alpha", "bin"), "#!/bin/bh\n")
+		}, "~bin"},
+		{"file added", func(t *testing.T, root string, _ *Registry) {
+			writeFile(t, filepath.Join(root, "alpha", "lib", "sitecustomize.py"), "import os\n", 0o644)
+		}, "+lib/sitecustomize.py"},
+		{"symlink added", func(t *testing.T, root string, _ *Registry) {
+			if err := os.Symlink("/etc/passwd", filepath.Join(root, "alpha", "data")); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a symlink"},
+		{"hard-linked file edited from outside", func(t *testing.T, root string, r *Registry) {
+			// The approved file has a second name outside the folder: an
+			// edit through it (mtime restored) changes the approved bytes.
+			outside := filepath.Join(t.TempDir(), "helper.py")
+			if err := os.Link(helper(root), outside); err != nil {
+				t.Skipf("no hard links here: %v", err)
+			}
+			restoreMtime(t, outside, "print('ho')\n")
+		}, "~lib/helper.py"},
+		{"run copy edited", func(t *testing.T, root string, r *Registry) {
+			bin, err := RunCopy(alpha(t, r), r.opts.RunDir, r.opts.Hashes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			restoreMtime(t, bin, "#!/bin/bh\n")
+		}, "~bin"},
+		{"MAC changed after its eighth digit", func(t *testing.T, root string, _ *Registry) {
+			l, err := ReadLock(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mac := l.Tools["alpha"].MAC
+			last := "0"
+			if strings.HasSuffix(mac, "0") {
+				last = "1"
+			}
+			l.Tools["alpha"].MAC = mac[:len(mac)-1] + last
+			if err := l.write(root); err != nil {
+				t.Fatal(err)
+			}
+		}, "not signed with this user's approval key"},
+		{"another tool's entry copied under its name", func(t *testing.T, root string, r *Registry) {
+			addTool(t, root, "beta", "", true)
+			writeFile(t, filepath.Join(root, "beta", "lib", "helper.py"), "print('hi')\n", 0o644)
+			if _, err := r.Approve([]string{"beta"}, "tester"); err != nil {
+				t.Fatal(err)
+			}
+			l, _ := ReadLock(root)
+			l.Tools["alpha"] = l.Tools["beta"]
+			if err := l.write(root); err != nil {
+				t.Fatal(err)
+			}
+		}, "not signed with this user's approval key"},
+	}
+	for _, lazy := range []bool{false, true} {
+		for _, tt := range tests {
+			t.Run(map[bool]string{false: "eager/", true: "lazy/"}[lazy]+tt.name, func(t *testing.T) {
+				root, r := lockedRegistry(t)
+				r.opts.VerifyAtLaunch = lazy
+				if _, err := r.Approve(nil, "tester"); err != nil {
+					t.Fatal(err)
+				}
+				if tool := alpha(t, r); !tool.Ready {
+					t.Fatalf("not ready after approve: %s", tool.NotReady)
+				}
+				tt.change(t, root, r)
+				tool := alpha(t, r)
+				why := tool.NotReady
+				if tool.Ready {
+					_, err := RunCopy(tool, r.opts.RunDir, r.opts.Hashes)
+					if err == nil {
+						t.Fatalf("after %s the tool is ready and its run copy launches", tt.name)
+					}
+					why = err.Error()
+				}
+				if !strings.Contains(why, tt.want) {
+					t.Fatalf("after %s: refused with %q, want it to say %q", tt.name, why, tt.want)
+				}
+			})
+		}
+	}
+}
