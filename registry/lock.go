@@ -54,6 +54,11 @@ type Approval struct {
 	ApprovedBy string `json:"approved_by"`
 	// ApprovedAt is when.
 	ApprovedAt time.Time `json:"approved_at"`
+	// Seq is the approval's number in this user's approval sequence (kept
+	// in the state folder, see SequenceFile): an entry older than its
+	// tool's latest approval is refused. Zero in entries written before
+	// the sequence existed.
+	Seq uint64 `json:"seq,omitempty"`
 	// MAC is the hex HMAC-SHA256, under the user's approval key, of the
 	// tool's name and every field above.
 	MAC string `json:"mac"`
@@ -284,6 +289,10 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			todo = append(todo, t)
 		}
 	}
+	seqs, err := readSequences(r.opts.StateDir)
+	if err != nil {
+		return nil, err
+	}
 	now := time.Now()
 	locks := map[string]*Lock{}
 	var changes []Change
@@ -314,6 +323,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			old = nil
 		}
 		cur := approvalOf(t, &FolderDigest{Sum: t.Digest, Files: t.Files}, by, now)
+		cur.Seq = seqs.next(LockPath(root), t.Name())
 		cur.MAC = cur.mac(t.Name(), key)
 		l.Tools[t.Name()] = cur
 		ch.What = append(ch.What, describeChange(old, cur)...)
@@ -328,6 +338,14 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			}
 		}
 		changes = append(changes, ch)
+	}
+	// The sequence is saved before the locks: a lock left unwritten then
+	// holds an entry older than the record, which is refused (approve
+	// again), never an older approval taken as the latest.
+	if len(locks) > 0 {
+		if err := seqs.write(r.opts.StateDir); err != nil {
+			return nil, err
+		}
 	}
 	for root, l := range locks {
 		if err := l.write(root); err != nil {

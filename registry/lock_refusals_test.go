@@ -75,6 +75,24 @@ func TestLockRefusesWhatWasNotApproved(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "not signed with this user's approval key"},
+		{"older lock and folder put back", func(t *testing.T, root string, r *Registry) {
+			oldLock, err := os.ReadFile(LockPath(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			old, _ := os.ReadFile(helper(root))
+			writeFile(t, helper(root), "print('fixed')\n", 0o644)
+			if _, err := r.Approve([]string{"alpha"}, "tester"); err != nil {
+				t.Fatal(err)
+			}
+			if tool := alpha(t, r); !tool.Ready {
+				t.Fatalf("not ready after the second approval: %s", tool.NotReady)
+			}
+			writeFile(t, helper(root), string(old), 0o644)
+			if err := os.WriteFile(LockPath(root), oldLock, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "older than its latest approval"},
 	}
 	for _, lazy := range []bool{false, true} {
 		for _, tt := range tests {

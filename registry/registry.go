@@ -268,8 +268,12 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 	digest := sha256.New()
 	var key []byte
 	var keyErr error
+	var seqs *sequences
 	if r.opts.RequireApproval {
 		key, keyErr = ReadKey(r.opts.StateDir)
+		if keyErr == nil {
+			seqs, keyErr = readSequences(r.opts.StateDir)
+		}
 	}
 	for _, root := range r.opts.PluginDirs {
 		entries, err := os.ReadDir(root)
@@ -284,6 +288,9 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 			lk.path = LockPath(root)
 			lk.lock, lk.err = ReadLock(root)
 			lk.key = key
+			if seqs != nil {
+				lk.latest = seqs.Latest[lk.path]
+			}
 			if lk.err == nil {
 				lk.err = keyErr
 			}
@@ -344,7 +351,10 @@ type lockView struct {
 	path string
 	lock *Lock
 	key  []byte
-	err  error
+	// latest is each tool's latest approval number in this lock, from
+	// the state folder's sequence record.
+	latest map[string]uint64
+	err    error
 }
 
 // checkUses marks an agent not ready when a tool or action its uses names
@@ -465,6 +475,10 @@ func (r *Registry) lockEntry(t *Tool, lk *lockView) *Approval {
 		return nil
 	case !a.valid(name, lk.key):
 		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key (edited by hand, or approved by another user)", lk.path))
+		return nil
+	case a.Seq < lk.latest[name]:
+		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is approval %d, older than its latest approval (%d, %s): an older lock file was put back, so the folder it approved runs only when a person approves it again",
+			lk.path, a.Seq, lk.latest[name], SequenceFile))
 		return nil
 	}
 	return a
