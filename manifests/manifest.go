@@ -3,6 +3,7 @@ package manifests
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -37,7 +38,14 @@ type Manifest struct {
 	// Eager asks the host to launch the plugin at start.
 	Eager bool
 	// Env lists host environment variables passed through to the plugin.
+	// Variables of the host's own (HostOnlyEnv) are never passed, whatever
+	// it lists.
 	Env []string
+	// ExecPath, when set, is the PATH the plugin runs with: absolute
+	// folders, searched in order. Without it the plugin's PATH is the
+	// system's fixed one (the host's PATH is passed only when Env lists
+	// PATH).
+	ExecPath []string
 	// Concurrency is how many calls may be in flight at once (default 4).
 	Concurrency int
 	// Memory, when non-zero, is the most resident memory (bytes) the
@@ -103,6 +111,29 @@ func (m *Manifest) UsedTools() []string {
 	for _, u := range m.Uses {
 		if !slices.Contains(out, u.Tool) {
 			out = append(out, u.Tool)
+		}
+	}
+	return out
+}
+
+// HostOnlyEnv reports whether an environment variable is the host's own —
+// its configuration and credentials (HOST_HTTP_TOKEN, the OAuth settings),
+// every name starting HOST_ — which the host passes to no plugin, whatever
+// the plugin's manifest lists in env or secrets.
+func HostOnlyEnv(name string) bool { return strings.HasPrefix(name, "HOST_") }
+
+// WithheldEnv returns the variables the manifest asks for in env or
+// secrets that the host never passes (HostOnlyEnv), in manifest order.
+func (m *Manifest) WithheldEnv() []string {
+	var out []string
+	for _, k := range m.Env {
+		if HostOnlyEnv(k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for _, s := range m.Secrets {
+		if HostOnlyEnv(s.Env) && !slices.Contains(out, s.Env) {
+			out = append(out, s.Env)
 		}
 	}
 	return out

@@ -72,7 +72,7 @@ func ParseMemory(s string) (int64, error) {
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "exec_path", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
@@ -200,6 +200,7 @@ func (p *parser) parse(data []byte, m *Manifest) {
 	p.identity(fs, m)
 	p.lifecycle(fs, m)
 	p.env(fs, m)
+	p.execPath(fs, m)
 	p.limits(fs, m)
 	p.uses(fs["uses"], m)
 	p.secrets(fs["secrets"], m)
@@ -274,6 +275,32 @@ func (p *parser) env(fs map[string]entry, m *Manifest) {
 		}
 		return ""
 	})
+}
+
+// execPath reads the PATH the plugin runs with: absolute folders, each
+// listed once, holding no list separator; and not beside env: [PATH], which
+// asks for the host's PATH instead.
+func (p *parser) execPath(fs map[string]entry, m *Manifest) {
+	e, ok := fs["exec_path"]
+	if !ok {
+		return
+	}
+	m.ExecPath = p.stringSet(e, func(s string) string {
+		rest, abs := s, strings.HasPrefix(s, "/")
+		if len(s) >= 3 && (isLower(s[0]) || isUpper(s[0])) && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
+			rest, abs = s[2:], true // a Windows drive
+		}
+		switch {
+		case !abs:
+			return fmt.Sprintf("%q is not an absolute folder (the plugin runs in the host's working folder, so a relative one would name another folder each time; ~ and $HOME are not expanded)", s)
+		case strings.ContainsAny(rest, ":;"):
+			return fmt.Sprintf("%q holds a list separator (: or ;): give one folder per entry", s)
+		}
+		return ""
+	})
+	if slices.Contains(m.Env, "PATH") {
+		p.addf(e.val, "exec_path", "give exec_path (fixed folders) or env: [PATH] (the host's PATH), not both")
+	}
 }
 
 // limits reads what the plugin may use: calls at once, memory and CPU time.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
@@ -134,5 +135,50 @@ func TestCLIErrors(t *testing.T) {
 				t.Errorf("exit %d, %v; want exit %d, code %s", code, got, tt.wantExit, tt.wantCode)
 			}
 		})
+	}
+}
+
+// TestUserSitePackagesDoNotRun: a .pth file in the user's site-packages
+// (~/.local/lib/python3.X/site-packages) runs its import lines in every
+// Python started without -I; the plugin's must not run it. The test first
+// shows that the same HOME does run it in a Python started plainly.
+func TestUserSitePackagesDoNotRun(t *testing.T) {
+	py := "/usr/bin/python3"
+	if _, err := os.Stat(py); err != nil {
+		py = "python3"
+	}
+	ver, err := exec.Command(py, "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+	if err != nil {
+		t.Skipf("no python3: %v", err)
+	}
+	home := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "pth-ran")
+	site := filepath.Join(home, ".local", "lib", "python"+strings.TrimSpace(string(ver)), "site-packages")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pth := fmt.Sprintf("import pathlib; pathlib.Path(%q).write_text('ran')\n", marker)
+	if err := os.WriteFile(filepath.Join(site, "zz-hook.pth"), []byte(pth), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C.UTF-8"}
+
+	plain := exec.Command(py, "-c", "pass")
+	plain.Env = env
+	if out, err := plain.CombinedOutput(); err != nil {
+		t.Fatalf("python3 -c pass: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Skipf("this python3 runs no user .pth file (user site-packages off): nothing to test")
+	}
+	os.Remove(marker)
+
+	cmd := exec.Command(bin, "stats", "--text", "One short sentence.")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("text stats: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a .pth file in the user's site-packages ran inside the text plugin")
 	}
 }

@@ -210,13 +210,13 @@ func TestGreet(t *testing.T) {
 
 const pyLauncherTmpl = `#!/bin/sh
 # {{.Name}}'s entrypoint: runs {{.Module}}.py with the Python that has Debian's
-# python3-grpcio, -protobuf, -cryptography and -yaml.
+# python3-grpcio, -protobuf, -cryptography and -yaml; -I isolates it (no
+# user site-packages, no PYTHON* variables), -B writes no bytecode.
 here=$(dirname "$0")
-export PYTHONDONTWRITEBYTECODE=1
 if [ -x /usr/bin/python3 ]; then
-	exec /usr/bin/python3 "$here/{{.Module}}.py" "$@"
+	exec /usr/bin/python3 -I -B "$here/{{.Module}}.py" "$@"
 fi
-exec python3 "$here/{{.Module}}.py" "$@"
+exec python3 -I -B "$here/{{.Module}}.py" "$@"
 `
 
 const pyMainTmpl = `"""{{.Name}}: a toolhost plugin in Python. Its actions are declared in

@@ -19,6 +19,11 @@ const reaperNeeded = true
 // /proc, which macOS lacks; the host logs so when a manifest sets them.
 const limitsEnforced = false
 
+// systemPath is the PATH a plugin runs with unless its manifest names
+// folders (exec_path) or asks for the host's (env: [PATH]): the folders of
+// /etc/paths on a stock macOS, none a user can write to.
+func systemPath([]string) string { return "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" }
+
 // osProc is what macOS keeps per plugin process: nothing beyond its pid.
 type osProc struct{}
 

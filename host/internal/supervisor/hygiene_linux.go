@@ -19,6 +19,13 @@ const reaperNeeded = true
 // limitsEnforced: the watchdog enforces memory and cpu_time from /proc.
 const limitsEnforced = true
 
+// systemPath is the PATH a plugin runs with unless its manifest names
+// folders (exec_path) or asks for the host's (env: [PATH]): the system's
+// folders only, none a user can write to.
+func systemPath([]string) string {
+	return "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+}
+
 // osProc is what Linux keeps per plugin process: nothing beyond its pid.
 type osProc struct{}
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -20,6 +21,19 @@ const reaperNeeded = false
 // committed memory, all its processes together) and cpu_time (user-mode
 // CPU time of each process).
 const limitsEnforced = true
+
+// systemPath is the PATH a plugin runs with unless its manifest names
+// folders (exec_path) or asks for the host's (env: [PATH]): Windows' own
+// folders under SystemRoot (taken from the host's environment).
+func systemPath(environ []string) string {
+	root := `C:\Windows`
+	for _, kv := range environ {
+		if k, v, _ := strings.Cut(kv, "="); strings.EqualFold(k, "SystemRoot") && v != "" {
+			root = v
+		}
+	}
+	return root + `\System32;` + root + `;` + root + `\System32\Wbem`
+}
 
 // osProc is the plugin's job object and a handle to wait on its process.
 type osProc struct {

@@ -24,17 +24,18 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // BaseEnv is the minimal set of host variables every plugin gets: the
-// basics of a process, and the four XDG base directories (XDG_CACHE_HOME,
+// basics of a process (PATH aside: see pluginEnv), and the four XDG base directories (XDG_CACHE_HOME,
 // XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_STATE_HOME), which only say where the
 // user keeps each kind of file, so a plugin finds its cache and data where
 // the user moved them. No other XDG_* variable passes: a name with that
 // prefix is no promise that it holds a path (XDG_SECRET_TOKEN).
-var BaseEnv = []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR",
+var BaseEnv = []string{"HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR",
 	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"}
 
 // Options configure a Supervisor. Zero values take the defaults.
@@ -694,7 +695,11 @@ func DescribeDiff(manifest, binary []string) string {
 }
 
 // pluginEnv is the scrubbed environment: the base set, the manifest's
-// passthrough, and its declared secrets.
+// passthrough, and its declared secrets, less every variable of the host's
+// own (manifests.HostOnlyEnv) whatever the manifest lists; and PATH, which
+// is the manifest's exec_path, the host's when env lists PATH, or else the
+// system's fixed one — never a folder of the user's the manifest did not
+// name, where a program of the same name as one the plugin runs could be.
 func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
 	want := map[string]bool{}
 	for _, k := range BaseEnv {
@@ -706,13 +711,22 @@ func (s *Supervisor) pluginEnv(tool *registry.Tool) []string {
 	for _, sec := range tool.Manifest.Secrets {
 		want[sec.Env] = true
 	}
+	path := systemPath(s.opts.Environ)
+	if len(tool.Manifest.ExecPath) > 0 {
+		path = strings.Join(tool.Manifest.ExecPath, string(os.PathListSeparator))
+	}
 	var env []string
 	for _, kv := range s.opts.Environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if want[k] {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case manifests.HostOnlyEnv(k):
+		case k == "PATH" && want[k]:
+			path = v
+		case want[k]:
 			env = append(env, kv)
 		}
 	}
+	env = append(env, "PATH="+path)
 	sort.Strings(env)
 	return env
 }

@@ -106,7 +106,7 @@ func env(context.Context, *sdk.Request) (*sdk.Result, error) {
 	}
 	sort.Strings(names)
 	wd, _ := os.Getwd()
-	return data("names", names, "pid", os.Getpid(), "ppid", os.Getppid(), "wd", wd), nil
+	return data("names", names, "pid", os.Getpid(), "ppid", os.Getppid(), "wd", wd, "path", os.Getenv("PATH")), nil
 }
 
 func garbage(context.Context, *sdk.Request) (*sdk.Result, error) {
