@@ -320,6 +320,10 @@ func runCheck(ctx context.Context, a *app, w io.Writer) int {
 		problems++
 	}
 	for _, t := range snap.Tools {
+		for _, k := range t.Manifest.WithheldEnv() {
+			fmt.Fprintf(w, "warn %s: %s asks for %s, the host's own (HOST_*): no plugin gets it, whatever its manifest says; remove it from env or secrets\n",
+				t.Name(), t.Manifest.Path, k)
+		}
 		if !t.Ready {
 			fmt.Fprintf(w, "FAIL %s: not ready: %s\n", t.Name(), t.NotReady)
 			problems++

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/toolhost/toolhost/manifests"
 )
 
 // KeyFile is the name of the approval key in the host's state folder.
@@ -50,6 +52,9 @@ type Approval struct {
 	Actions []ApprovedAction `json:"actions"`
 	// Secrets are the names of the secrets the manifest declares.
 	Secrets []string `json:"secrets,omitempty"`
+	// Declares is the rest of what the manifest declares that a person
+	// must judge, one line each; nil in entries written before it existed.
+	Declares []string `json:"declares,omitempty"`
 	// ApprovedBy is the user and the command that approved it.
 	ApprovedBy string `json:"approved_by"`
 	// ApprovedAt is when.
@@ -163,7 +168,68 @@ func approvalOf(t *Tool, d *FolderDigest, by string, at time.Time) *Approval {
 	for _, s := range t.Manifest.Secrets {
 		a.Secrets = append(a.Secrets, s.Name)
 	}
+	a.Declares = declares(t.Manifest)
 	return a
+}
+
+// declares renders, one "field: value" line each in a fixed order, what a
+// manifest declares beyond its actions that a person approving it must
+// judge: what runs, what it gets from the environment, and its limits.
+func declares(m *manifests.Manifest) []string {
+	list := func(l []string) string {
+		if len(l) == 0 {
+			return "none"
+		}
+		return strings.Join(l, ", ")
+	}
+	orNone := func(d time.Duration, none string) string {
+		if d == 0 {
+			return none
+		}
+		return d.String()
+	}
+	var secrets []string
+	for _, s := range m.Secrets {
+		req := ""
+		if s.Required {
+			req = ", required"
+		}
+		secrets = append(secrets, fmt.Sprintf("%s from $%s%s", s.Name, s.Env, req))
+	}
+	path := "the system's fixed PATH"
+	switch {
+	case len(m.ExecPath) > 0:
+		path = strings.Join(m.ExecPath, string(filepath.ListSeparator))
+	case slices.Contains(m.Env, "PATH"):
+		path = "the host's PATH (env lists PATH)"
+	}
+	memory := "no limit"
+	if m.Memory > 0 {
+		memory = fmt.Sprintf("%d MiB", m.Memory>>20)
+	}
+	return []string{
+		"entrypoint: " + m.Entrypoint,
+		"env: " + list(m.Env),
+		"secrets: " + list(secrets),
+		"PATH: " + path,
+		"uses: " + list(m.UseNames()),
+		"timeout: " + m.Timeout.String(),
+		"concurrency: " + fmt.Sprint(m.Concurrency),
+		"memory: " + memory,
+		"cpu_time: " + orNone(m.CPUTime, "no limit"),
+		"idle: " + orNone(m.Idle, "the host's"),
+		fmt.Sprintf("eager: %v", m.Eager),
+	}
+}
+
+// withheld says, one line each, which variables the manifest asks for that
+// the host never passes to a plugin.
+func withheld(m *manifests.Manifest) []string {
+	var out []string
+	for _, k := range m.WithheldEnv() {
+		out = append(out, fmt.Sprintf("withheld: %s is the host's own (HOST_*): no plugin gets it, whatever its manifest asks", k))
+	}
+	return out
 }
 
 // describeChange says, one line each, what differs between an approval and
@@ -185,9 +251,7 @@ func describeChange(old, cur *Approval) []string {
 			acts = append(acts, fmt.Sprintf("%s (%s)", a.Name, flags(a)))
 		}
 		out = append(out, fmt.Sprintf("actions: %s", strings.Join(acts, ", ")))
-		if len(cur.Secrets) > 0 {
-			out = append(out, "secrets: "+strings.Join(cur.Secrets, ", "))
-		}
+		out = append(out, cur.Declares...)
 		out = append(out, fmt.Sprintf("files: %d", len(cur.Files)))
 		return out
 	}
@@ -218,12 +282,42 @@ func describeChange(old, cur *Approval) []string {
 			out = append(out, "new secret: "+s)
 		}
 	}
+	for _, s := range old.Secrets {
+		if !slices.Contains(cur.Secrets, s) {
+			out = append(out, "removed secret: "+s)
+		}
+	}
+	out = append(out, declaresDiff(old.Declares, cur.Declares)...)
 	if files := ChangedFiles(old.Files, cur.Files); len(files) > 0 {
 		out = append(out, "changed files: "+strings.Join(files, " "))
 	}
 	if len(out) == 0 && old.Digest != cur.Digest {
 		// The digest covers folders too, which the approval does not list.
 		out = append(out, "folders added or removed (every file is as approved)")
+	}
+	return out
+}
+
+// declaresDiff gives the lines of old that cur changed as "- line" and
+// their new form as "+ line", field by field; an approval that recorded
+// nothing (written before Declares existed) shows every line of cur.
+func declaresDiff(old, cur []string) []string {
+	field := func(line string) string { f, _, _ := strings.Cut(line, ": "); return f }
+	was := map[string]string{}
+	for _, l := range old {
+		was[field(l)] = l
+	}
+	var out []string
+	for _, l := range cur {
+		o, ok := was[field(l)]
+		switch {
+		case len(old) == 0:
+			out = append(out, "+ "+l+" (the old approval did not record it)")
+		case !ok:
+			out = append(out, "+ "+l)
+		case o != l:
+			out = append(out, "- "+o, "+ "+l)
+		}
 	}
 	return out
 }
@@ -327,6 +421,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 		cur.MAC = cur.mac(t.Name(), key)
 		l.Tools[t.Name()] = cur
 		ch.What = append(ch.What, describeChange(old, cur)...)
+		ch.What = append(ch.What, withheld(t.Manifest)...)
 		copyDir := runCopyDir(r.opts.RunDir, t.Digest)
 		if _, err := os.Lstat(copyDir); err == nil {
 			if verifyRunCopy(t, copyDir, r.opts.Hashes, nil) != nil {

@@ -122,3 +122,51 @@ func TestLockRefusesWhatWasNotApproved(t *testing.T) {
 		}
 	}
 }
+
+// TestApproveShowsEveryManifestChange: a re-approval lists, as a diff,
+// each change of the manifest a person must judge — not only that
+// tool.yaml changed — and names the host's own variables it asked for,
+// which no plugin gets.
+func TestApproveShowsEveryManifestChange(t *testing.T) {
+	root, r := lockedRegistry(t)
+	if _, err := r.Approve(nil, "tester"); err != nil {
+		t.Fatal(err)
+	}
+	m := strings.ReplaceAll(validManifest, "%s", "alpha")
+	m = strings.Replace(m, "entrypoint: bin", "entrypoint: lib/helper.py\n"+
+		"env: [HOST_HTTP_TOKEN, AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK]\nexec_path: [/opt/x/bin, /usr/bin]\n"+
+		"timeout: 10m\nconcurrency: 64\nmemory: 1GiB\ncpu_time: 1h\n"+
+		"secrets:\n  - {name: oauth, env: HOST_OAUTH_CLIENT_SECRET}", 1)
+	m = strings.Replace(m, "    read_only: true\n", "    reversible: false\n", 1)
+	writeFile(t, filepath.Join(root, "alpha", "tool.yaml"), m, 0o644)
+	os.Chmod(filepath.Join(root, "alpha", "lib", "helper.py"), 0o755)
+	if tool := alpha(t, r); tool.Ready || !strings.Contains(tool.NotReady, "+ env: HOST_HTTP_TOKEN, AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK") {
+		t.Fatalf("host list says %q; want the env change in it", tool.NotReady)
+	}
+	changes, err := r.Approve([]string{"alpha"}, "tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	what := strings.Join(changes[0].What, "\n")
+	for _, want := range []string{
+		"action list-credentials was read-only, is now irreversible",
+		"- entrypoint: bin\n+ entrypoint: lib/helper.py",
+		"- env: none\n+ env: HOST_HTTP_TOKEN, AWS_SECRET_ACCESS_KEY, SSH_AUTH_SOCK",
+		"- secrets: none\n+ secrets: oauth from $HOST_OAUTH_CLIENT_SECRET",
+		"- PATH: the system's fixed PATH\n+ PATH: /opt/x/bin:/usr/bin",
+		"- timeout: 30s\n+ timeout: 10m0s",
+		"- concurrency: 4\n+ concurrency: 64",
+		"- memory: no limit\n+ memory: 1024 MiB",
+		"- cpu_time: no limit\n+ cpu_time: 1h0m0s",
+		"new secret: oauth",
+		"withheld: HOST_HTTP_TOKEN is the host's own",
+		"withheld: HOST_OAUTH_CLIENT_SECRET is the host's own",
+	} {
+		if !strings.Contains(what, want) {
+			t.Errorf("approve says:\n%s\nwant it to say:\n%s", what, want)
+		}
+	}
+	if strings.Contains(what, "withheld: AWS_SECRET_ACCESS_KEY") {
+		t.Errorf("a variable the plugin does get is called withheld:\n%s", what)
+	}
+}

@@ -204,11 +204,11 @@ func TestDamagedKeyIsNamed(t *testing.T) {
 func TestApprovingANewToolListsItsSecrets(t *testing.T) {
 	tests := []struct {
 		name, manifest string
-		want           string // the secrets line; "" for none
+		want           string // the secrets line
 	}{
 		{"two secrets", strings.Replace(strings.ReplaceAll(validManifest, "%s", "alpha"), "entrypoint: bin",
-			"entrypoint: bin\nsecrets:\n  - {name: api-token, env: ALPHA_TOKEN}\n  - {name: db-password, env: ALPHA_DB}", 1), "secrets: api-token, db-password"},
-		{"no secrets", "", ""},
+			"entrypoint: bin\nsecrets:\n  - {name: api-token, env: ALPHA_TOKEN}\n  - {name: db-password, env: ALPHA_DB}", 1), "secrets: api-token from $ALPHA_TOKEN, db-password from $ALPHA_DB"},
+		{"no secrets", "", "secrets: none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
