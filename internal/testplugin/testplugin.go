@@ -82,6 +82,9 @@ actions:
   - name: spawn
     description: Start a child process that sleeps, and leave it running.
     read_only: true
+  - name: escape
+    description: Leave a grandchild that calls setsid (its own session and group) sleeping, its parent gone.
+    read_only: true
   - name: hog
     description: Hold mb MiB of memory until the call ends.
     read_only: true

@@ -47,10 +47,12 @@ func (r *procRunner) release()          {}
 func (r *procRunner) waitExited() { <-exitOf(r.pid) }
 
 // killTree kills the plugin's process group.
-func (r *procRunner) killTree() { killGroup(r.pid) }
+func (r *procRunner) killTree() { killPlugin(r.pid, r.reaper) }
 
-// killGroup sends SIGKILL to process group pgid (gone already is fine).
-func killGroup(pgid int) {
+// killPlugin sends SIGKILL to process group pgid (gone already is fine),
+// reaper included: macOS has no child subreaper, so a process that left
+// the group with setsid, once its parent is dead, is no one's to kill.
+func killPlugin(pgid int, _ bool) {
 	if pgid > 0 {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}

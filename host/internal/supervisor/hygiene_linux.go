@@ -57,13 +57,29 @@ func (r *procRunner) waitExited() {
 	}
 }
 
-// killTree kills the plugin's process group.
-func (r *procRunner) killTree() { killGroup(r.pid) }
+// killTree kills the plugin's process tree.
+func (r *procRunner) killTree() { killPlugin(r.pid, r.reaper) }
 
-// killGroup sends SIGKILL to process group pgid (gone already is fine).
-func killGroup(pgid int) {
-	if pgid > 0 {
+// killPlugin kills the plugin whose process group is pgid (gone already is
+// fine). Under a reaper, which leads the group, the reaper gets SIGTERM: it
+// kills every process under it, those that left the group with setsid as
+// well (they are its descendants: it is their subreaper), and exits; the
+// group's other members are SIGKILLed at once. SIGKILLing the whole group,
+// reaper included, would leave those others running. Without a reaper the
+// group is SIGKILLed.
+func killPlugin(pgid int, reaper bool) {
+	if pgid <= 0 {
+		return
+	}
+	if !reaper {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return
+	}
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	for _, pid := range GroupMembers(pgid) {
+		if g, err := syscall.Getpgid(pid); pid != pgid && err == nil && g == pgid {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
 
@@ -93,7 +109,7 @@ func Reap(args []string) int {
 	case code = <-exited:
 	case <-sigs:
 	}
-	killGroupButMe()
+	killTreeButMe()
 	return code
 }
 
@@ -118,14 +134,20 @@ func reapUntil(pid int) int {
 	}
 }
 
-// killGroupButMe SIGKILLs every other process of the reaper's group, until
-// none is left (a process may fork while the first round runs).
-func killGroupButMe() {
+// killTreeButMe SIGKILLs every other process of the reaper's group and
+// every descendant of the reaper — a process that called setsid left the
+// group, but as the reaper is a child subreaper it stays a descendant even
+// once its parent has died — until a round finds none (a process may fork
+// while the first round runs).
+func killTreeButMe() {
 	me := os.Getpid()
 	for round := 0; round < 10; round++ {
-		members := GroupMembers(me)
 		n := 0
-		for _, pid := range members {
+		for _, pid := range Descendants(me) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+		for _, pid := range GroupMembers(me) {
 			// GroupMembers read the group from /proc already; asking the
 			// kernel again, apart from that parse, means one slip in
 			// either (a mutation test flips one operator at a time)
@@ -147,6 +169,31 @@ func killGroupButMe() {
 			}
 		}
 	}
+}
+
+// Descendants returns the live (not zombie) processes descended from pid,
+// read from /proc: its children, theirs, and so on.
+func Descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(p); ok && st.state != 'Z' && st.state != 'X' {
+			children[st.ppid] = append(children[st.ppid], p)
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
 }
 
 // GroupMembers returns the live (not zombie) processes of process group
@@ -173,6 +220,7 @@ func GroupMembers(pgid int) []int {
 // procStat is what the supervisor reads from /proc/PID/stat.
 type procStat struct {
 	state byte
+	ppid  int
 	pgrp  int
 	// cpuTicks is utime+stime+cutime+cstime, in clock ticks.
 	cpuTicks int64
@@ -196,6 +244,7 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	st := procStat{state: f[0][0]}
+	st.ppid, _ = strconv.Atoi(f[4-3])
 	st.pgrp, _ = strconv.Atoi(f[5-3])
 	for _, n := range []int{14, 15, 16, 17} {
 		v, _ := strconv.ParseInt(f[n-3], 10, 64)

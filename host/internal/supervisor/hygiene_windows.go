@@ -111,9 +111,9 @@ func (r *procRunner) release() {
 	}
 }
 
-// killGroup does nothing on Windows: the watchdog, its only caller outside
+// killPlugin does nothing on Windows: the watchdog, its only caller outside
 // the runner, measures nothing there (the job object enforces the ceilings).
-func killGroup(int) {}
+func killPlugin(int, bool) {}
 
 // Reap only runs the plugin on Windows, which needs no reaper (see
 // reaperNeeded); args are the arguments after ReaperArg.

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -348,8 +349,9 @@ func TestDescribeMismatchIsNotReady(t *testing.T) {
 }
 
 // TestNoPluginOutlivesAKilledHost runs a child "host" (this test binary)
-// that launches the plugin and prints its pid, SIGKILLs the child, and
-// checks the plugin is gone.
+// that launches the plugin and prints its pid, its child's and its setsid
+// grandchild's, SIGKILLs the child, and checks they are all gone: the
+// plugin's reaper outlives the host, hears of its death and kills them.
 func TestNoPluginOutlivesAKilledHost(t *testing.T) {
 	if os.Getenv("SUPERVISOR_CHILD_PLUGINS") != "" {
 		return
@@ -375,10 +377,15 @@ func TestNoPluginOutlivesAKilledHost(t *testing.T) {
 		}
 		pids = append(pids, pid)
 	}
-	if len(pids) != 2 {
-		t.Fatalf("child said %q, want the plugin's pid and its child's", buf[:n])
+	if len(pids) != 3 {
+		t.Fatalf("child said %q, want the plugin's pid, its child's and its setsid grandchild's", buf[:n])
 	}
 	for _, pid := range pids {
+		t.Cleanup(func() {
+			if alive(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		})
 		if !alive(pid) {
 			t.Fatalf("process %d not running before the kill", pid)
 		}
@@ -387,7 +394,7 @@ func TestNoPluginOutlivesAKilledHost(t *testing.T) {
 	_ = cmd.Wait()
 	for i, pid := range pids {
 		if !waitGone(pid) {
-			t.Fatalf("%s %d outlived the SIGKILLed host", []string{"plugin", "the plugin's child"}[i], pid)
+			t.Fatalf("%s %d outlived the SIGKILLed host", []string{"plugin", "the plugin's child", "the plugin's setsid grandchild"}[i], pid)
 		}
 	}
 }
@@ -402,9 +409,11 @@ func TestChildHost(t *testing.T) {
 	tool, _ := reg.Scan().Tool("testtool")
 	sup := New(Options{CacheDir: os.Getenv("SUPERVISOR_CHILD_CACHE"), Reaper: "/proc/self/exe"})
 	r := sup.Call(context.Background(), tool, &wire.CallRequest{Action: "spawn", ArgsJson: []byte("{}")}, nil)
-	var m map[string]any
+	var m, e map[string]any
 	_ = json.Unmarshal(r.GetJson(), &m)
-	fmt.Printf("PID %v %v\n", m["pid"], m["child"])
+	r = sup.Call(context.Background(), tool, &wire.CallRequest{Action: "escape", ArgsJson: []byte("{}")}, nil)
+	_ = json.Unmarshal(r.GetJson(), &e)
+	fmt.Printf("PID %v %v %v\n", m["pid"], m["child"], e["grandchild"])
 	time.Sleep(time.Minute)
 }
 

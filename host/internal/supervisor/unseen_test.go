@@ -254,7 +254,7 @@ func TestReaperKillsWhatForksWhileItKills(t *testing.T) {
 	}
 	group := cmd.Process.Pid // the reaper leads its group
 	// Whatever the outcome, nothing of the group outlives the test.
-	t.Cleanup(func() { killGroup(group) })
+	t.Cleanup(func() { killPlugin(group, false) })
 	_ = cmd.Wait()
 	if left := GroupMembers(group); len(left) != 0 {
 		t.Fatalf("the reaper has exited and %d processes of its group still run (the first: %d)", len(left), left[0])

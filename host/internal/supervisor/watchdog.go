@@ -53,7 +53,7 @@ func (s *Supervisor) watch() {
 		w.p.killed = reason
 		w.p.mu.Unlock()
 		s.crashed(w.st, w.p, reason)
-		killGroup(w.p.pgid)
+		killPlugin(w.p.pgid, w.p.reaper)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func main() {
 		"relay":        relay,
 		"hold":         hold,
 		"spawn":        spawn,
+		"escape":       escape,
 		"hog":          hog,
 		"spin":         spin,
 		"storm":        storm,
@@ -183,6 +185,40 @@ func spawn(context.Context, *sdk.Request) (*sdk.Result, error) {
 	}
 	go func() { _ = cmd.Wait() }()
 	return data("child", cmd.Process.Pid, "pid", os.Getpid()), nil
+}
+
+// escape leaves a sleep that has left the plugin's process group and
+// session (setsid) and whose parent, a shell, has exited: a daemon the
+// plugin started. The host must not let it outlive the plugin either.
+func escape(context.Context, *sdk.Request) (*sdk.Result, error) {
+	out, err := exec.Command("/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!").Output()
+	if err != nil {
+		return nil, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return nil, fmt.Errorf("escape: the shell said %q: %w", out, err)
+	}
+	// The shell echoes the pid once it has forked: wait for setsid.
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if g := procGroup(strconv.Itoa(pid)); g != "" && g != procGroup("self") {
+			break
+		}
+	}
+	return data("grandchild", pid, "pid", os.Getpid()), nil
+}
+
+// procGroup reads a process's group from /proc/PID/stat (Linux), or "".
+func procGroup(pid string) string {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	i := strings.LastIndexByte(string(b), ')')
+	if err != nil || i < 0 {
+		return ""
+	}
+	if f := strings.Fields(string(b[i+1:])); len(f) > 2 {
+		return f[2]
+	}
+	return ""
 }
 
 // hog allocates and touches mb MiB, then holds it until the call ends.
