@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+
+	"google.golang.org/grpc/metadata"
 
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -34,8 +37,18 @@ type hostClient struct {
 	caller Caller
 }
 
-// Call implements Host.
+// callKey is the context key of the host broker id of the call a
+// handler's context belongs to.
+type callKey struct{}
+
+// Call implements Host. The nested call names the agent's call that ctx
+// belongs to (wire.NestedCallKey): the host runs it only on that call's own
+// Host service, so a host client kept from one call and used in another
+// is refused, and a confirmed nested call needs the confirmed call's ctx.
 func (h *hostClient) Call(ctx context.Context, tool, action string, args any, confirmed bool) (*Result, error) {
+	if id, ok := ctx.Value(callKey{}).(uint32); ok {
+		ctx = metadata.AppendToOutgoingContext(ctx, wire.NestedCallKey, strconv.FormatUint(uint64(id), 10))
+	}
 	raw := []byte("{}")
 	if args != nil {
 		b, err := json.Marshal(args)

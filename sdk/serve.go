@@ -96,6 +96,7 @@ func (s *server) Call(in *wire.CallRequest, stream grpc.ServerStreamingServer[wi
 		}
 		defer conn.Close()
 		req.host = &hostClient{client: wire.NewHostClient(conn), caller: req.Caller}
+		ctx = context.WithValue(ctx, callKey{}, id)
 	}
 	res, err := dispatch(ctx, s.plugin, req)
 	return send(resultEvent(res, err))

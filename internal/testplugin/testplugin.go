@@ -74,6 +74,18 @@ actions:
       - {name: action, type: string, required: true}
       - {name: args, type: object}
       - {name: confirmed, type: boolean}
+  - name: keep-host
+    description: Keep this call's host client for later calls, report progress, and wait until the call ends.
+    read_only: true
+  - name: relay-kept
+    description: Call another tool through the host client keep-host kept (another call's), with this call's context.
+    read_only: true
+    args:
+      - {name: tool, type: string, required: true}
+      - {name: action, type: string, required: true}
+      - {name: args, type: object}
+      - {name: confirmed, type: boolean}
+      - {name: background, type: boolean, description: Use a context of no call instead of this call's}
   - name: hold
     description: Write "started" to a named pipe, wait for the call's cancellation, write ctx.Err() to it.
     read_only: true

@@ -15,6 +15,13 @@ import (
 // PluginName is the key of the plugin in go-plugin's plugin map.
 const PluginName = "tool"
 
+// NestedCallKey is the gRPC metadata key of an agent's nested call (Host
+// service) naming, in decimal, the host broker id of the agent's call it is
+// made within: the Host service the host serves for one call refuses a
+// nested call named for another call, and a confirmed one named for none,
+// so a confirmation belongs to the call it was given to.
+const NestedCallKey = "toolhost-nested-call"
+
 // Handshake is the go-plugin handshake: a plugin started without this cookie
 // in its environment runs as a command-line tool instead.
 var Handshake = plugin.HandshakeConfig{

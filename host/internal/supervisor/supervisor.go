@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/toolhost/toolhost/manifests"
@@ -860,7 +862,7 @@ func serveHost(broker *plugin.GRPCBroker, srv wire.HostServer, req *wire.CallReq
 	started := make(chan *grpc.Server, 1)
 	go broker.AcceptAndServe(id, func(opts []grpc.ServerOption) *grpc.Server {
 		g := grpc.NewServer(opts...)
-		wire.RegisterHostServer(g, srv)
+		wire.RegisterHostServer(g, &callHost{HostServer: srv, id: id})
 		started <- g
 		return g
 	})
@@ -871,6 +873,35 @@ func serveHost(broker *plugin.GRPCBroker, srv wire.HostServer, req *wire.CallReq
 		default:
 		}
 	}
+}
+
+// callHost is the Host service of one agent call, whose broker id is id:
+// it runs a nested call only when the call names this one
+// (wire.NestedCallKey), or names none and is not confirmed. Every call of
+// an agent shares its process, so a host client one call kept could
+// otherwise carry another call's nested calls under this call's
+// confirmation.
+type callHost struct {
+	wire.HostServer
+	id uint32
+}
+
+// Call implements wire.HostServer.
+func (h *callHost) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingServer[wire.CallEvent]) error {
+	named := metadata.ValueFromIncomingContext(stream.Context(), wire.NestedCallKey)
+	var why string
+	switch {
+	case len(named) > 1 || len(named) == 1 && named[0] != strconv.FormatUint(uint64(h.id), 10):
+		why = "it was made within another call of the agent than the one whose host client carried it: a host client serves only the call it was given to"
+	case len(named) == 0 && in.GetConfirmed():
+		why = "a confirmed nested call must name the confirmed call it belongs to (made with that call's context): the confirmation belongs to that call only"
+	}
+	if why != "" {
+		return stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Result{Result: wire.Failure(wire.CodeDenied,
+			fmt.Sprintf("nested call %s %s refused: %s", in.GetTool(), in.GetAction(), why),
+			"call req.Host() of the request being served, with the context its handler was given")}})
+	}
+	return h.HostServer.Call(in, stream)
 }
 
 // logWriter forwards a plugin's stray stdout/stderr lines to the log.

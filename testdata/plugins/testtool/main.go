@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolhost/toolhost/cli/markdown"
@@ -37,6 +38,8 @@ func main() {
 		"delete-thing": echo,
 		"fail":         fail,
 		"relay":        relay,
+		"keep-host":    keepHost,
+		"relay-kept":   relayKept,
 		"hold":         hold,
 		"spawn":        spawn,
 		"escape":       escape,
@@ -174,6 +177,52 @@ func relay(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		return nil, err
 	}
 	return data("relayed", res.Data, "markdown", res.Markdown), nil
+}
+
+// kept is the host client keep-host kept: an agent's bug (a client cached
+// across calls) that must not carry one call's confirmation into another.
+var kept struct {
+	sync.Mutex
+	host sdk.Host
+}
+
+// keepHost keeps the call's host client, reports progress so the caller
+// knows, and waits until the call ends.
+func keepHost(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	kept.Lock()
+	kept.host = req.Host()
+	kept.Unlock()
+	req.Progress(1, 1, "kept")
+	<-ctx.Done()
+	return data("kept", true), nil
+}
+
+// relayKept makes a nested call through the host client keep-host kept.
+func relayKept(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
+	var a struct {
+		Tool       string         `json:"tool"`
+		Action     string         `json:"action"`
+		Args       map[string]any `json:"args"`
+		Confirmed  bool           `json:"confirmed"`
+		Background bool           `json:"background"`
+	}
+	if err := req.Bind(&a); err != nil {
+		return nil, err
+	}
+	kept.Lock()
+	host := kept.host
+	kept.Unlock()
+	if host == nil {
+		return nil, sdk.Errorf("no_host", "keep-host kept no host client")
+	}
+	if a.Background {
+		ctx = context.Background()
+	}
+	res, err := host.Call(ctx, a.Tool, a.Action, a.Args, a.Confirmed)
+	if err != nil {
+		return nil, err
+	}
+	return data("relayed", res.Data), nil
 }
 
 // spawn starts a long sleep as a child process and leaves it running, as a
