@@ -18,7 +18,10 @@ import (
 // only when the agent's own call was confirmed.
 type Host interface {
 	// Call runs tool's action with args (marshalled to a JSON object) and
-	// returns its result; a tool's failure comes back as an *Error.
+	// returns its result; a tool's failure comes back as an *Error. ctx is
+	// the handler's context (or derived from it): the host runs a nested
+	// call only within the call whose request gave this Host, and a
+	// confirmed one only with that call's context.
 	Call(ctx context.Context, tool, action string, args any, confirmed bool) (*Result, error)
 }
 
