@@ -417,7 +417,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			old = nil
 		}
 		cur := approvalOf(t, &FolderDigest{Sum: t.Digest, Files: t.Files}, by, now)
-		cur.Seq = seqs.next(LockPath(root), t.Name())
+		cur.Seq = seqs.next(sequenceKey(root), t.Name())
 		cur.MAC = cur.mac(t.Name(), key)
 		l.Tools[t.Name()] = cur
 		ch.What = append(ch.What, describeChange(old, cur)...)

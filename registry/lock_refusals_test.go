@@ -93,6 +93,25 @@ func TestLockRefusesWhatWasNotApproved(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "older than its latest approval"},
+		{"older lock put back, approved again under a relative name", func(t *testing.T, root string, r *Registry) {
+			oldLock, err := os.ReadFile(LockPath(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The second approval names the plugins folder relatively:
+			// it is the same lock, and the same record.
+			t.Chdir(filepath.Dir(root))
+			rel := New(Options{PluginDirs: []string{filepath.Base(root)}, RequireApproval: true, StateDir: r.opts.StateDir,
+				RunDir: r.opts.RunDir, Getenv: r.opts.Getenv})
+			writeFile(t, helper(root), "print('fixed')\n", 0o644)
+			if _, err := rel.Approve([]string{"alpha"}, "tester"); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, helper(root), "print('hi')\n", 0o644)
+			if err := os.WriteFile(LockPath(root), oldLock, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "older than its latest approval"},
 	}
 	for _, lazy := range []bool{false, true} {
 		for _, tt := range tests {

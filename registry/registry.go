@@ -289,7 +289,7 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 			lk.lock, lk.err = ReadLock(root)
 			lk.key = key
 			if seqs != nil {
-				lk.latest = seqs.Latest[lk.path]
+				lk.latest = seqs.Latest[sequenceKey(root)]
 			}
 			if lk.err == nil {
 				lk.err = keyErr

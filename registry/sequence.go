@@ -30,6 +30,16 @@ type sequences struct {
 
 const sequencesComment = "toolhost approval sequence: written by `host approve`; a plugins.lock entry older than the number here is refused until approved again"
 
+// sequenceKey names root's lock file in the record: its absolute path, so
+// one plugins folder named two ways (relative, absolute) is one entry.
+func sequenceKey(root string) string {
+	lock := LockPath(root)
+	if abs, err := filepath.Abs(lock); err == nil {
+		return abs
+	}
+	return lock
+}
+
 // readSequences reads stateDir's record; a missing one is empty.
 func readSequences(stateDir string) (*sequences, error) {
 	s := &sequences{Latest: map[string]map[string]uint64{}}
