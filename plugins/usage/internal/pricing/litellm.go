@@ -67,13 +67,25 @@ func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, no
 	if err != nil {
 		return nil, false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(cacheFile), 0o700); err == nil {
-		tmp := cacheFile + ".tmp"
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			_ = os.Rename(tmp, cacheFile)
-		}
-	}
+	writeCache(cacheFile, b)
 	return m, true, nil
+}
+
+// writeCache replaces the cache file by renaming a new file made beside it
+// with a fresh name (created exclusively, so a symlink planted at a fixed
+// temporary name is never followed); a failure leaves the old cache.
+func writeCache(cacheFile string, b []byte) {
+	if err := os.MkdirAll(filepath.Dir(cacheFile), 0o700); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(cacheFile), filepath.Base(cacheFile)+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), cacheFile) != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // ParseLiteLLM converts LiteLLM's price file (USD per token) to prices (USD
