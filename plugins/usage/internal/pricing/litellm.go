@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // LiteLLMURL is LiteLLM's public price file.
@@ -36,8 +38,8 @@ type litellmEntry struct {
 // CacheTTL, else fetched from url (and written to cacheFile). fetched says
 // whether the network was used.
 func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, now time.Time) (models map[string]Price, fetched bool, err error) {
-	if st, err := os.Stat(cacheFile); err == nil && now.Sub(st.ModTime()) < CacheTTL {
-		b, err := os.ReadFile(cacheFile)
+	if st, err := regular.Stat(cacheFile); err == nil && now.Sub(st.ModTime()) < CacheTTL {
+		b, err := regular.ReadFile(cacheFile, maxPriceFile)
 		if err == nil {
 			if m, err := ParseLiteLLM(b); err == nil {
 				return m, false, nil
@@ -59,7 +61,7 @@ func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, no
 	if resp.StatusCode != http.StatusOK {
 		return nil, false, fmt.Errorf("pricing: refresh: HTTP %d", resp.StatusCode)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxPriceFile))
 	if err != nil {
 		return nil, false, fmt.Errorf("pricing: refresh: %w", err)
 	}
