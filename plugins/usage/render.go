@@ -183,7 +183,7 @@ func renderSavings(w *window, s *report.Savings, degraded []source.Degraded, ski
 	} else {
 		b.WriteString("\n| Finding | Impact | What to do |\n|---|---:|---|\n")
 		for _, f := range s.Findings {
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", f.Title, usd(f.ImpactUSD), mdEscape(f.Detail))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", mdEscape(f.Title), usd(f.ImpactUSD), mdEscape(f.Detail))
 		}
 	}
 	if len(s.OneShot) > 0 {
@@ -272,7 +272,11 @@ func num(n int64) string {
 	return string(out)
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+func mdEscape(s string) string { return mdCell.Replace(s) }
+
+// mdCell escapes text from the logs (model, project and provider names) for
+// a Markdown table cell: a | would end the cell and a line break the row.
+var mdCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
 
 // blocksData is the blocks action's structured result.
 type blocksData struct {

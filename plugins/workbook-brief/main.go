@@ -308,10 +308,10 @@ func pagePath(abs string) string {
 // so a re-run on an unchanged workbook rewrites the same text.
 func render(given, abs string, briefs []sheetBrief, anomalies []anomaly, cut bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Workbook %s\n\n", filepath.Base(abs))
-	fmt.Fprintf(&b, "File: `%s`", abs)
+	fmt.Fprintf(&b, "# Workbook %s\n\n", inline(filepath.Base(abs)))
+	fmt.Fprintf(&b, "File: `%s`", inline(abs))
 	if given != abs {
-		fmt.Fprintf(&b, " (given as `%s`)", given)
+		fmt.Fprintf(&b, " (given as `%s`)", inline(given))
 	}
 	b.WriteString("\n\n")
 	worksheets, data := 0, 0
@@ -334,7 +334,7 @@ func render(given, abs string, briefs []sheetBrief, anomalies []anomaly, cut boo
 			continue
 		}
 		d := s.Described
-		fmt.Fprintf(&b, "\n## %s\n\nHeader row %d; %d data rows; values in %s.\n\n", s.Title, d.HeaderRow, d.DataRows, orDash(d.UsedRange))
+		fmt.Fprintf(&b, "\n## %s\n\nHeader row %d; %d data rows; values in %s.\n\n", inline(s.Title), d.HeaderRow, d.DataRows, orDash(d.UsedRange))
 		b.WriteString("| Column | Header | Type | Filled | Range or examples |\n|---|---|---|---|---|\n")
 		for _, c := range d.Columns {
 			spread := examples(c.Examples, 3)
@@ -370,7 +370,7 @@ func render(given, abs string, briefs []sheetBrief, anomalies []anomaly, cut boo
 		b.WriteString("None found.\n")
 	}
 	for _, a := range anomalies {
-		fmt.Fprintf(&b, "- **%s** (%s): %s\n", a.Sheet, a.Kind, a.Detail)
+		fmt.Fprintf(&b, "- **%s** (%s): %s\n", inline(a.Sheet), a.Kind, inline(a.Detail))
 	}
 	if cut {
 		b.WriteString("\n_Only the first sheets were described (max-sheets)._\n")
@@ -424,6 +424,13 @@ func examples(vs []any, n int) string {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// inline makes text from the workbook (sheet names, headers) or its path
+// safe on one line of the page: a line break would let it start a heading,
+// a list item or front matter of its own, and a backtick end a code span.
+func inline(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "`", "'").Replace(s)
 }
 
 // cell makes text safe inside a Markdown table cell, at most 60 runes.

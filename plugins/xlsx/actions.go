@@ -483,9 +483,68 @@ type dumpArgs struct {
 func pyList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(n, `\`, `\\`), "'", `\'`) + "'"
+		q[i] = "'" + strings.ReplaceAll(dumpEscape(n), "'", `\'`) + "'"
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// dumpSpecial marks the bytes dump escapes: the backslash that starts an
+// escape, the | between cells, and the control characters (line breaks
+// above all), so that a cell or a sheet name never starts a line of its
+// own nor a cell that is not one.
+var dumpSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['\\'], t['|'], t[0x7f] = true, true, true
+	return t
+}()
+
+// appendDumpEscaped appends s as dump writes text: \\, \|, \n, \r, \t, and
+// \xHH for the other control characters.
+func appendDumpEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !dumpSpecial[c] {
+			dst = append(dst, c)
+			continue
+		}
+		switch c {
+		case '\\', '|':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			dst = append(dst, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+		}
+	}
+	return dst
+}
+
+// dumpEscape is appendDumpEscaped as a string.
+func dumpEscape(s string) string {
+	for i := 0; i < len(s); i++ {
+		if dumpSpecial[s[i]] {
+			return string(appendDumpEscaped(nil, s))
+		}
+	}
+	return s
+}
+
+// escapeTail escapes dst[from:] in place as appendDumpEscaped does, when
+// it holds anything to escape.
+func escapeTail(dst []byte, from int) []byte {
+	for i := from; i < len(dst); i++ {
+		if dumpSpecial[dst[i]] {
+			tail := string(dst[i:])
+			return appendDumpEscaped(dst[:i], tail)
+		}
+	}
+	return dst
 }
 
 func dump(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -584,13 +643,14 @@ func unreadable(path, sheet string, err error) (unreadableSheet, bool) {
 // "[=A3*2]" when the file holds no computed value).
 func appendCellText(dst []byte, r workbook.Row, j int) []byte {
 	if j < len(r.Cells) {
-		dst = r.Cells[j].AppendText(dst)
+		n := len(dst)
+		dst = escapeTail(r.Cells[j].AppendText(dst), n)
 	}
 	if j < len(r.Formulas) && r.Formulas[j] != "" {
 		if j < len(r.Cells) && !r.Cells[j].IsEmpty() {
 			dst = append(dst, ' ')
 		}
-		dst = append(append(append(dst, '['), r.Formulas[j]...), ']')
+		dst = append(appendDumpEscaped(append(dst, '['), r.Formulas[j]), ']')
 	}
 	return dst
 }
@@ -615,7 +675,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 	ioErr := func(err error) error {
 		return sdk.Errorf(sdk.CodeInternalError, "dump %s: %v", a.Path, err)
 	}
-	pre := "### FILE: " + a.Path + "\n### SHEETS: " + pyList(names) + "\n\n"
+	pre := "### FILE: " + dumpEscape(a.Path) + "\n### SHEETS: " + pyList(names) + "\n\n"
 	written, runes := len(pre), utf8.RuneCountInString(pre)
 	if _, err := io.WriteString(out, pre); err != nil {
 		return 0, nil, ioErr(err)
@@ -678,9 +738,9 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 				return 0, nil, workbookError(a.Path, err)
 			}
 			bad = append(bad, u)
-			tail = "(cannot be read: " + u.Error + ")\n"
+			tail = "(cannot be read: " + dumpEscape(u.Error) + ")\n"
 			if shown > 0 {
-				tail = "(the rest cannot be read: " + u.Error + ")\n"
+				tail = "(the rest cannot be read: " + dumpEscape(u.Error) + ")\n"
 			}
 		case shown == 0:
 			tail = "(empty)\n"
@@ -717,5 +777,5 @@ func sheetHeader(name, dims string) []byte {
 	case !strings.Contains(dims, ":"):
 		dims += ":" + dims
 	}
-	return fmt.Appendf(nil, "\n===== SHEET: %s  (dims %s) =====\n", name, dims)
+	return fmt.Appendf(nil, "\n===== SHEET: %s  (dims %s) =====\n", dumpEscape(name), dumpEscape(dims))
 }

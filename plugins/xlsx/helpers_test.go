@@ -50,8 +50,8 @@ func sampleXLSX(t *testing.T) string {
 	return p
 }
 
-// allowDir makes a temporary folder the only allowed root and returns it
-// with its symlinks resolved.
+// allowDir makes a temporary folder the only allowed root and dump's
+// output folder, and returns it with its symlinks resolved.
 func allowDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
@@ -59,6 +59,7 @@ func allowDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Setenv(rootsEnv, dir)
+	t.Setenv(outputEnv, dir)
 	return dir
 }
 

@@ -12,17 +12,18 @@ import (
 
 // prebuiltManifest is tool.yaml parsed at build time, for sdk.Plugin.Manifest.
 var prebuiltManifest = &sdk.PrebuiltManifest{
-	SHA256: "773f0c024b1b11437c107f81f99720c89d360afa3da8d962c736799b20fdc48e",
+	SHA256: "e2eb22b856962c6e4e3d61897446bb20ca7b54d60d68e9d6bb2478b5aa3b8828",
 	Build: func() *manifests.Manifest {
 		return &manifests.Manifest{
 			Name:        "xlsx",
 			Kind:        manifests.Kind("tool"),
-			Description: "Read local Excel workbooks (.xlsx, .xlsm): list the sheets, read a sheet or an A1 range as JSON rows, read header-keyed records, search cells, describe columns, or dump the whole workbook as text. Values are typed as Excel stores them (numbers, text, booleans, error values such as #DIV/0!, formulas as their last computed value, or with formulas: true their formula text too, dates and times as ISO-8601). Reads stream, so large sheets are fine; page with offset and max-results. Only files under the allowed folders (XLSX_ROOTS, default the home and working directories) can be read. No credentials.",
+			Description: "Read local Excel workbooks (.xlsx, .xlsm): list the sheets, read a sheet or an A1 range as JSON rows, read header-keyed records, search cells, describe columns, or dump the whole workbook as text. Values are typed as Excel stores them (numbers, text, booleans, error values such as #DIV/0!, formulas as their last computed value, or with formulas: true their formula text too, dates and times as ISO-8601). Reads stream, so large sheets are fine; page with offset and max-results. Only files under the allowed folders (XLSX_ROOTS, default the home and working directories, never / nor a dot-folder) can be read. No credentials.",
 			Version:     "0.1.0",
 			Entrypoint:  "xlsx",
 			Timeout:     time.Duration(60000000000),
 			Env: []string{
 				"XLSX_ROOTS",
+				"XLSX_OUTPUT_DIR",
 				"XLSX_MAX_MEMORY",
 				"XLSX_MAX_CONCURRENCY",
 			},
@@ -177,7 +178,7 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 				},
 				{
 					Name:        "dump",
-					Description: "Dump every sheet of an Excel workbook / spreadsheet as readable pipe-delimited text (one line per non-empty row, prefixed with its row number, under a header per sheet), inline or saved to a new text file. save only creates new files inside the allowed folders and never overwrites (already_exists). A sheet that cannot be read is listed in unreadable_sheets; the others are still dumped.",
+					Description: "Dump every sheet of an Excel workbook / spreadsheet as readable pipe-delimited text (one line per non-empty row, prefixed with its row number, under a header per sheet; a | or line break inside a cell is written as \\| or \\n), inline or saved to a new text file. save is a file name in the output folder (XLSX_OUTPUT_DIR, default ~/toolhost-output/xlsx): it only creates new files there, never overwrites (already_exists), never names a dotfile and never follows a symlink. A sheet that cannot be read is listed in unreadable_sheets; the others are still dumped.",
 					Reversible:  true,
 					Args: []manifests.Arg{
 						{
@@ -189,7 +190,7 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						{
 							Name:        "save",
 							Type:        manifests.ArgType("string"),
-							Description: "Write the text to this new file instead of returning it",
+							Description: "Write the text to this new file in the output folder (a name such as book.txt, or a path inside the folder) instead of returning it",
 						},
 						{
 							Name:        "max-results",

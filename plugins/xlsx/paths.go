@@ -34,11 +34,14 @@ var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm"}
 
 // allowedRoots returns the folders paths must resolve under: XLSX_ROOTS,
 // or by default the user's home and the working directory; each with its
-// symlinks resolved.
+// symlinks resolved. A default root that is a system folder (see
+// systemFolder) is left out: a host started in / must not open the whole
+// disk to its agents.
 func allowedRoots() []string {
 	var raw []string
+	explicit := false
 	if v := os.Getenv(rootsEnv); strings.TrimSpace(v) != "" {
-		raw = filepath.SplitList(v)
+		raw, explicit = filepath.SplitList(v), true
 	} else {
 		if h, err := os.UserHomeDir(); err == nil {
 			raw = append(raw, h)
@@ -60,9 +63,49 @@ func allowedRoots() []string {
 		if real, err := filepath.EvalSymlinks(abs); err == nil {
 			abs = real
 		}
+		if !explicit && systemFolder(abs) {
+			continue
+		}
 		roots = append(roots, abs)
 	}
 	return roots
+}
+
+// systemFolders are the folders (and, but for /, everything beneath them)
+// that are never a default root nor an output folder.
+var systemFolders = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/boot", "/dev", "/proc", "/sys", "/run", "/var/lib", "/var/spool"}
+
+// systemFolder reports whether p is /, an ancestor of the home folder (such
+// as /home), a system folder or beneath one, or lies in a dot-folder (the
+// home's .ssh, .config, …).
+func systemFolder(p string) bool {
+	p = filepath.Clean(p)
+	if filepath.Dir(p) == p {
+		return true
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		if rel, ok := relUnder(p, filepath.Clean(h)); ok && rel != "." {
+			return true
+		}
+	}
+	for _, s := range systemFolders {
+		if _, ok := relUnder(s, p); ok {
+			return true
+		}
+	}
+	return hiddenIn(p) != ""
+}
+
+// hiddenIn returns the first component of the path p that names a dotfile
+// or dot-folder ("" when none does).
+func hiddenIn(p string) string {
+	for _, c := range strings.Split(filepath.ToSlash(p), "/") {
+		if c != "" && c != "." && c != ".." && strings.HasPrefix(c, ".") {
+			return c
+		}
+	}
+	return ""
 }
 
 // expandHome replaces a leading ~ (alone or before a separator) with the
@@ -127,6 +170,10 @@ func beneath(abs string, roots []string, create bool, fn func(root *os.Root, rel
 			if !ok {
 				continue
 			}
+			if hiddenIn(rel) != "" {
+				errs = append(errs, errHidden)
+				continue
+			}
 			root, err := os.OpenRoot(r)
 			if err != nil {
 				errs = append(errs, err)
@@ -157,7 +204,7 @@ func beneath(abs string, roots []string, create bool, fn func(root *os.Root, rel
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
 	}
-	for _, target := range []error{fs.ErrExist, fs.ErrNotExist, fs.ErrPermission} {
+	for _, target := range []error{errHidden, fs.ErrExist, fs.ErrNotExist, fs.ErrPermission} {
 		for _, e := range errs {
 			if errors.Is(e, target) {
 				return e
@@ -169,6 +216,17 @@ func beneath(abs string, roots []string, create bool, fn func(root *os.Root, rel
 
 // errOutside is openBeneath's answer when no root holds the path.
 var errOutside = errors.New("outside the allowed roots")
+
+// errHidden is beneath's answer for a path that passes through a dotfile
+// or dot-folder below its root: those hold keys and settings, never
+// workbooks an agent is meant to open.
+var errHidden = errors.New("a dotfile or dot-folder")
+
+func hiddenNotAllowed(p string) *sdk.Error {
+	return &sdk.Error{Code: codePathNotAllowed,
+		Message:  "path " + p + " passes through a dotfile or dot-folder (" + hiddenIn(p) + "), which this tool never opens",
+		NextStep: "move or copy the workbook out of the hidden folder, or add the folder itself to " + rootsEnv}
+}
 
 // openWorkbookFile opens a workbook for reading beneath an allowed root:
 // a regular .xlsx/.xlsm/.xltx/.xltm file. The caller owns the file.
@@ -187,6 +245,8 @@ func openWorkbookFile(p string) (*os.File, error) {
 	switch {
 	case errors.Is(err, errOutside):
 		return nil, notAllowed(abs, roots)
+	case errors.Is(err, errHidden):
+		return nil, hiddenNotAllowed(abs)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &sdk.Error{Code: sdk.CodeNotFound, Message: "file not found: " + p,
 			NextStep: "check the path; a relative path is taken from the working directory"}

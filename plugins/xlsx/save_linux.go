@@ -9,25 +9,19 @@ import (
 
 // createUnnamed opens a file with no name in dir (O_TMPFILE): it becomes
 // visible only when linkUnnamed names it, and vanishes with its descriptor
-// if the process dies first. It also returns dir as a file, for linkat.
-func createUnnamed(dir *os.Root) (*os.File, *os.File, error) {
-	d, err := dir.Open(".")
+// if the process dies first.
+func createUnnamed(dir *os.File) (*os.File, error) {
+	fd, err := unix.Openat(int(dir.Fd()), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o644)
 	if err != nil {
-		return nil, nil, err
-	}
-	fd, err := unix.Openat(int(d.Fd()), ".", unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o644)
-	if err != nil {
-		d.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	// Naming it later goes through /proc: without /proc mounted, use a
 	// named file instead of failing after the whole dump is written.
 	if _, err := os.Stat(procFD(fd)); err != nil {
 		unix.Close(fd)
-		d.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return os.NewFile(uintptr(fd), "(unnamed dump)"), d, nil
+	return os.NewFile(uintptr(fd), "(unnamed dump)"), nil
 }
 
 func procFD(fd int) string { return "/proc/self/fd/" + strconv.Itoa(fd) }

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build unix && !linux
 
 package main
 
@@ -10,6 +10,6 @@ import (
 var errNoUnnamed = errors.New("no unnamed files on this system")
 
 // createUnnamed is Linux's O_TMPFILE; elsewhere the pending file is named.
-func createUnnamed(*os.Root) (*os.File, *os.File, error) { return nil, nil, errNoUnnamed }
+func createUnnamed(*os.File) (*os.File, error) { return nil, errNoUnnamed }
 
 func linkUnnamed(_, _ *os.File, _ string) error { return errNoUnnamed }

@@ -29,7 +29,7 @@ CGO_ENABLED=0 go build -tags grpcnotrace -o "$work/xlsx" ./plugins/xlsx
 go build -o "$work/cpurun" ./tests/bench/xlsx/cpurun
 cp plugins/xlsx/tool.yaml "$work/"
 go run ./tests/bench/xlsx/gen -rows "$ROWS" -o "$work/bench.xlsx"
-export XLSX_ROOTS="$work"
+export XLSX_ROOTS="$work" XLSX_OUTPUT_DIR="$work"
 echo "workbook: $ROWS rows x 10 columns, $(du -h "$work/bench.xlsx" | cut -f1) on disk, openpyxl $(/usr/bin/python3 -c 'import openpyxl; print(openpyxl.__version__)'), $(go version | cut -d' ' -f3)"
 
 # measure LABEL CMD... : runs CMD once (stdout to a file) with cpurun and

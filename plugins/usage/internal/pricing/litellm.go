@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // LiteLLMURL is LiteLLM's public price file.
@@ -36,8 +38,8 @@ type litellmEntry struct {
 // CacheTTL, else fetched from url (and written to cacheFile). fetched says
 // whether the network was used.
 func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, now time.Time) (models map[string]Price, fetched bool, err error) {
-	if st, err := os.Stat(cacheFile); err == nil && now.Sub(st.ModTime()) < CacheTTL {
-		b, err := os.ReadFile(cacheFile)
+	if st, err := regular.Stat(cacheFile); err == nil && now.Sub(st.ModTime()) < CacheTTL {
+		b, err := regular.ReadFile(cacheFile, maxPriceFile)
 		if err == nil {
 			if m, err := ParseLiteLLM(b); err == nil {
 				return m, false, nil
@@ -59,7 +61,7 @@ func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, no
 	if resp.StatusCode != http.StatusOK {
 		return nil, false, fmt.Errorf("pricing: refresh: HTTP %d", resp.StatusCode)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxPriceFile))
 	if err != nil {
 		return nil, false, fmt.Errorf("pricing: refresh: %w", err)
 	}
@@ -67,13 +69,25 @@ func Refresh(ctx context.Context, client *http.Client, url, cacheFile string, no
 	if err != nil {
 		return nil, false, err
 	}
-	if err := os.MkdirAll(filepath.Dir(cacheFile), 0o700); err == nil {
-		tmp := cacheFile + ".tmp"
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			_ = os.Rename(tmp, cacheFile)
-		}
-	}
+	writeCache(cacheFile, b)
 	return m, true, nil
+}
+
+// writeCache replaces the cache file by renaming a new file made beside it
+// with a fresh name (created exclusively, so a symlink planted at a fixed
+// temporary name is never followed); a failure leaves the old cache.
+func writeCache(cacheFile string, b []byte) {
+	if err := os.MkdirAll(filepath.Dir(cacheFile), 0o700); err != nil {
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(cacheFile), filepath.Base(cacheFile)+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), cacheFile) != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // ParseLiteLLM converts LiteLLM's price file (USD per token) to prices (USD

@@ -7,9 +7,10 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 //go:embed prices.json
@@ -111,9 +112,12 @@ func (t *Table) Merge(source string, models map[string]Price) {
 	t.Sources = append(t.Sources, source)
 }
 
+// maxPriceFile bounds a price file read (LiteLLM's is a few megabytes).
+const maxPriceFile = 64 << 20
+
 // LoadOverride reads a user price file (the shape of File) and merges it.
 func (t *Table) LoadOverride(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path, maxPriceFile)
 	if err != nil {
 		return fmt.Errorf("pricing: override file: %w", err)
 	}

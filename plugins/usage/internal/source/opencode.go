@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // OpenCode reads OpenCode's SQLite database
@@ -116,9 +118,13 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 	if strings.HasSuffix(st.Path, ".json") {
 		return o.parseFile(st)
 	}
-	if fi, err := os.Stat(st.Path); err == nil {
-		st.BytesRead += fi.Size()
+	// The database is opened by SQLite, by name: check just before that it
+	// is a regular file (a FIFO would block SQLite's open).
+	fi, err := regular.Stat(st.Path)
+	if err != nil {
+		return err
 	}
+	st.BytesRead += fi.Size()
 	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)

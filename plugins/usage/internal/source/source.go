@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolhost/toolhost/plugins/usage/internal/jsonscan"
 	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // StepKind classifies one tool use of an assistant call.
@@ -274,7 +275,7 @@ func (e Env) Dir(key string, underHome ...string) string {
 // nothing but white space (created, not yet written) gives nil: nothing to
 // count.
 func readWhole(st *FileState) ([]byte, error) {
-	b, err := os.ReadFile(st.Path)
+	b, err := regular.ReadFile(st.Path, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -376,7 +377,7 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1<<20); return &b
 // advances st.Offset past them. A final line without a newline is consumed
 // only when it is a whole JSON value (the writer may still be writing it).
 func readLines(ctx context.Context, st *FileState, fn func(line []byte)) error {
-	f, err := os.Open(st.Path)
+	f, err := regular.Open(st.Path)
 	if err != nil {
 		return err
 	}

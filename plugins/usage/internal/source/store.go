@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/conc/pool"
+
+	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // Degraded says why a provider's data is partial or missing.
@@ -488,13 +489,13 @@ func (s *Store) View(fn func(*Snapshot)) {
 // stat returns a source's size and modification time; a database's
 // write-ahead log counts too.
 func stat(src Source) (int64, int64, error) {
-	fi, err := os.Stat(src.Path)
+	fi, err := regular.Stat(src.Path)
 	if err != nil {
 		return 0, 0, err
 	}
 	size, mtime := fi.Size(), fi.ModTime().UnixNano()
 	if !src.Appendable {
-		if w, err := os.Stat(src.Path + "-wal"); err == nil {
+		if w, err := regular.Stat(src.Path + "-wal"); err == nil {
 			size += w.Size()
 			mtime = max(mtime, w.ModTime().UnixNano())
 		}

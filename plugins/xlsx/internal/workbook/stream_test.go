@@ -76,7 +76,6 @@ func writeRows(t testing.TB, n int) string {
 // before.
 func peakHeap(t *testing.T, p string, n int) (peak uint64, rows int) {
 	t.Helper()
-	resetInflaters() // each read weighs its own part decompressor
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.GC() // what finalizers of the last test's files let go

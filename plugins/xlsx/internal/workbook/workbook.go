@@ -176,7 +176,6 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 	if err != nil {
 		return nil, invalidf(err, "not a zip package, or a truncated one")
 	}
-	zr.RegisterDecompressor(zip.Deflate, newInflater)
 	// Method 12, bzip2: Excel writes none, but Python's zipfile does, and
 	// openpyxl reads them.
 	zr.RegisterDecompressor(zipBzip2, func(r io.Reader) io.ReadCloser { return io.NopCloser(bzip2.NewReader(r)) })

@@ -1,6 +1,0 @@
-//go:build !race
-
-package inflate
-
-// underRace: see race_test.go.
-const underRace = false
