@@ -12,7 +12,7 @@ import (
 
 // prebuiltManifest is tool.yaml parsed at build time, for sdk.Plugin.Manifest.
 var prebuiltManifest = &sdk.PrebuiltManifest{
-	SHA256: "773f0c024b1b11437c107f81f99720c89d360afa3da8d962c736799b20fdc48e",
+	SHA256: "66759d343a5401822110d591c56f8ca13b4b8d30b40d5bfb5bd16cddea9a2652",
 	Build: func() *manifests.Manifest {
 		return &manifests.Manifest{
 			Name:        "xlsx",
@@ -101,6 +101,12 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"tabs",
+						"worksheets",
+						"how many sheets",
+						"sheet names",
+					},
 				},
 				{
 					Name:        "read-sheet",
@@ -174,6 +180,14 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"rows",
+						"table",
+						"contents",
+						"open sheet",
+						"tab",
+						"grid",
+					},
 				},
 				{
 					Name:        "dump",
@@ -239,6 +253,15 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"export",
+						"text",
+						"all sheets",
+						"print",
+						"convert",
+						"whole workbook",
+						"plain text",
+					},
 				},
 				{
 					Name:        "read-range",
@@ -302,6 +325,14 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"cells",
+						"cell",
+						"range",
+						"block",
+						"rectangle",
+						"address",
 					},
 				},
 				{
@@ -396,6 +427,16 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"objects",
+						"dictionary",
+						"dict",
+						"header",
+						"keys",
+						"json records",
+						"column names",
+						"keyed",
 					},
 				},
 				{
@@ -509,6 +550,15 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"find",
+						"look for",
+						"which cell",
+						"contains",
+						"word",
+						"value",
+						"locate",
+					},
 				},
 				{
 					Name:        "describe",
@@ -562,6 +612,16 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"column types",
+						"profile",
+						"schema",
+						"data types",
+						"statistics",
+						"kind of data",
+						"inspect",
+						"columns",
 					},
 				},
 			},
