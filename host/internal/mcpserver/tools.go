@@ -13,6 +13,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/host/internal/oauth"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -170,10 +171,13 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) capabilities(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var q discovery.Query
 	if bad := decodeInput(manifests.ToolCapabilities, req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
 		return mcpproto.Result(*bad), nil
+	}
+	if c := oauth.FromContext(ctx); c != nil {
+		q.Allow = c.Allows // over OAuth, only what the token's scopes let it run
 	}
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
 	if env != nil {
