@@ -149,6 +149,7 @@ bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
+	$(GO) test -run '^$$' -bench DiscoveryLarge -benchtime 1x -v ./host/internal/discovery/ | grep -E 'Benchmark|discovery (bytes|time)'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 

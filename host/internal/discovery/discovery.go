@@ -126,11 +126,11 @@ func listAnswer(snap *registry.Snapshot, q Query) map[string]any {
 // Search ranks the actions and skills of snap that q's scope admits
 // against q.Search, best first (all that scored, not only MaxHits).
 func Search(snap *registry.Snapshot, q Query) []Hit {
-	return indexOf(snap).search(q.Search, scope{kind: q.Kind, name: q.Name, allow: q.Allow})
+	return indexOf(snap).search(q.Search, scope{kind: q.Kind, name: q.Name, allow: q.Allow}, 0)
 }
 
 func searchAnswer(snap *registry.Snapshot, q Query) map[string]any {
-	hits := Search(snap, q)
+	hits := indexOf(snap).search(q.Search, scope{kind: q.Kind, name: q.Name, allow: q.Allow}, MaxHits)
 	list := make([]map[string]any, 0, MaxHits)
 	for _, h := range hits {
 		if len(list) == MaxHits || h.Score < ScoreFloor {

@@ -1,9 +1,10 @@
 package discovery
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -184,8 +185,8 @@ func (s scope) admits(h *Hit) bool {
 }
 
 // search scores every doc in scope against query and returns the hits
-// that scored, best first.
-func (ix *index) search(query string, sc scope) []Hit {
+// that scored, best first: all of them, or the best limit when limit > 0.
+func (ix *index) search(query string, sc scope, limit int) []Hit {
 	qterms := expand(queryTerms(query))
 	n := float64(len(ix.docs))
 	scores := make([]float64, len(ix.docs))
@@ -230,23 +231,31 @@ func (ix *index) search(query string, sc scope) []Hit {
 			scores[i] *= 1 + nameCover*min(named[i]/float64(n), 1)
 		}
 	}
-	var hits []Hit
+	type scored struct {
+		doc   int
+		score float64
+	}
+	var ranked []scored
 	for i, s := range scores {
 		if s > 0 && sc.admits(&ix.docs[i].Hit) {
-			h := ix.docs[i].Hit
-			h.Score = s
-			hits = append(hits, h)
+			ranked = append(ranked, scored{i, s})
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortFunc(ranked, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		if hits[i].Name != hits[j].Name {
-			return hits[i].Name < hits[j].Name
-		}
-		return hits[i].Action < hits[j].Action
+		da, db := &ix.docs[a.doc], &ix.docs[b.doc]
+		return cmp.Or(cmp.Compare(da.Name, db.Name), cmp.Compare(da.Action, db.Action))
 	})
+	if limit > 0 && len(ranked) > limit {
+		ranked = ranked[:limit]
+	}
+	hits := make([]Hit, len(ranked))
+	for i, r := range ranked {
+		hits[i] = ix.docs[r.doc].Hit
+		hits[i].Score = r.score
+	}
 	return hits
 }
 

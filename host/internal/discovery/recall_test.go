@@ -18,7 +18,7 @@ type question struct {
 	want        []string
 }
 
-func readQuestions(t *testing.T, name string) []question {
+func readQuestions(t testing.TB, name string) []question {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "eval", name))
 	if err != nil {
