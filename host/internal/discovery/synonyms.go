@@ -19,13 +19,16 @@ var abbreviations = map[string][]string{
 	"dir": {"directory"}, "org": {"organization"}, "orgs": {"organization"}, "db": {"database"},
 	"env": {"environment"}, "msg": {"message"}, "info": {"information"}, "docs": {"documentation"},
 	"config": {"configuration"}, "ci": {"workflow"}, "sql": {"query"}, "url": {"url", "link"},
+	"ls": {"list", "directory"}, "mkdir": {"create", "directory"}, "rm": {"delete"}, "mv": {"move"},
+	"cat": {"read", "file"}, "png": {"image"}, "jpg": {"image"}, "jpeg": {"image"}, "gif": {"image"},
+	"mp3": {"audio"}, "wav": {"audio"}, "js": {"javascript"}, "ui": {"interface"},
 }
 
 // synonymGroups are words of one meaning in the vocabulary of tasks and
 // tools: a query word of a group also finds the group's other words, at
 // synonymWeight. They are general words of the trade, not any one tool's.
 var synonymGroups = [][]string{
-	{"delete", "remove", "erase", "discard", "rid"},
+	{"delete", "remove", "erase", "discard", "rid", "unlink", "forget"},
 	{"create", "make", "new", "add"},
 	{"edit", "change", "modify", "update", "alter"},
 	{"show", "display", "view", "list"},
@@ -57,7 +60,21 @@ var synonymGroups = [][]string{
 	{"team", "workspace", "organization"},
 	{"table", "database", "sql"},
 	{"coordinates", "latitude", "longitude", "geocode"},
-	{"copy", "duplicate"},
+	{"copy", "duplicate", "fork", "clone"},
+	{"plus", "sum", "total"},
+	{"bug", "issue"},
+	{"password", "secret", "credential"},
+	{"fact", "observation"},
+	{"relationship", "relation", "connection", "connect"},
+	{"type", "enter", "input"},
+	{"popup", "dialog", "modal"},
+	{"mouse", "cursor", "hover", "pointer"},
+	{"visit", "navigate"},
+	{"switch", "checkout"},
+	{"history", "log"},
+	{"stage", "staging", "index"},
+	{"unstage", "reset"},
+	{"webpage", "web", "website"},
 }
 
 // synonyms maps a stem to the other stems of its groups.
