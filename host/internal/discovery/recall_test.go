@@ -74,12 +74,12 @@ func known(t *testing.T, snap *registry.Snapshot, qs []question) {
 // floors are the recorded figures under which make test fails, per
 // catalogue and split: recall@1, recall@3, MRR.
 var floors = map[string][3]float64{
-	"shipped/tune":      {0.80, 0.90, 0.85},
+	"shipped/tune":      {0.80, 0.90, 0.84},
 	"shipped/held":      {0.77, 0.93, 0.84},
-	"large/tune":        {0.55, 0.82, 0.68},
-	"large/held":        {0.49, 0.69, 0.60},
-	"large-fresh/held":  {0, 0, 0},
-	"large-fresh2/held": {0, 0, 0},
+	"large/tune":        {0.58, 0.83, 0.70},
+	"large/held":        {0.54, 0.74, 0.65},
+	"large-fresh/held":  {0.34, 0.64, 0.50},
+	"large-fresh2/held": {0.60, 0.82, 0.71},
 }
 
 // TestRecall asks capabilities {search} every question of the shipped and
