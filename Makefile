@@ -99,6 +99,7 @@ test: deps build npm notes-model cross-check deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
+	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
 
 # Every platform a client runs on: the host and every plugin for linux,
 # darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
@@ -149,6 +150,7 @@ bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
 	$(GO) test -run '^$$' -bench RunCopyCheck -benchtime 20x -v ./registry/ | grep -E 'Benchmark|check before launch'
+	$(GO) test -run '^$$' -bench DiscoveryLarge -benchtime 1x -v ./host/internal/discovery/ | grep -E 'Benchmark|discovery (bytes|time)'
 	$(GO) test -run '^$$' -bench RunToolRoundTrip -benchtime 2000x ./tests/
 	$(GO) test -run '^$$' -bench HostSpeed -benchtime 1x ./tests/
 

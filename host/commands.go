@@ -260,7 +260,7 @@ func newCapabilitiesCmd() *cobra.Command {
 		},
 	}
 	cmd.ValidArgsFunction = completeCapabilities
-	cmd.Flags().StringVar(&q.Search, "search", "", "find actions matching these words")
+	cmd.Flags().StringVar(&q.Search, "search", "", "rank the actions and skills against a task in plain words and print the best five (with NAME: that tool's actions only)")
 	cmd.Flags().StringVar(&q.Kind, "kind", "", "only tool, agent or skill")
 	return cmd
 }

@@ -162,6 +162,10 @@ type Action struct {
 	NarrowWith []string
 	// OutputSchema is the JSON Schema of the structured result, if given.
 	OutputSchema map[string]any
+	// Keywords are words a person may search for this action by that its
+	// name and description do not use (synonyms, other names for the
+	// task); capabilities search ranks on them.
+	Keywords []string
 }
 
 // ArgType is an argument's JSON type.

@@ -73,6 +73,14 @@ func (p *parser) action(n *yaml.Node, path, tool string) Action {
 			return msg
 		})
 	}
+	if e, ok := fs["keywords"]; ok {
+		a.Keywords = p.stringSet(e, func(s string) string {
+			if strings.TrimSpace(s) == "" {
+				return "a keyword must not be empty"
+			}
+			return ""
+		})
+	}
 	if e := fs["output_schema"]; e.val != nil {
 		if e.val.Kind != yaml.MappingNode {
 			p.addf(e.val, e.field, "want a JSON Schema mapping such as {type: object, properties: {...}}, got %s", DescribeNode(e.val))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,18 @@ func problems(t *testing.T, err error) []string {
 		out[i] = p.String()
 	}
 	return out
+}
+
+// TestParseKeywords: an action's keywords are kept in order, for search.
+func TestParseKeywords(t *testing.T) {
+	src := "name: x\ndescription: d\nentrypoint: x\nactions:\n  - name: a\n    description: d\n    keywords: [spend, how much, 'true']\n"
+	m, err := ParseBytes("tool.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Actions[0].Keywords, []string{"spend", "how much", "true"}; !slices.Equal(got, want) {
+		t.Errorf("got keywords %q, want %q", got, want)
+	}
 }
 
 func TestParseFile(t *testing.T) {
@@ -399,6 +412,11 @@ func TestParseInvalid(t *testing.T) {
 		{"narrow_with names a missing arg", strings.Replace(base, "    args:\n", "    narrow_with: [q, p, p]\n    args:\n", 1), []string{
 			`plugins/x/tool.yaml:7: actions[0].narrow_with[0]: "q" is not an arg of this action (did you mean "p"?)`,
 			`plugins/x/tool.yaml:7: actions[0].narrow_with[2]: duplicate "p"`,
+		}},
+		{"keywords a duplicate, an empty one, a number", strings.Replace(base, "    args:\n", "    keywords: [spend, spend, '', 7]\n    args:\n", 1), []string{
+			`plugins/x/tool.yaml:7: actions[0].keywords[1]: duplicate "spend"`,
+			`plugins/x/tool.yaml:7: actions[0].keywords[2]: a keyword must not be empty`,
+			`plugins/x/tool.yaml:7: actions[0].keywords[3]: want a string, got integer 7`,
 		}},
 		{"output_schema a string", strings.Replace(base, "    args:\n", "    output_schema: '{ \"path\": \"...\" }'\n    args:\n", 1), []string{
 			`plugins/x/tool.yaml:7: actions[0].output_schema: want a JSON Schema mapping such as {type: object, properties: {...}}, got string "{ \"path\": \"...\" }"`,

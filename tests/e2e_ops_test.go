@@ -452,6 +452,48 @@ func TestHTTPOAuth(t *testing.T) {
 	}
 }
 
+// TestHTTPOAuthScopesSearch: over OAuth, capabilities answers only the
+// tools the token's scopes let it run — a search, the list and a name
+// lookup leave the others out, as tools/call refuses them.
+func TestHTTPOAuthScopesSearch(t *testing.T) {
+	is := startIssuer(t)
+	const aud = "http://127.0.0.1/mcp"
+	h := startHost(t, newEnv(t), "--oauth-issuer", is.url, "--oauth-audience", aud)
+	hour := time.Now().Add(time.Hour)
+	capabilities := func(t *testing.T, scope string, args map[string]any) string {
+		t.Helper()
+		call := rpcCall{modern: true, id: 1, method: "tools/call", params: map[string]any{"name": "capabilities", "arguments": args},
+			header: map[string]string{"Authorization": "Bearer " + is.sign("ann", scope, aud, hour)}}
+		resp, m, err := call.post(t, http.DefaultClient, h.url)
+		must(t, err)
+		if resp.StatusCode != 200 {
+			t.Fatalf("got %d, want 200", resp.StatusCode)
+		}
+		raw, _ := json.Marshal(m["result"].(map[string]any)["structuredContent"])
+		return string(raw)
+	}
+	for _, tt := range []struct {
+		scope  string
+		args   map[string]any
+		has    string
+		hasNot string
+	}{
+		{"tools:*", map[string]any{"search": "echo text"}, `"name":"testtool"`, ""},
+		{"tools:sheets", map[string]any{"search": "echo text"}, "", `"name":"testtool"`},
+		{"tools:sheets", map[string]any{"search": "sheet rows"}, `"name":"sheets"`, `"name":"testtool"`},
+		{"tools:sheets", map[string]any{}, `"name":"sheets"`, `"name":"testtool"`},
+		{"tools:sheets", map[string]any{"name": "testtool"}, `"unknown_tool"`, `"actions"`},
+	} {
+		got := capabilities(t, tt.scope, tt.args)
+		if tt.has != "" && !strings.Contains(got, tt.has) {
+			t.Errorf("%s %v: answer lacks %s: %.400s", tt.scope, tt.args, tt.has, got)
+		}
+		if tt.hasNot != "" && strings.Contains(got, tt.hasNot) {
+			t.Errorf("%s %v: answer has %s, which the scope does not allow: %.400s", tt.scope, tt.args, tt.hasNot, got)
+		}
+	}
+}
+
 // TestHTTPOAuthOffLoopback: OAuth stands in for HOST_HTTP_TOKEN off
 // loopback; without either the host refuses to start.
 func TestHTTPOAuthOffLoopback(t *testing.T) {

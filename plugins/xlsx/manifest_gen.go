@@ -12,7 +12,7 @@ import (
 
 // prebuiltManifest is tool.yaml parsed at build time, for sdk.Plugin.Manifest.
 var prebuiltManifest = &sdk.PrebuiltManifest{
-	SHA256: "e2eb22b856962c6e4e3d61897446bb20ca7b54d60d68e9d6bb2478b5aa3b8828",
+	SHA256: "f23c0100ff328c8c306af8a0e9a75f732c445fd850308338d0308850cb36e4da",
 	Build: func() *manifests.Manifest {
 		return &manifests.Manifest{
 			Name:        "xlsx",
@@ -102,6 +102,12 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"tabs",
+						"worksheets",
+						"how many sheets",
+						"sheet names",
+					},
 				},
 				{
 					Name:        "read-sheet",
@@ -175,6 +181,14 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"rows",
+						"table",
+						"contents",
+						"open sheet",
+						"tab",
+						"grid",
+					},
 				},
 				{
 					Name:        "dump",
@@ -240,6 +254,15 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"export",
+						"text",
+						"all sheets",
+						"print",
+						"convert",
+						"whole workbook",
+						"plain text",
+					},
 				},
 				{
 					Name:        "read-range",
@@ -303,6 +326,14 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"cells",
+						"cell",
+						"range",
+						"block",
+						"rectangle",
+						"address",
 					},
 				},
 				{
@@ -397,6 +428,16 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"objects",
+						"dictionary",
+						"dict",
+						"header",
+						"keys",
+						"json records",
+						"column names",
+						"keyed",
 					},
 				},
 				{
@@ -510,6 +551,15 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 						},
 						"type": "object",
 					},
+					Keywords: []string{
+						"find",
+						"look for",
+						"which cell",
+						"contains",
+						"word",
+						"value",
+						"locate",
+					},
 				},
 				{
 					Name:        "describe",
@@ -563,6 +613,16 @@ var prebuiltManifest = &sdk.PrebuiltManifest{
 							},
 						},
 						"type": "object",
+					},
+					Keywords: []string{
+						"column types",
+						"profile",
+						"schema",
+						"data types",
+						"statistics",
+						"kind of data",
+						"inspect",
+						"columns",
 					},
 				},
 			},

@@ -1,13 +1,15 @@
 // Package discovery answers the capabilities question, narrowest first:
-// nothing → a compact list; search → matching actions; name + action → one
-// action's args and the literal call shape; name → the full schema, or the
-// action index when it would be too large. The MCP tool and `host
-// capabilities` both call Answer.
+// nothing → a compact list; search → the best few actions and skills for
+// the words, ranked, with their scores; name + action → one action's args
+// and the literal call shape; name → the full schema, or the action index
+// when it would be too large. The MCP tool and `host capabilities` both
+// call Answer.
 package discovery
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -27,9 +29,21 @@ type Query struct {
 	Name string `json:"name,omitempty"`
 	// Action is one action of Name.
 	Action string `json:"action,omitempty"`
-	// Search matches action names and descriptions.
+	// Search ranks every action and skill against these words (a task in
+	// the user's own words); with Name, only that tool's actions.
 	Search string `json:"search,omitempty"`
+	// Allow, when set, says which tools and agents the caller may run
+	// (OAuth scopes over HTTP): search and the list leave the others out.
+	// Skills are always shown. Never read from the client's JSON.
+	Allow func(name string) bool `json:"-"`
 }
+
+// MaxHits is how many ranked hits a search answers at most.
+const MaxHits = 5
+
+// ScoreFloor is the score under which a hit is no good match: a search
+// whose best hit scores less answers no matches and says so.
+const ScoreFloor = 1.2
 
 // Kinds are the values Query.Kind accepts.
 var Kinds = []string{"tool", "agent", "skill"}
@@ -50,6 +64,16 @@ func Answer(snap *registry.Snapshot, q Query, maxBytes int) (map[string]any, *wi
 			WithNext(wire.Step{Run: wire.StepCapabilities, Args: map[string]any{"search": q.Action}, Why: "to find it"})
 	case q.Name != "" && q.Action != "":
 		return actionAnswer(snap, q)
+	case q.Name != "" && q.Search != "":
+		t, _, env := lookup(snap, Query{Name: q.Name, Kind: q.Kind, Allow: q.Allow})
+		if env != nil {
+			return nil, env
+		}
+		if t == nil {
+			return nil, (&wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%q is a skill; search within a tool or agent, or leave name out", q.Name)}).
+				WithNext(wire.Step{Run: wire.StepSkill, Tool: q.Name})
+		}
+		return searchAnswer(snap, q), nil
 	case q.Name != "":
 		return nameAnswer(snap, q, maxBytes)
 	case q.Search != "":
@@ -64,7 +88,7 @@ func listAnswer(snap *registry.Snapshot, q Query) map[string]any {
 	var tools, agents, notReady []map[string]any
 	for _, t := range snap.Tools {
 		k := string(t.Manifest.Kind)
-		if q.Kind != "" && q.Kind != k {
+		if q.Kind != "" && q.Kind != k || q.Allow != nil && !q.Allow(t.Name()) {
 			continue
 		}
 		if !t.Ready {
@@ -99,21 +123,33 @@ func listAnswer(snap *registry.Snapshot, q Query) map[string]any {
 	return out
 }
 
+// Search ranks the actions and skills of snap that q's scope admits
+// against q.Search, best first (all that scored, not only MaxHits).
+func Search(snap *registry.Snapshot, q Query) []Hit {
+	return indexOf(snap).search(q.Search, scope{kind: q.Kind, name: q.Name, allow: q.Allow}, 0)
+}
+
 func searchAnswer(snap *registry.Snapshot, q Query) map[string]any {
-	matches := snap.Search(q.Search, q.Kind)
-	list := make([]map[string]any, 0, len(matches))
-	for _, m := range matches {
-		e := map[string]any{"kind": m.Kind, "name": m.Name, "description": oneLine(m.Description)}
-		if m.Action != "" {
-			e["action"] = m.Action
+	hits := indexOf(snap).search(q.Search, scope{kind: q.Kind, name: q.Name, allow: q.Allow}, MaxHits)
+	list := make([]map[string]any, 0, MaxHits)
+	for _, h := range hits {
+		if len(list) == MaxHits || h.Score < ScoreFloor {
+			break
+		}
+		e := map[string]any{"kind": h.Kind, "name": h.Name, "description": oneLine(h.Description), "score": math.Round(h.Score*100) / 100}
+		if h.Action != "" {
+			e["action"] = h.Action
 		}
 		list = append(list, e)
 	}
 	out := map[string]any{"search": q.Search, "matches": list}
-	if len(list) == 0 {
-		out["next_step"] = "nothing matched every word: try fewer or other words, or call capabilities with {} to list everything"
-	} else {
-		out["next_step"] = `call capabilities with {"name":"…","action":"…"} for an action's args and call shape`
+	switch {
+	case len(list) == 0:
+		out["next_step"] = "no good match: say the task in other words, or call capabilities with {} to list everything"
+	case list[0]["kind"] == "skill":
+		out["next_step"] = `call get_skill with {"name":"…"} for a skill, or capabilities with {"name":"…","action":"…"} for an action's args and call shape`
+	default:
+		out["next_step"] = `call capabilities with {"name":"…","action":"…"} for the best match's args and call shape`
 	}
 	return out
 }
@@ -121,7 +157,7 @@ func searchAnswer(snap *registry.Snapshot, q Query) map[string]any {
 // lookup finds a tool by name for the name queries, honouring kind.
 func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, *wire.Error) {
 	if q.Kind != "skill" {
-		if t, _ := snap.Tool(q.Name); t != nil && (q.Kind == "" || q.Kind == string(t.Manifest.Kind)) {
+		if t, _ := snap.Tool(q.Name); t != nil && (q.Kind == "" || q.Kind == string(t.Manifest.Kind)) && (q.Allow == nil || q.Allow(t.Name())) {
 			return t, nil, nil
 		}
 	}
@@ -132,7 +168,9 @@ func lookup(snap *registry.Snapshot, q Query) (*registry.Tool, *registry.Skill, 
 	}
 	var names []string
 	for _, t := range snap.Tools {
-		names = append(names, t.Name())
+		if q.Allow == nil || q.Allow(t.Name()) {
+			names = append(names, t.Name())
+		}
 	}
 	for _, s := range snap.Skills {
 		names = append(names, s.Name)

@@ -13,6 +13,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/host/internal/oauth"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -69,7 +70,7 @@ func (s *Server) toolDefs() []toolDef {
 			Name:  manifests.ToolCapabilities,
 			Title: "Discover tools, agents and skills",
 			Description: "Call this first. Answers narrowest first: {} lists the ready tools, agents and skills (name + one line); " +
-				`{"search":"words"} finds matching actions everywhere (name + description); ` +
+				`{"search":"the task in your words"} ranks every action and skill and answers the best five with scores (name + description; with "name", one tool's actions only; "no good match" when nothing scores enough); ` +
 				`{"name":"xlsx","action":"read-sheet"} gives that action's args (name, type, required, description) and the literal run_tool call; ` +
 				`{"name":"xlsx"} gives the tool's full schema, or its action index when that would be too large. ` +
 				"kind filters to tool, agent or skill. Arg and action names are kebab-case and must be used verbatim.",
@@ -77,7 +78,7 @@ func (s *Server) toolDefs() []toolDef {
 				"kind":   map[string]any{"type": "string", "enum": discovery.Kinds, "description": "Only tools, agents or skills."},
 				"name":   str("A tool, agent or skill name."),
 				"action": str("One action of name: answers its args and the exact call shape."),
-				"search": str("Words to find actions by name and description."),
+				"search": str("The task in your own words: ranks actions and skills by name, description, args and keywords."),
 			}),
 			Annotations: readOnly,
 		}, s.capabilities},
@@ -170,10 +171,13 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-func (s *Server) capabilities(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) capabilities(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var q discovery.Query
 	if bad := decodeInput(manifests.ToolCapabilities, req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
 		return mcpproto.Result(*bad), nil
+	}
+	if c := oauth.FromContext(ctx); c != nil {
+		q.Allow = c.Allows // over OAuth, only what the token's scopes let it run
 	}
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
 	if env != nil {

@@ -10,7 +10,8 @@
 // Scopes: "tools:*" allows every tool; "tools:NAME" allows the tool or
 // agent NAME (run_tool's and run_agent's tool/agent argument, or a curated
 // surface's published tool name). capabilities and get_skill need only a
-// valid token.
+// valid token; capabilities shows only the tools and agents the scopes
+// allow (FromContext gives the handler the claims).
 package oauth
 
 import (
@@ -250,6 +251,15 @@ func (v *Validator) getJSON(ctx context.Context, u string, dst any) error {
 }
 
 type claimsKey struct{}
+
+// FromContext returns the claims of the token a request carried, from the
+// context of a request Authenticate passed or of a handler it reached
+// (the MCP SDK keeps a request's context values for its handlers); nil
+// when there was no token (OAuth is off).
+func FromContext(ctx context.Context) *Claims {
+	c, _ := ctx.Value(claimsKey{}).(*Claims)
+	return c
+}
 
 // Subject is the authenticated subject of a request Authenticate passed
 // ("" when none).
