@@ -75,8 +75,9 @@ func (f *httpFlags) build(a *app) (*opsConfig, error) {
 		if err != nil {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
-		opts.Authenticate, opts.Routes, opts.Identify = v.Authenticate, v.Routes(), oauth.Subject
+		opts.Authenticate, opts.Routes, opts.Identify = v.Middleware, v.Routes(), oauth.Subject
 		cfg.authenticated = true
+		a.closers = append(a.closers, v.Close)
 	}
 	if f.metricsAddr != "" {
 		cfg.metrics = metrics.New()

@@ -28,10 +28,10 @@ type Options struct {
 	// authenticated subject); "" falls back to the client's address. It
 	// runs after the request passed Authenticate.
 	Identify func(*http.Request) string
-	// Authenticate, when set, runs before the rate limit on the MCP
-	// endpoint; it answers and returns nil to stop the request, else
-	// returns the request to go on with (carrying what it learnt).
-	Authenticate func(http.ResponseWriter, *http.Request) *http.Request
+	// Authenticate, when set, wraps the MCP endpoint before the rate
+	// limit: it answers a request it refuses, and passes the others on
+	// carrying what it learnt.
+	Authenticate func(http.Handler) http.Handler
 	// Routes are served beside the probes (e.g. the OAuth protected
 	// resource metadata), with no authentication and no rate limit.
 	Routes map[string]http.Handler
@@ -64,39 +64,38 @@ func Handler(mcp http.Handler, opts Options) http.Handler {
 	for pattern, h := range opts.Routes {
 		mux.Handle(pattern, h)
 	}
-	mux.Handle("/", guarded(mcp, opts))
+	var guarded http.Handler = limited(mcp, opts)
+	if opts.Authenticate != nil {
+		guarded = opts.Authenticate(guarded)
+	}
+	mux.Handle("/", guarded)
 	return accessLog(mux, opts)
 }
 
-// guarded runs authentication, then the rate limit keyed by who the client
-// is, then next.
-func guarded(next http.Handler, opts Options) http.Handler {
+// limited runs the rate limit keyed by who the client is, then next.
+func limited(next http.Handler, opts Options) http.Handler {
+	if opts.Limiter == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if opts.Authenticate != nil {
-			if r = opts.Authenticate(w, r); r == nil {
-				return
-			}
+		key := ""
+		if opts.Identify != nil {
+			key = opts.Identify(r)
 		}
-		if opts.Limiter != nil {
-			key := ""
-			if opts.Identify != nil {
-				key = opts.Identify(r)
+		if key == "" {
+			key = "addr " + opts.Proxies.ClientAddr(r)
+		} else {
+			key = "subject " + key
+		}
+		if ok, wait := opts.Limiter.Allow(key); !ok {
+			secs := int(wait.Round(time.Second) / time.Second)
+			if time.Duration(secs)*time.Second < wait {
+				secs++ // never tell a client to come back before its token is there
 			}
-			if key == "" {
-				key = "addr " + opts.Proxies.ClientAddr(r)
-			} else {
-				key = "subject " + key
-			}
-			if ok, wait := opts.Limiter.Allow(key); !ok {
-				secs := int(wait.Round(time.Second) / time.Second)
-				if time.Duration(secs)*time.Second < wait {
-					secs++ // never tell a client to come back before its token is there
-				}
-				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
-				writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "rate limited: this client sent more than " +
-					opts.Limiter.String() + "; retry after the Retry-After seconds"})
-				return
-			}
+			w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+			writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "rate limited: this client sent more than " +
+				opts.Limiter.String() + "; retry after the Retry-After seconds"})
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -1,0 +1,79 @@
+package tests
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawPost POSTs body as it is to url with the headers an MCP client sends
+// (legacy era) and extra, and returns the status, headers and body.
+func rawPost(t *testing.T, url, body string, extra map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	must(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// TestOAuthScopeOnParsedCall: the scope check judges the call the SDK
+// parsed and the dispatcher runs, so keys that differ only in case from
+// the ones the SDK reads ("Name" in params, a top-level "Method") cannot
+// dress a run_tool up as something a token with no tool scope may call.
+func TestOAuthScopeOnParsedCall(t *testing.T) {
+	is := startIssuer(t)
+	const aud = "http://127.0.0.1/mcp"
+	h := startHost(t, newEnv(t), "--oauth-issuer", is.url, "--oauth-audience", aud)
+	hour := time.Now().Add(time.Hour)
+	openid := "Bearer " + is.sign("mallory", "openid", aud, hour)
+	allowed := "Bearer " + is.sign("ann", "tools:testtool", aud, hour)
+	run := `"arguments":{"tool":"testtool","action":"echo","args":{"text":"smuggled-%d"}}`
+	tests := []struct {
+		name, body, auth string
+		want             int
+	}{
+		{"Name smuggled in params", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool_confirmed",` + run + `,"Name":"get_skill"}}`, openid, 403},
+		{"top-level Method", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_tool",` + run + `},"Method":"ping"}`, openid, 403},
+		{"both", `{"jsonrpc":"2.0","id":3,"Method":"ping","method":"tools/call","params":{"Name":"capabilities","name":"run_tool",` + run + `},"Method":"ping"}`, openid, 403},
+		{"Tool smuggled in arguments", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"run_tool","arguments":{"Tool":"get_skill","tool":"testtool","action":"echo","args":{"text":"smuggled-%d"}}}}`, openid, 0},
+		{"a token allowed the tool", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"run_tool_confirmed",` + run + `,"Name":"get_skill"}}`, allowed, 200},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := fmt.Sprintf(tt.body, i)
+			code, hdr, got := rawPost(t, h.url, body, map[string]string{"Authorization": tt.auth})
+			ran := strings.Contains(got, fmt.Sprintf("smuggled-%d", i))
+			if tt.want == 0 { // refused one way or another, never run
+				if ran {
+					t.Fatalf("the tool ran for a token holding only openid: %d %s", code, got)
+				}
+				return
+			}
+			if code != tt.want {
+				t.Fatalf("got %d %s, want %d", code, got, tt.want)
+			}
+			if tt.want == 403 {
+				if ran {
+					t.Fatalf("the tool ran for a token holding only openid: %s", got)
+				}
+				if c := hdr.Get("WWW-Authenticate"); !strings.Contains(c, `error="insufficient_scope"`) || !strings.Contains(c, `scope="tools:testtool"`) {
+					t.Errorf("WWW-Authenticate: got %q, want insufficient_scope naming tools:testtool", c)
+				}
+			} else if !ran {
+				t.Errorf("the allowed call did not run: %s", got)
+			}
+		})
+	}
+}
