@@ -80,12 +80,27 @@ func (f *httpFlags) build(a *app) (*opsConfig, error) {
 		a.closers = append(a.closers, v.Close)
 	}
 	if f.metricsAddr != "" {
-		cfg.metrics = metrics.New()
+		cfg.metrics = metrics.New(a.metricNames)
 		opts.Observe = cfg.metrics.HTTPStatus
 		a.observe(cfg.metrics)
 	}
 	cfg.wrap = func(mcp http.Handler) http.Handler { return httpops.Handler(mcp, opts) }
 	return cfg, nil
+}
+
+// metricNames lets only the registry's tool, agent and action names be
+// metric labels.
+func (a *app) metricNames(tool, action string) (knownTool, knownAction bool) {
+	snap := a.registry.Snapshot()
+	if snap == nil {
+		return false, false
+	}
+	for _, t := range snap.Tools {
+		if t.Name() == tool {
+			return true, t.Manifest.Action(action) != nil
+		}
+	}
+	return false, false
 }
 
 // readiness is /readyz: the registry has been scanned and offers at least
