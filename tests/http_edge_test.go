@@ -1,9 +1,13 @@
 package tests
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +79,31 @@ func TestOAuthScopeOnParsedCall(t *testing.T) {
 				t.Errorf("the allowed call did not run: %s", got)
 			}
 		})
+	}
+}
+
+// TestAuditRecordsTokenSubject: a confirmed call over OAuth is audited
+// with the token's subject, and the client's own name beside it.
+func TestAuditRecordsTokenSubject(t *testing.T) {
+	is := startIssuer(t)
+	const aud = "http://127.0.0.1/mcp"
+	state := t.TempDir()
+	h := startHost(t, newEnv(t, "XDG_STATE_HOME="+state), "--oauth-issuer", is.url, "--oauth-audience", aud)
+	call := echoCall(true, 1, "audited")
+	call.params["name"] = "run_tool_confirmed"
+	call.header = map[string]string{"Authorization": "Bearer " + is.sign("ann@example.com", "tools:testtool", aud, time.Now().Add(time.Hour))}
+	resp, m, err := call.post(t, http.DefaultClient, h.url)
+	must(t, err)
+	if resp.StatusCode != 200 || echoed(m, "audited") != nil {
+		t.Fatalf("the confirmed call: %d %v", resp.StatusCode, m)
+	}
+	raw, err := os.ReadFile(filepath.Join(state, "toolhost", "audit.jsonl"))
+	must(t, err)
+	var e struct {
+		Subject, Client, Tool string
+	}
+	must(t, json.Unmarshal(bytes.TrimSpace(raw), &e))
+	if e.Subject != "ann@example.com" || e.Client != "ops-test" || e.Tool != "testtool" {
+		t.Errorf("audit entry %s: want subject ann@example.com (the token's sub) and client ops-test (what the client says)", raw)
 	}
 }

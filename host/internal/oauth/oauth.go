@@ -549,5 +549,6 @@ func (s scoped) Run(ctx context.Context, call dispatch.Call, onProgress func(*wi
 		return dispatch.Fail(&wire.Error{Code: CodeInsufficientScope, Message: msg,
 			NextStep: fmt.Sprintf("get a token with scope %q", scope)})
 	}
+	call.Subject = ti.UserID
 	return s.next.Run(ctx, call, onProgress)
 }

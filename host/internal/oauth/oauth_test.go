@@ -373,8 +373,8 @@ func TestScoped(t *testing.T) {
 				}
 				return
 			}
-			if len(f.calls) != 1 {
-				t.Fatalf("the allowed call did not reach the dispatcher")
+			if len(f.calls) != 1 || f.calls[0].Subject != "alice" {
+				t.Fatalf("the allowed call did not reach the dispatcher with the token's subject: %+v", f.calls)
 			}
 		})
 	}
