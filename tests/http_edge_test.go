@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -105,5 +107,83 @@ func TestAuditRecordsTokenSubject(t *testing.T) {
 	must(t, json.Unmarshal(bytes.TrimSpace(raw), &e))
 	if e.Subject != "ann@example.com" || e.Client != "ops-test" || e.Tool != "testtool" {
 		t.Errorf("audit entry %s: want subject ann@example.com (the token's sub) and client ops-test (what the client says)", raw)
+	}
+}
+
+// rssBytes is the resident set of process pid, from /proc.
+func rssBytes(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "statm"))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	f := strings.Fields(string(b))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// TestHTTPBurstMemoryReturns: twelve concurrent 16 MiB POSTs, with the
+// token and without it, leave the host's resident memory near where it
+// started: bodies are bounded before they are read, read only after the
+// token is checked, and not copied for nothing.
+func TestHTTPBurstMemoryReturns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 384 MiB")
+	}
+	e := newEnv(t, "HOST_HTTP_TOKEN=s3cret-token")
+	h := startHost(t, e)
+	pid := h.cmd.Process.Pid
+	tok := map[string]string{"Authorization": "Bearer s3cret-token"}
+	warm := echoCall(false, 1, "warm")
+	warm.header = tok
+	if _, m, err := warm.post(t, http.DefaultClient, h.url); err != nil || echoed(m, "warm") != nil {
+		t.Fatalf("warm-up call: %v %v", err, m)
+	}
+	base := rssBytes(t, pid)
+	big := bytes.Repeat([]byte("x"), 16<<20-200)
+	body := append(append([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"testtool","action":"echo","args":{"text":"`), big...), `"}}}}`...)
+	var peak int64
+	for _, auth := range []string{"Bearer s3cret-token", ""} {
+		var wg sync.WaitGroup
+		for range 12 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req, _ := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if auth != "" {
+					req.Header.Set("Authorization", auth)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		peak = max(peak, rssBytes(t, pid))
+	}
+	// The runtime gives freed pages back in the background: allow it a
+	// few seconds.
+	limit := base + 48<<20
+	var after int64
+	for range 20 {
+		if after = rssBytes(t, pid); after <= limit {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("host RSS: %d MiB before, %d MiB just after the bursts, %d MiB after", base>>20, peak>>20, after>>20)
+	if after > limit {
+		t.Errorf("host RSS after two bursts of 12 concurrent 16 MiB POSTs: %d MiB, want at most %d MiB (%d MiB before)", after>>20, limit>>20, base>>20)
+	}
+	after2 := echoCall(false, 2, "after")
+	after2.header = tok
+	if _, m, err := after2.post(t, http.DefaultClient, h.url); err == nil {
+		if err := echoed(m, "after"); err != nil {
+			t.Errorf("the host after the bursts: %v", err)
+		}
 	}
 }

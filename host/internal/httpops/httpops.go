@@ -1,22 +1,41 @@
 // Package httpops is what a team running `host serve --http` behind a load
 // balancer expects around the MCP endpoint: liveness and readiness probes
-// (/healthz, /readyz), a per-client token-bucket rate limit (429 with
-// Retry-After), the client's address taken from X-Forwarded-For only when
-// the peer is a configured trusted proxy, and structured access logs on
-// stderr. It knows nothing of MCP: Handler wraps whatever serves /mcp.
+// (/healthz, /readyz), a bound on request bodies, a per-client token-bucket
+// rate limit (429 with Retry-After), the client's address taken from
+// X-Forwarded-For only when the peer is a configured trusted proxy, and
+// structured access logs on stderr. It knows nothing of MCP: Handler wraps
+// whatever serves /mcp.
 package httpops
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"runtime/debug"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sync/semaphore"
 )
+
+// DefaultMaxBodyBytes bounds a request body unless Options.MaxBodyBytes
+// says.
+const DefaultMaxBodyBytes = 16 << 20
 
 // Options configure Handler. Every field may be left zero.
 type Options struct {
+	// MaxBodyBytes bounds a request body to the MCP path (default 16 MiB):
+	// a larger declared length is refused before anything is read, and a
+	// body read is cut off there.
+	MaxBodyBytes int64
+	// BodyBudget bounds the body bytes of the requests being served at
+	// once (default four times MaxBodyBytes), each counted at its declared
+	// length (MaxBodyBytes when it declares none); a request that does not
+	// fit waits its turn, and after a while gets 503 with Retry-After.
+	BodyBudget int64
 	// Ready reports whether this replica can serve calls (nil: always);
 	// /readyz answers 503 with its error, else 200 with its detail.
 	Ready func() (detail any, err error)
@@ -30,7 +49,7 @@ type Options struct {
 	Identify func(*http.Request) string
 	// Authenticate, when set, wraps the MCP endpoint before the rate
 	// limit: it answers a request it refuses, and passes the others on
-	// carrying what it learnt.
+	// carrying what it learnt. It runs before the body is read.
 	Authenticate func(http.Handler) http.Handler
 	// Routes are served beside the probes (e.g. the OAuth protected
 	// resource metadata), with no authentication and no rate limit.
@@ -42,9 +61,15 @@ type Options struct {
 }
 
 // Handler serves /healthz, /readyz and opts.Routes, and everything else
-// through authentication and the rate limit to mcp; every request is
-// logged to opts.AccessLog.
+// through the body bound, authentication and the rate limit to mcp; every
+// request is logged to opts.AccessLog.
 func Handler(mcp http.Handler, opts Options) http.Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.BodyBudget < opts.MaxBodyBytes {
+		opts.BodyBudget = 4 * opts.MaxBodyBytes
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "alive"})
@@ -64,13 +89,78 @@ func Handler(mcp http.Handler, opts Options) http.Handler {
 	for pattern, h := range opts.Routes {
 		mux.Handle(pattern, h)
 	}
-	var guarded http.Handler = limited(mcp, opts)
+	var guarded http.Handler = limited(budgeted(mcp, opts), opts)
 	if opts.Authenticate != nil {
 		guarded = opts.Authenticate(guarded)
 	}
-	mux.Handle("/", guarded)
+	mux.Handle("/", bounded(guarded, opts.MaxBodyBytes))
 	return accessLog(mux, opts)
 }
+
+// bounded refuses a body declared larger than limit before reading any of
+// it, and cuts off one that grows past it (413 from whoever reads it).
+func bounded(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			w.Header().Set("Connection", "close")
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf(
+				"the body is over the host's limit of %d bytes: send less (a large argument belongs in a file the tool reads)", limit)})
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// largeBody is the declared size from which a request's body counts as
+// large: once the last large request in flight is answered, the memory its
+// reading took is handed back to the system.
+const largeBody = 1 << 20
+
+// budgeted serves a request once its body fits in opts.BodyBudget with the
+// bodies of the requests being served, so a burst of large bodies is
+// decoded a few at a time. When the last large body in flight is done the
+// heap it grew is returned to the system at once: its bytes were copied by
+// the decoders behind this handler, the runtime would otherwise keep them
+// for minutes, and a burst of large bodies is rare enough that one
+// collection after it costs nothing a client notices.
+func budgeted(next http.Handler, opts Options) http.Handler {
+	budget := semaphore.NewWeighted(opts.BodyBudget)
+	var large atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		weight := r.ContentLength
+		if weight < 0 || (weight == 0 && r.Body != nil && r.Body != http.NoBody) {
+			weight = opts.MaxBodyBytes
+		}
+		if weight == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), budgetWait)
+		err := budget.Acquire(ctx, weight)
+		cancel()
+		if err != nil {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": "busy: too many large requests at once; retry after the Retry-After seconds"})
+			return
+		}
+		if weight >= largeBody {
+			large.Add(1)
+		}
+		defer func() {
+			budget.Release(weight)
+			if weight >= largeBody && large.Add(-1) == 0 {
+				debug.FreeOSMemory()
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// budgetWait is how long a request waits for room in the body budget.
+const budgetWait = 30 * time.Second
 
 // limited runs the rate limit keyed by who the client is, then next.
 func limited(next http.Handler, opts Options) http.Handler {

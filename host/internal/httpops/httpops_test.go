@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,3 +202,88 @@ func TestAccessLog(t *testing.T) {
 		t.Errorf("no duration_ms in %v", line)
 	}
 }
+
+// countingBody counts the bytes read from it.
+type countingBody struct {
+	r    io.Reader
+	read *atomic.Int64
+}
+
+func (c countingBody) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read.Add(int64(n))
+	return n, err
+}
+func (c countingBody) Close() error { return nil }
+
+// TestBodyBoundedAndReadAfterAuthentication: a body declared over the
+// limit is refused before a byte of it is read; one that grows past the
+// limit is cut off there; a request authentication refuses is answered
+// with its body unread.
+func TestBodyBoundedAndReadAfterAuthentication(t *testing.T) {
+	var reached atomic.Int64
+	readAll := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if _, err := io.ReadAll(r.Body); err != nil {
+			var mbe *http.MaxBytesError
+			if !errors.As(err, &mbe) {
+				t.Errorf("reading past the limit: %v, want *http.MaxBytesError", err)
+			}
+			http.Error(w, "over the limit", http.StatusRequestEntityTooLarge)
+		}
+	})
+	deny := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer ok" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	h := Handler(readAll, Options{MaxBodyBytes: 1 << 20, Authenticate: deny})
+	tests := []struct {
+		name     string
+		size     int64
+		declared bool
+		auth     string
+		want     int
+		maxRead  int64
+	}{
+		{"declared over the limit", 4 << 20, true, "Bearer ok", 413, 0},
+		{"declared over the limit, no token", 4 << 20, true, "", 413, 0},
+		{"chunked over the limit", 4 << 20, false, "Bearer ok", 413, 1<<20 + 1},
+		{"within the limit", 1 << 20, true, "Bearer ok", 200, 1 << 20},
+		{"no token", 1 << 20, true, "", 401, 0},
+		{"no token, chunked", 1 << 20, false, "", 401, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var read atomic.Int64
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			r.Body = countingBody{r: io.LimitReader(zeros{}, tt.size), read: &read}
+			r.ContentLength = -1
+			if tt.declared {
+				r.ContentLength = tt.size
+			}
+			if tt.auth != "" {
+				r.Header.Set("Authorization", tt.auth)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.want {
+				t.Errorf("got %d %s, want %d", w.Code, w.Body, tt.want)
+			}
+			if got := read.Load(); got > tt.maxRead {
+				t.Errorf("%d bytes of the body were read, want at most %d", got, tt.maxRead)
+			}
+			if tt.want == 413 && !strings.Contains(w.Body.String(), "limit") {
+				t.Errorf("a 413 that does not name the limit: %s", w.Body)
+			}
+		})
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
