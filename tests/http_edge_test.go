@@ -187,3 +187,20 @@ func TestHTTPBurstMemoryReturns(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPOnlyMCPPathServesMCP: with the token, a POST to any path other
+// than /mcp is 404; /mcp answers.
+func TestHTTPOnlyMCPPathServesMCP(t *testing.T) {
+	e := newEnv(t, "HOST_HTTP_TOKEN=s3cret-token")
+	h := startHost(t, e)
+	auth := map[string]string{"Authorization": "Bearer s3cret-token"}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"testtool","action":"echo","args":{"text":"path"}}}}`
+	for _, p := range []string{"/anything/else", "/", "/mcp/", "/MCP", "/healthz/x"} {
+		if code, _, got := rawPost(t, h.base+p, body, auth); code != http.StatusNotFound {
+			t.Errorf("POST %s: got %d %s, want 404", p, code, got)
+		}
+	}
+	if code, _, got := rawPost(t, h.url, body, auth); code != 200 || !strings.Contains(got, "path") {
+		t.Errorf("POST /mcp: got %d %s, want 200 with the echo", code, got)
+	}
+}

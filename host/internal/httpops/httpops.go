@@ -2,9 +2,9 @@
 // balancer expects around the MCP endpoint: liveness and readiness probes
 // (/healthz, /readyz), a bound on request bodies, a per-client token-bucket
 // rate limit (429 with Retry-After), the client's address taken from
-// X-Forwarded-For only when the peer is a configured trusted proxy, and
-// structured access logs on stderr. It knows nothing of MCP: Handler wraps
-// whatever serves /mcp.
+// X-Forwarded-For only when the peer is a configured trusted proxy,
+// and structured access logs on stderr. It knows nothing of MCP: Handler
+// wraps whatever serves the MCP path.
 package httpops
 
 import (
@@ -21,12 +21,18 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
+// DefaultMCPPath is the path that serves MCP unless Options.MCPPath says.
+const DefaultMCPPath = "/mcp"
+
 // DefaultMaxBodyBytes bounds a request body unless Options.MaxBodyBytes
 // says.
 const DefaultMaxBodyBytes = 16 << 20
 
 // Options configure Handler. Every field may be left zero.
 type Options struct {
+	// MCPPath is the one path that serves MCP (default /mcp); any other
+	// path that is not a probe or a route is 404.
+	MCPPath string
 	// MaxBodyBytes bounds a request body to the MCP path (default 16 MiB):
 	// a larger declared length is refused before anything is read, and a
 	// body read is cut off there.
@@ -60,10 +66,13 @@ type Options struct {
 	Observe func(status int)
 }
 
-// Handler serves /healthz, /readyz and opts.Routes, and everything else
+// Handler serves /healthz, /readyz and opts.Routes, and the MCP path
 // through the body bound, authentication and the rate limit to mcp; every
-// request is logged to opts.AccessLog.
+// other path is 404. Every request is logged to opts.AccessLog.
 func Handler(mcp http.Handler, opts Options) http.Handler {
+	if opts.MCPPath == "" {
+		opts.MCPPath = DefaultMCPPath
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -93,7 +102,7 @@ func Handler(mcp http.Handler, opts Options) http.Handler {
 	if opts.Authenticate != nil {
 		guarded = opts.Authenticate(guarded)
 	}
-	mux.Handle("/", bounded(guarded, opts.MaxBodyBytes))
+	mux.Handle(opts.MCPPath, bounded(guarded, opts.MaxBodyBytes))
 	return accessLog(mux, opts)
 }
 

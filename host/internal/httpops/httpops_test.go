@@ -287,3 +287,28 @@ func TestBodyBoundedAndReadAfterAuthentication(t *testing.T) {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestOnlyMCPPathServesMCP: the MCP handler answers its own path only;
+// any other path is 404, whatever the method.
+func TestOnlyMCPPathServesMCP(t *testing.T) {
+	h := Handler(okHandler, Options{})
+	for _, tt := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodPost, "/mcp", 200},
+		{http.MethodPost, "/anything/else", 404},
+		{http.MethodPost, "/", 404},
+		{http.MethodPost, "/mcp/", 404},
+		{http.MethodPost, "/mcp/x", 404},
+		{http.MethodPost, "/MCP", 404},
+		{http.MethodGet, "/x", 404},
+		{http.MethodPost, "/healthz", 405},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(tt.method, tt.path, strings.NewReader(`{}`)))
+		if w.Code != tt.want {
+			t.Errorf("%s %s: got %d, want %d", tt.method, tt.path, w.Code, tt.want)
+		}
+	}
+}
