@@ -62,7 +62,7 @@ func (f *httpFlags) build(a *app) (*opsConfig, error) {
 		return nil, fmt.Errorf("serve: --trusted-proxy: %w", err)
 	}
 	cfg := &opsConfig{}
-	opts := httpops.Options{Proxies: proxies, AccessLog: a.logger.Named("access"), Ready: readiness(a)}
+	opts := httpops.Options{Proxies: proxies, AccessLog: a.logger.Named("access"), Ready: readiness(a), Logger: a.logger.Named("readyz")}
 	if f.rateLimit > 0 {
 		burst := f.rateBurst
 		if burst <= 0 {

@@ -204,3 +204,18 @@ func TestHTTPOnlyMCPPathServesMCP(t *testing.T) {
 		t.Errorf("POST /mcp: got %d %s, want 200 with the echo", code, got)
 	}
 }
+
+// TestHTTPReadyzWithoutCredentials: /readyz without credentials says only
+// ready or not; with the token it may say more.
+func TestHTTPReadyzWithoutCredentials(t *testing.T) {
+	e := newEnv(t, "HOST_HTTP_TOKEN=s3cret-token")
+	h := startHost(t, e)
+	code, body := getText(t, http.DefaultClient, h.base+"/readyz")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(body), &m); err != nil || code != 200 || m["status"] != "ready" {
+		t.Fatalf("/readyz: %d %s, want 200 ready", code, body)
+	}
+	if len(m) != 1 || strings.Contains(body, "testtool") {
+		t.Errorf("/readyz without credentials says more than ready: %s", body)
+	}
+}

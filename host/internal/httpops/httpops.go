@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,8 +44,11 @@ type Options struct {
 	// fit waits its turn, and after a while gets 503 with Retry-After.
 	BodyBudget int64
 	// Ready reports whether this replica can serve calls (nil: always);
-	// /readyz answers 503 with its error, else 200 with its detail.
+	// /readyz answers 200 or 503 and nothing more, so that it can be
+	// probed without credentials; why it is not ready goes to Logger.
 	Ready func() (detail any, err error)
+	// Logger receives why the replica is not ready, when that changes.
+	Logger hclog.Logger
 	// Limiter, when set, limits each client's requests to the MCP endpoint.
 	Limiter *Limiter
 	// Proxies are the peers trusted to name the client in X-Forwarded-For.
@@ -83,18 +87,7 @@ func Handler(mcp http.Handler, opts Options) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "alive"})
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if opts.Ready == nil {
-			writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
-			return
-		}
-		detail, err := opts.Ready()
-		if err != nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reason": err.Error(), "detail": detail})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "detail": detail})
-	})
+	mux.HandleFunc("GET /readyz", readyz(opts))
 	for pattern, h := range opts.Routes {
 		mux.Handle(pattern, h)
 	}
@@ -104,6 +97,39 @@ func Handler(mcp http.Handler, opts Options) http.Handler {
 	}
 	mux.Handle(opts.MCPPath, bounded(guarded, opts.MaxBodyBytes))
 	return accessLog(mux, opts)
+}
+
+// readyz answers ready or not ready; the reason is logged when it changes,
+// never sent: /readyz needs no credentials.
+func readyz(opts Options) http.HandlerFunc {
+	var mu sync.Mutex
+	last := ""
+	return func(w http.ResponseWriter, _ *http.Request) {
+		var err error
+		if opts.Ready != nil {
+			_, err = opts.Ready()
+		}
+		reason := ""
+		if err != nil {
+			reason = err.Error()
+		}
+		mu.Lock()
+		changed := reason != last
+		last = reason
+		mu.Unlock()
+		if changed && opts.Logger != nil {
+			if err != nil {
+				opts.Logger.Warn("not ready", "reason", reason)
+			} else {
+				opts.Logger.Info("ready")
+			}
+		}
+		if err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
+	}
 }
 
 // bounded refuses a body declared larger than limit before reading any of

@@ -155,25 +155,32 @@ func equal(a, b []int) bool {
 	return true
 }
 
+// TestProbes: /readyz answers ready or not ready and nothing more — no
+// tools, no reason — since it needs no credentials; the reason goes to the
+// log when it changes.
 func TestProbes(t *testing.T) {
 	var readyErr error
-	h := Handler(okHandler, Options{Ready: func() (any, error) { return map[string]int{"tools_ready": 3}, readyErr }})
-	get := func(path string) (int, map[string]any) {
+	var logged bytes.Buffer
+	h := Handler(okHandler, Options{Ready: func() (any, error) {
+		return map[string]any{"tools_ready": 3, "not_ready": map[string]string{"secret-tool": "changed files: ~tool.yaml"}}, readyErr
+	}, Logger: hclog.New(&hclog.LoggerOptions{Output: &logged})})
+	get := func(path string) (int, string) {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
-		var m map[string]any
-		_ = json.Unmarshal(w.Body.Bytes(), &m)
-		return w.Code, m
+		return w.Code, strings.TrimSpace(w.Body.String())
 	}
-	if code, m := get("/healthz"); code != 200 || m["status"] != "alive" {
-		t.Errorf("/healthz: %d %v", code, m)
+	if code, body := get("/healthz"); code != 200 || body != `{"status":"alive"}` {
+		t.Errorf("/healthz: %d %s", code, body)
 	}
-	if code, m := get("/readyz"); code != 200 || m["status"] != "ready" {
-		t.Errorf("/readyz ready: %d %v", code, m)
+	if code, body := get("/readyz"); code != 200 || body != `{"status":"ready"}` {
+		t.Errorf("/readyz ready: %d %s, want 200 and only the status", code, body)
 	}
-	readyErr = errors.New("no plugin can run")
-	if code, m := get("/readyz"); code != 503 || m["reason"] != "no plugin can run" {
-		t.Errorf("/readyz not ready: %d %v, want 503 naming why", code, m)
+	readyErr = errors.New("plugins cannot be launched: their run copies go under /home/ann/.cache")
+	if code, body := get("/readyz"); code != 503 || body != `{"status":"not ready"}` {
+		t.Errorf("/readyz not ready: %d %s, want 503 and only the status", code, body)
+	}
+	if !strings.Contains(logged.String(), "/home/ann/.cache") {
+		t.Errorf("the reason for not ready is not logged: %q", logged.String())
 	}
 	if code, _ := get("/healthz"); code != 200 {
 		t.Errorf("/healthz while not ready: %d, want 200 (alive, just not ready)", code)
