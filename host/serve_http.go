@@ -159,7 +159,7 @@ func serveMetrics(ctx context.Context, a *app, addr string, m *metrics.Metrics) 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpops.NewServer(mux, httpops.DefaultTimeouts)
 	a.logger.Info("serving Prometheus metrics", "addr", "http://"+ln.Addr().String()+"/metrics")
 	done := make(chan struct{})
 	go func() {

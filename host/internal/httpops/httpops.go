@@ -3,8 +3,8 @@
 // (/healthz, /readyz), a bound on request bodies, a per-client token-bucket
 // rate limit (429 with Retry-After), the client's address taken from
 // X-Forwarded-For only when the peer is a configured trusted proxy,
-// and structured access logs on stderr. It knows nothing of MCP: Handler
-// wraps whatever serves the MCP path.
+// structured access logs on stderr, and servers whose connections time out.
+// It knows nothing of MCP: Handler wraps whatever serves the MCP path.
 package httpops
 
 import (
@@ -230,4 +230,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// ReadHeaderTimeout and IdleTimeout are every HTTP listener's: a client
+// gets this long to send a request's headers, and a kept-alive connection
+// this long between requests.
+const (
+	ReadHeaderTimeout = 10 * time.Second
+	IdleTimeout       = 2 * time.Minute
+)
+
+// Timeouts are a server's connection timeouts.
+type Timeouts struct {
+	ReadHeader, Idle time.Duration
+}
+
+// DefaultTimeouts are ReadHeaderTimeout and IdleTimeout.
+var DefaultTimeouts = Timeouts{ReadHeader: ReadHeaderTimeout, Idle: IdleTimeout}
+
+// NewServer is an http.Server for h whose connections time out: t's zero
+// fields take DefaultTimeouts'.
+func NewServer(h http.Handler, t Timeouts) *http.Server {
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = ReadHeaderTimeout
+	}
+	if t.Idle <= 0 {
+		t.Idle = IdleTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.ReadHeader, IdleTimeout: t.Idle}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -317,5 +318,43 @@ func TestOnlyMCPPathServesMCP(t *testing.T) {
 		if w.Code != tt.want {
 			t.Errorf("%s %s: got %d, want %d", tt.method, tt.path, w.Code, tt.want)
 		}
+	}
+}
+
+// TestServerTimeouts: every listener's server closes a connection that
+// does not finish its headers, and one kept alive with nothing to do.
+func TestServerTimeouts(t *testing.T) {
+	if s := NewServer(okHandler, DefaultTimeouts); s.ReadHeaderTimeout <= 0 || s.IdleTimeout <= 0 {
+		t.Fatalf("default server: read-header timeout %s, idle timeout %s, want both set", s.ReadHeaderTimeout, s.IdleTimeout)
+	}
+	srv := NewServer(okHandler, Timeouts{ReadHeader: 200 * time.Millisecond, Idle: 200 * time.Millisecond})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	closedWithin := func(c net.Conn) bool {
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second)) // a hang guard
+		_, err := io.Copy(io.Discard, c)
+		return err == nil // EOF: the server closed it; a timeout is an error
+	}
+	slow, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	_, _ = slow.Write([]byte("POST /mcp HTTP/1.1\r\nHost: x\r\n"))
+	if !closedWithin(slow) {
+		t.Error("a connection that never finished its headers was not closed")
+	}
+	idle, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	_, _ = idle.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+	if !closedWithin(idle) {
+		t.Error("a kept-alive connection with nothing to do was not closed")
 	}
 }
