@@ -219,3 +219,51 @@ func TestHTTPReadyzWithoutCredentials(t *testing.T) {
 		t.Errorf("/readyz without credentials says more than ready: %s", body)
 	}
 }
+
+// TestHTTPHeld is what an attack review found holding at the HTTP edge in
+// token mode: only the exact bearer token passes, a foreign Origin or
+// Host is refused, and the token never reaches the host's logs.
+func TestHTTPHeld(t *testing.T) {
+	const token = "held-token-0123456789abcdef"
+	h := startHost(t, newEnv(t, "HOST_HTTP_TOKEN="+token))
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_tool","arguments":{"tool":"testtool","action":"echo","args":{"text":"held"}}}}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"the token", map[string]string{"Authorization": "Bearer " + token}, 200},
+		{"no token", nil, 401},
+		{"a wrong token of the same length", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(token))}, 401},
+		{"a prefix of the token", map[string]string{"Authorization": "Bearer " + token[:len(token)-1]}, 401},
+		{"the token and more", map[string]string{"Authorization": "Bearer " + token + "x"}, 401},
+		{"the token as Basic", map[string]string{"Authorization": "Basic " + token}, 401},
+		{"the token in the query's place", map[string]string{"X-Token": token}, 401},
+		{"a foreign Origin", map[string]string{"Authorization": "Bearer " + token, "Origin": "https://evil.example"}, 403},
+		{"a foreign Host", map[string]string{"Authorization": "Bearer " + token, "Host": "evil.example"}, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, h.url, strings.NewReader(body))
+			must(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			if host, ok := tt.header["Host"]; ok {
+				req.Host = host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			must(t, err)
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("got %d %s, want %d", resp.StatusCode, got, tt.want)
+			}
+		})
+	}
+	if strings.Contains(h.log.String(), token) || strings.Contains(h.log.String(), token[:12]) {
+		t.Errorf("the bearer token is in the host's log:\n%s", h.log.String())
+	}
+}

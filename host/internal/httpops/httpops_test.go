@@ -358,3 +358,17 @@ func TestServerTimeouts(t *testing.T) {
 		t.Error("a kept-alive connection with nothing to do was not closed")
 	}
 }
+
+// TestAccessLogNeverHasToken: the access log names the request, never
+// its credentials.
+func TestAccessLogNeverHasToken(t *testing.T) {
+	var buf bytes.Buffer
+	h := Handler(okHandler, Options{AccessLog: hclog.New(&hclog.LoggerOptions{Output: &buf, JSONFormat: true})})
+	r := httptest.NewRequest(http.MethodPost, "/mcp?access_token=q-secret-token", strings.NewReader(`{}`))
+	r.Header.Set("Authorization", "Bearer h-secret-token")
+	r.Header.Set("Cookie", "session=c-secret-token")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if strings.Contains(buf.String(), "secret-token") {
+		t.Errorf("a credential is in the access log: %s", buf.String())
+	}
+}
