@@ -195,6 +195,16 @@ func TestHeldTokenChecks(t *testing.T) {
 	}
 }
 
+// waitFor polls cond until it holds, failing with msg after a hang guard.
+func waitFor(t *testing.T, cond func() bool, msg string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
@@ -247,9 +257,7 @@ func TestJWKSHangingIssuerDoesNotBlockKnownKey(t *testing.T) {
 		bogus := sign(t, jwt.SigningMethodES256, is.ec, is.claims("tools:*"), map[string]any{"kid": "bogus"})
 		_, _ = v.Validate(context.Background(), bogus)
 	}()
-	for is.jwksHits.Load() == hits {
-		time.Sleep(time.Millisecond) // until the fetch hangs at the issuer
-	}
+	waitFor(t, func() bool { return is.jwksHits.Load() > hits }, "the unknown key's fetch never reached the issuer")
 	done := make(chan error, 1)
 	go func() { _, err := v.Validate(t.Context(), good); done <- err }()
 	select {
@@ -273,9 +281,9 @@ func TestJWKSKeysRefresh(t *testing.T) {
 	}
 	is.set(func(is *issuer) { is.ec, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); is.ecKID = "k2" })
 	hits := is.jwksHits.Load()
-	for is.jwksHits.Load() < hits+2 {
-		time.Sleep(10 * time.Millisecond) // until a refresh has certainly completed
-	}
+	// Two fetches after the rotation: the second began after the first
+	// (which saw the new keys) had replaced the set.
+	waitFor(t, func() bool { return is.jwksHits.Load() >= hits+2 }, "the key set was never fetched again")
 	if _, err := v.Validate(t.Context(), old); err == nil {
 		t.Error("a token signed with a key the issuer withdrew still passes after the refresh")
 	}
