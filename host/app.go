@@ -17,6 +17,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/metrics"
+	"github.com/toolhost/toolhost/host/internal/oauth"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/registry"
 )
@@ -37,6 +38,9 @@ type app struct {
 	// metrics, when set (serve --metrics), counts calls, launches and
 	// crashes.
 	metrics atomic.Pointer[metrics.Metrics]
+	// closers stop what serving started beside the supervisor (the OAuth
+	// key refreshes); close runs them.
+	closers []func()
 }
 
 // observe points the metrics at m: every MCP call, plugin launch and crash
@@ -44,12 +48,14 @@ type app struct {
 func (a *app) observe(m *metrics.Metrics) { a.metrics.Store(m) }
 
 // callRunner is what the MCP surfaces run calls through: the dispatcher,
+// behind the OAuth scope check (which passes calls that carry no token),
 // measured when metrics are on.
 func (a *app) callRunner() metrics.Runner {
+	run := oauth.Scoped(a.dispatcher)
 	if m := a.metrics.Load(); m != nil {
-		return m.Measured(a.dispatcher)
+		return m.Measured(run)
 	}
-	return a.dispatcher
+	return run
 }
 
 // newApp builds the registry, supervisor and dispatcher from the
@@ -128,7 +134,12 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 }
 
 // close stops every plugin.
-func (a *app) close() { a.supervisor.Close() }
+func (a *app) close() {
+	for _, c := range a.closers {
+		c()
+	}
+	a.supervisor.Close()
+}
 
 // installDir is the folder holding the installation (the parent of bin/),
 // found from the executable's own path since MCP clients start the host in

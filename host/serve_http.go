@@ -62,7 +62,7 @@ func (f *httpFlags) build(a *app) (*opsConfig, error) {
 		return nil, fmt.Errorf("serve: --trusted-proxy: %w", err)
 	}
 	cfg := &opsConfig{}
-	opts := httpops.Options{Proxies: proxies, AccessLog: a.logger.Named("access"), Ready: readiness(a)}
+	opts := httpops.Options{Proxies: proxies, AccessLog: a.logger.Named("access"), Ready: readiness(a), Logger: a.logger.Named("readyz")}
 	if f.rateLimit > 0 {
 		burst := f.rateBurst
 		if burst <= 0 {
@@ -75,16 +75,32 @@ func (f *httpFlags) build(a *app) (*opsConfig, error) {
 		if err != nil {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
-		opts.Authenticate, opts.Routes, opts.Identify = v.Authenticate, v.Routes(), oauth.Subject
+		opts.Authenticate, opts.Routes, opts.Identify = v.Middleware, v.Routes(), oauth.Subject
 		cfg.authenticated = true
+		a.closers = append(a.closers, v.Close)
 	}
 	if f.metricsAddr != "" {
-		cfg.metrics = metrics.New()
+		cfg.metrics = metrics.New(a.metricNames)
 		opts.Observe = cfg.metrics.HTTPStatus
 		a.observe(cfg.metrics)
 	}
 	cfg.wrap = func(mcp http.Handler) http.Handler { return httpops.Handler(mcp, opts) }
 	return cfg, nil
+}
+
+// metricNames lets only the registry's tool, agent and action names be
+// metric labels.
+func (a *app) metricNames(tool, action string) (knownTool, knownAction bool) {
+	snap := a.registry.Snapshot()
+	if snap == nil {
+		return false, false
+	}
+	for _, t := range snap.Tools {
+		if t.Name() == tool {
+			return true, t.Manifest.Action(action) != nil
+		}
+	}
+	return false, false
 }
 
 // readiness is /readyz: the registry has been scanned and offers at least
@@ -143,7 +159,7 @@ func serveMetrics(ctx context.Context, a *app, addr string, m *metrics.Metrics) 
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := httpops.NewServer(mux, httpops.DefaultTimeouts)
 	a.logger.Info("serving Prometheus metrics", "addr", "http://"+ln.Addr().String()+"/metrics")
 	done := make(chan struct{})
 	go func() {

@@ -1,7 +1,7 @@
 // Package audit is the host's record of the calls a person must be able to
 // look back on: every call that came through a *_confirmed tool, and every
 // irreversible call the gate or the approval lock refused. Each is one JSON
-// line (time, client, tool, action, the argument names — never their
+// line (time, the authenticated subject, the client's name, tool, action, the argument names — never their
 // values — and the outcome) appended to a file in the user's state folder;
 // `host audit` reads it back.
 package audit
@@ -23,9 +23,14 @@ const FileName = "audit.jsonl"
 
 // Entry is one audited call.
 type Entry struct {
-	Time          time.Time `json:"time"`
-	Client        string    `json:"client"`
-	ClientVersion string    `json:"client_version,omitempty"`
+	Time time.Time `json:"time"`
+	// Subject is who the request was authenticated as (an OAuth access
+	// token's sub); empty when nothing authenticated a person.
+	Subject string `json:"subject,omitempty"`
+	// Client is the name the MCP client gave for itself (clientInfo): what
+	// it says, not who it is.
+	Client        string `json:"client"`
+	ClientVersion string `json:"client_version,omitempty"`
 	// Agent is the calling agent, for a nested call.
 	Agent string `json:"agent,omitempty"`
 	Tool  string `json:"tool"`

@@ -88,6 +88,10 @@ type Call struct {
 	// no *_confirmed twin, so the gate refuses an irreversible action on it
 	// outright.
 	Surface string
+	// Subject is who the request was authenticated as (an OAuth access
+	// token's sub), for the audit log; empty when nothing authenticated a
+	// person (stdio, the terminal, a shared bearer token).
+	Subject string
 }
 
 // Outcome is a call's answer: the plugin's data (a JSON object) with its
@@ -239,7 +243,7 @@ func auditEntry(call Call, tool *registry.Tool, action *manifests.Action, irreve
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	e := audit.Entry{Time: time.Now().UTC(), Client: "unknown", Tool: tool.Name(), Action: action.Name, Args: names,
+	e := audit.Entry{Time: time.Now().UTC(), Subject: call.Subject, Client: "unknown", Tool: tool.Name(), Action: action.Name, Args: names,
 		Confirmed: call.Confirmed, Irreversible: irreversible, Outcome: "ok"}
 	if c := call.Caller; c != nil {
 		if c.GetClientName() != "" {

@@ -4,33 +4,31 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// Limiter is a token bucket per client: each client may send Burst
-// requests at once and Rate a second after that. Buckets that have filled
-// up again are forgotten, so the map holds only clients seen lately.
+// Limiter is a token bucket per client (golang.org/x/time/rate): each
+// client may send Burst requests at once and Rate a second after that.
+// Buckets that have filled up again are forgotten, so the map holds only
+// clients seen lately.
 type Limiter struct {
-	rate  float64 // tokens a second
-	burst float64
+	rate  rate.Limit
+	burst int
 	now   func() time.Time
 
 	mu      sync.Mutex
-	buckets map[string]*bucket
+	clients map[string]*rate.Limiter
 	sweep   time.Time
 }
 
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
-
-// NewLimiter allows rate requests a second per client with bursts of
-// burst (at least 1); now is the clock (nil: time.Now).
-func NewLimiter(rate float64, burst int, now func() time.Time) *Limiter {
+// NewLimiter allows r requests a second per client with bursts of burst
+// (at least 1); now is the clock (nil: time.Now).
+func NewLimiter(r float64, burst int, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{rate: rate, burst: float64(max(burst, 1)), now: now, buckets: map[string]*bucket{}}
+	return &Limiter{rate: rate.Limit(r), burst: max(burst, 1), now: now, clients: map[string]*rate.Limiter{}}
 }
 
 // Allow takes a token from key's bucket. When there is none it returns
@@ -40,26 +38,17 @@ func (l *Limiter) Allow(key string) (bool, time.Duration) {
 	defer l.mu.Unlock()
 	now := l.now()
 	l.forgetFull(now)
-	b, ok := l.buckets[key]
+	lim, ok := l.clients[key]
 	if !ok {
-		b = &bucket{tokens: l.burst, at: now}
-		l.buckets[key] = b
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.clients[key] = lim
 	}
-	b.tokens = l.filled(b, now)
-	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+	r := lim.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
 	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
-}
-
-// filled is b's tokens at now.
-func (l *Limiter) filled(b *bucket, now time.Time) float64 {
-	if elapsed := now.Sub(b.at); elapsed > 0 {
-		return min(l.burst, b.tokens+elapsed.Seconds()*l.rate)
-	}
-	return b.tokens
+	return true, 0
 }
 
 // forgetFull drops, at most once a minute, the buckets that are full again:
@@ -69,9 +58,9 @@ func (l *Limiter) forgetFull(now time.Time) {
 		return
 	}
 	l.sweep = now
-	for k, b := range l.buckets {
-		if l.filled(b, now) >= l.burst {
-			delete(l.buckets, k)
+	for k, lim := range l.clients {
+		if lim.TokensAt(now) >= float64(l.burst) {
+			delete(l.clients, k)
 		}
 	}
 }
@@ -80,10 +69,10 @@ func (l *Limiter) forgetFull(now time.Time) {
 func (l *Limiter) Clients() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.buckets)
+	return len(l.clients)
 }
 
-// String describes the limit ("5 requests a second, bursts of 10").
+// String describes the limit ("5 requests a second (bursts of 10)").
 func (l *Limiter) String() string {
-	return fmt.Sprintf("%g requests a second (bursts of %g)", l.rate, l.burst)
+	return fmt.Sprintf("%g requests a second (bursts of %d)", float64(l.rate), l.burst)
 }

@@ -13,11 +13,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolhost/toolhost/host/internal/httpops"
 )
 
 // HTTPOptions configure ServeHTTP.
@@ -75,7 +76,7 @@ func ServeHTTP(ctx context.Context, s *Server, opts HTTPOptions) error {
 	if opts.Wrap != nil {
 		h = opts.Wrap(h)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: maxHeaderBytes}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: httpops.ReadHeaderTimeout, IdleTimeout: httpops.IdleTimeout, MaxHeaderBytes: maxHeaderBytes}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr().String())
 	}

@@ -176,9 +176,7 @@ func (s *Server) capabilities(ctx context.Context, req *mcp.CallToolRequest) (*m
 	if bad := decodeInput(manifests.ToolCapabilities, req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
 		return mcpproto.Result(*bad), nil
 	}
-	if c := oauth.FromContext(ctx); c != nil {
-		q.Allow = c.Allows // over OAuth, only what the token's scopes let it run
-	}
+	q.Allow = oauth.ToolFilter(ctx) // over OAuth, only what the token's scopes let it run
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
 	if env != nil {
 		return mcpproto.Result(dispatch.Fail(env)), nil

@@ -22,9 +22,19 @@ import (
 // OK is the code label of a call that succeeded.
 const OK = "ok"
 
+// Unknown is the tool or action label of a call naming a tool or action
+// the registry does not have: labels come only from the registry, never
+// from what a client sent.
+const Unknown = "unknown"
+
+// Names reports whether the registry has the tool (or agent) and, when it
+// does, the action. nil knows no name.
+type Names func(tool, action string) (knownTool, knownAction bool)
+
 // Metrics holds the host's collectors in a registry of its own (no global
 // state: each Metrics starts from zero).
 type Metrics struct {
+	names    Names
 	reg      *prometheus.Registry
 	calls    *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
@@ -34,10 +44,12 @@ type Metrics struct {
 	http     *prometheus.CounterVec
 }
 
-// New builds the collectors, with the Go runtime's and the process's.
-func New() *Metrics {
+// New builds the collectors, with the Go runtime's and the process's;
+// names says which tool and action names may be labels.
+func New(names Names) *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		names: names,
+		reg:   prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolhost_calls_total",
 			Help: "Tool and agent calls answered, by tool, action and outcome code (ok, or the error code)."},
 			[]string{"tool", "action", "code"}),
@@ -96,7 +108,25 @@ func (r measured) Run(ctx context.Context, call dispatch.Call, onProgress func(*
 	if code == "" {
 		code = OK
 	}
-	r.m.calls.WithLabelValues(call.Name, call.Action, code).Inc()
-	r.m.latency.WithLabelValues(call.Name, call.Action).Observe(time.Since(start).Seconds())
+	tool, action := r.m.labels(call)
+	r.m.calls.WithLabelValues(tool, action, code).Inc()
+	r.m.latency.WithLabelValues(tool, action).Observe(time.Since(start).Seconds())
 	return out
+}
+
+// labels are the tool and action labels of call: its names when the
+// registry has them, else Unknown.
+func (m *Metrics) labels(call dispatch.Call) (tool, action string) {
+	knownTool, knownAction := false, false
+	if m.names != nil {
+		knownTool, knownAction = m.names(call.Name, call.Action)
+	}
+	tool, action = Unknown, Unknown
+	if knownTool {
+		tool = call.Name
+		if knownAction || call.Action == "" {
+			action = call.Action
+		}
+	}
+	return tool, action
 }

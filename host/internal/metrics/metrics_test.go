@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -40,8 +41,13 @@ func scrapeLine(m *Metrics, prefix string) string {
 	return ""
 }
 
+// xlsxOnly knows the tool xlsx with the actions read and fail.
+func xlsxOnly(tool, action string) (bool, bool) {
+	return tool == "xlsx", tool == "xlsx" && (action == "read" || action == "fail")
+}
+
 func TestMeasured(t *testing.T) {
-	m := New()
+	m := New(xlsxOnly)
 	f := &fakeRunner{m: m}
 	r := m.Measured(f)
 	for _, action := range []string{"read", "read", "fail"} {
@@ -68,5 +74,35 @@ func TestMeasured(t *testing.T) {
 		if g != "toolhost_calls_in_flight 1" {
 			t.Errorf("call %d saw %q while running, want in flight 1", i, g)
 		}
+	}
+}
+
+// TestLabelsOnlyFromRegistry: tool and action names the registry does not
+// have are counted under "unknown", so a client cannot grow the metrics
+// (and the host's memory) by sending made-up names.
+func TestLabelsOnlyFromRegistry(t *testing.T) {
+	m := New(xlsxOnly)
+	r := m.Measured(&fakeRunner{m: m})
+	long := strings.Repeat("a", 2<<10)
+	for i := range 300 {
+		r.Run(context.Background(), dispatch.Call{Name: fmt.Sprintf("made-up-%d", i), Action: long}, nil)
+		r.Run(context.Background(), dispatch.Call{Name: "xlsx", Action: fmt.Sprintf("%s-%d", long, i)}, nil)
+	}
+	w := httptest.NewRecorder()
+	m.Handler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	body := w.Body.String()
+	if strings.Contains(body, "made-up") || strings.Contains(body, "aaaaaaaa") {
+		t.Fatalf("a client-sent name became a label (%d bytes of metrics)", len(body))
+	}
+	for _, want := range []string{
+		`toolhost_calls_total{action="unknown",code="ok",tool="unknown"} 300`,
+		`toolhost_calls_total{action="unknown",code="ok",tool="xlsx"} 300`,
+	} {
+		if !strings.Contains(body, want+"\n") {
+			t.Errorf("want %q in the metrics", want)
+		}
+	}
+	if len(body) > 64<<10 {
+		t.Errorf("the metrics are %d bytes after 600 calls with made-up names, want a few KiB", len(body))
 	}
 }

@@ -2,34 +2,48 @@
 // authorization spec describes it: every request to the MCP endpoint
 // carries a JWT access token issued by a configured authorization server;
 // the host checks its signature against the issuer's JWKS, its issuer,
-// audience (this server) and expiry, and maps its scopes to the tools it
-// may call. It serves the protected-resource metadata (RFC 9728) at
-// /.well-known/oauth-protected-resource and points to it from
-// WWW-Authenticate on every 401 and 403.
+// audience (this server), expiry, not-before and issued-at, and maps its
+// scopes to the tools it may call. It serves the protected-resource
+// metadata (RFC 9728) at /.well-known/oauth-protected-resource and points
+// to it from WWW-Authenticate on every 401 and 403.
+//
+// The bearer check and the metadata are the go-sdk's auth package; tokens
+// are parsed and checked by golang-jwt, with keys from keyfunc's JWKS
+// cache. The scope check runs on the call the dispatcher is about to run
+// (Scoped), never on the raw request body.
 //
 // Scopes: "tools:*" allows every tool; "tools:NAME" allows the tool or
-// agent NAME (run_tool's and run_agent's tool/agent argument, or a curated
-// surface's published tool name). capabilities and get_skill need only a
-// valid token; capabilities shows only the tools and agents the scopes
-// allow (FromContext gives the handler the claims).
+// agent NAME — the one that runs: run_tool's and run_agent's tool or
+// agent, or the tool behind a curated surface's published name.
+// capabilities, get_skill, tools/list and the other methods that only
+// describe need only a valid token; capabilities shows only the tools and
+// agents the scopes allow (ToolFilter).
 package oauth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/MicahParks/jwkset"
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/time/rate"
+
+	"github.com/toolhost/toolhost/host/internal/dispatch"
+	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // MetadataPath is where the protected-resource metadata is served.
@@ -41,9 +55,20 @@ const (
 	ToolScopePrefix = "tools:"
 )
 
-// algorithms are the signature algorithms accepted (never "none").
-var algorithms = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
-	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA}
+// CodeInsufficientScope is the error code of a call the token's scopes do
+// not allow.
+const CodeInsufficientScope wire.Code = "insufficient_scope"
+
+// algorithms are the signature algorithms accepted: asymmetric only, so a
+// token signed with HMAC over the issuer's public key, or with "none",
+// never verifies.
+var algorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+
+// leeway is the clock skew allowed on exp, nbf and iat.
+const leeway = 30 * time.Second
+
+// maxKeySetBytes bounds the issuer's metadata and JWKS documents.
+const maxKeySetBytes = 1 << 20
 
 // Options configure a Validator. Issuer and Audience are required.
 type Options struct {
@@ -59,54 +84,142 @@ type Options struct {
 	JWKSURL string
 	// Client fetches the metadata and keys (default: 10s timeout).
 	Client *http.Client
-	// Now is the clock (default time.Now).
+	// RefreshInterval is how often the key set is fetched again, so that
+	// a key the issuer withdrew stops verifying (default 15 minutes).
+	RefreshInterval time.Duration
+	// UnknownKeyInterval is the least time between two fetches caused by
+	// a token naming a key not in the set, whether the last fetch worked
+	// or not (default 10 seconds).
+	UnknownKeyInterval time.Duration
+	// Now is the clock tokens are judged by (default time.Now).
 	Now func() time.Time
-	// MaxBodyBytes bounds the request body read to find the tool a call
-	// names (default 16 MiB).
-	MaxBodyBytes int64
 }
 
-// Validator checks access tokens and guards the MCP endpoint.
+// Validator checks access tokens and guards the MCP endpoint. Close stops
+// its key refreshes.
 type Validator struct {
-	opts Options
+	opts   Options
+	parser *jwt.Parser
+	ctx    context.Context
+	cancel context.CancelFunc
 
-	mu        sync.Mutex
-	keys      *jose.JSONWebKeySet
-	fetchedAt time.Time
+	// keys is the JWKS cache once fetched; reading it takes no lock, so a
+	// fetch that hangs never delays a token whose key is known.
+	keys atomic.Pointer[keySet]
+	// first serialises the first fetch (finding the JWKS URL), tried
+	// again at most once every UnknownKeyInterval after a failure.
+	first     sync.Mutex
+	lastFirst time.Time
+	firstErr  error
+	// unknown allows one fetch per UnknownKeyInterval for a token naming
+	// a key not in the set; a token arriving in between is refused at
+	// once, never queued behind the fetch.
+	unknown *rate.Limiter
+	jwksURL string
 }
 
-// Claims is what the host takes from a valid token.
-type Claims struct {
-	Subject string
-	Scopes  []string
-	Expiry  time.Time
+// keySet is one fetched JWKS, refreshed in the background until stop.
+type keySet struct {
+	kf   keyfunc.Keyfunc
+	stop context.CancelFunc
 }
 
-// New checks opts; keys are fetched on first use (and again when a token
-// names a key not seen yet), so the host starts while the issuer is down.
+// New checks opts. Keys are fetched on first use, so the host starts while
+// the issuer is down. Issuer and JWKS URLs must be https, except on
+// loopback.
 func New(opts Options) (*Validator, error) {
 	if opts.Issuer == "" || opts.Audience == "" {
 		return nil, errors.New("oauth: resource-server mode needs both --oauth-issuer (the authorization server's issuer URL) and --oauth-audience (this server's MCP URL)")
 	}
-	for _, u := range []string{opts.Issuer, opts.Audience, opts.JWKSURL} {
-		if u == "" {
-			continue
+	for _, u := range []struct{ flag, url string }{{"--oauth-issuer", opts.Issuer}, {"--oauth-jwks", opts.JWKSURL}} {
+		if u.url != "" {
+			if err := checkFetchURL(u.url); err != nil {
+				return nil, fmt.Errorf("oauth: %s: %w", u.flag, err)
+			}
 		}
-		if p, err := url.Parse(u); err != nil || p.Host == "" || (p.Scheme != "https" && p.Scheme != "http") {
-			return nil, fmt.Errorf("oauth: %q is not an absolute http(s) URL", u)
-		}
+	}
+	if p, err := url.Parse(opts.Audience); err != nil || p.Host == "" || (p.Scheme != "https" && p.Scheme != "http") {
+		return nil, fmt.Errorf("oauth: --oauth-audience %q is not an absolute http(s) URL", opts.Audience)
 	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{Timeout: 10 * time.Second}
 	}
+	opts.Client = boundedClient(opts.Client)
+	if opts.RefreshInterval <= 0 {
+		opts.RefreshInterval = 15 * time.Minute
+	}
+	if opts.UnknownKeyInterval <= 0 {
+		opts.UnknownKeyInterval = 10 * time.Second
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.MaxBodyBytes == 0 {
-		opts.MaxBodyBytes = 16 << 20
-	}
-	return &Validator{opts: opts}, nil
+	v := &Validator{opts: opts, jwksURL: opts.JWKSURL, unknown: rate.NewLimiter(rate.Every(opts.UnknownKeyInterval), 1)}
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	v.parser = jwt.NewParser(jwt.WithValidMethods(algorithms), jwt.WithIssuer(opts.Issuer), jwt.WithAudience(opts.Audience),
+		jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(leeway), jwt.WithTimeFunc(opts.Now))
+	return v, nil
 }
+
+// Close stops the background key refreshes.
+func (v *Validator) Close() { v.cancel() }
+
+// checkFetchURL accepts an absolute https URL, or http on loopback only: a
+// key set fetched in the clear can be swapped on the way.
+func checkFetchURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return nil
+	case u.Scheme == "http":
+		return fmt.Errorf("%q is http:// off loopback: the issuer's keys must come over https (use https://%s%s)", raw, u.Host, u.Path)
+	}
+	return fmt.Errorf("%q is not an https URL", raw)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// boundedClient is c refusing redirects to URLs checkFetchURL refuses and
+// reading at most maxKeySetBytes of any answer.
+func boundedClient(c *http.Client) *http.Client {
+	cc := *c
+	next := cc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cc.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(r)
+		if err == nil {
+			resp.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.LimitReader(resp.Body, maxKeySetBytes), resp.Body}
+		}
+		return resp, err
+	})
+	cc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		return checkFetchURL(r.URL.String())
+	}
+	return &cc
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // MetadataURL is the absolute URL of the protected-resource metadata.
 func (v *Validator) MetadataURL() string {
@@ -117,15 +230,12 @@ func (v *Validator) MetadataURL() string {
 // Routes are the metadata routes: the well-known path alone and with the
 // resource's path appended (RFC 9728 §3.1).
 func (v *Validator) Routes() map[string]http.Handler {
-	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"resource":                 v.opts.Audience,
-			"authorization_servers":    []string{v.opts.Issuer},
-			"bearer_methods_supported": []string{"header"},
-			"scopes_supported":         []string{AllTools},
-			"resource_name":            "toolhost",
-		})
+	h := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:               v.opts.Audience,
+		AuthorizationServers:   []string{v.opts.Issuer},
+		BearerMethodsSupported: []string{"header"},
+		ScopesSupported:        []string{AllTools},
+		ResourceName:           "toolhost",
 	})
 	routes := map[string]http.Handler{"GET " + MetadataPath: h}
 	if u, _ := url.Parse(v.opts.Audience); strings.Trim(u.Path, "/") != "" {
@@ -134,215 +244,323 @@ func (v *Validator) Routes() map[string]http.Handler {
 	return routes
 }
 
-// Validate checks a compact JWT and returns its claims.
-func (v *Validator) Validate(ctx context.Context, token string) (*Claims, error) {
-	tok, err := jwt.ParseSigned(token, algorithms)
-	if err != nil {
-		return nil, fmt.Errorf("oauth: the token is not a signed JWT: %w", err)
-	}
-	if len(tok.Headers) != 1 {
-		return nil, errors.New("oauth: the token must carry exactly one signature")
-	}
-	key, err := v.key(ctx, tok.Headers[0].KeyID)
-	if err != nil {
-		return nil, err
-	}
-	var std jwt.Claims
-	var extra struct {
-		Scope string   `json:"scope"`
-		Scp   []string `json:"scp"`
-	}
-	if err := tok.Claims(key, &std, &extra); err != nil {
-		return nil, fmt.Errorf("oauth: the token's signature does not verify with the issuer's key %q: %w", tok.Headers[0].KeyID, err)
-	}
-	if std.Expiry == nil {
-		return nil, errors.New("oauth: the token has no expiry (exp)")
-	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.opts.Issuer, AnyAudience: jwt.Audience{v.opts.Audience},
-		Time: v.opts.Now()}, 30*time.Second); err != nil {
-		return nil, fmt.Errorf("oauth: %w (want iss %q, aud containing %q)", err, v.opts.Issuer, v.opts.Audience)
-	}
-	scopes := append(strings.Fields(extra.Scope), extra.Scp...)
-	return &Claims{Subject: std.Subject, Scopes: scopes, Expiry: std.Expiry.Time()}, nil
+// tokenClaims are the claims the host reads.
+type tokenClaims struct {
+	jwt.RegisteredClaims
+	Scope string   `json:"scope"`
+	Scp   []string `json:"scp"`
 }
 
-// Allows reports whether the token's scopes allow calling tool.
-func (c *Claims) Allows(tool string) bool {
-	return slices.Contains(c.Scopes, AllTools) || slices.Contains(c.Scopes, ToolScopePrefix+tool)
+// Validate checks a compact JWT and returns what the host takes from it.
+// Every error wraps auth.ErrInvalidToken.
+func (v *Validator) Validate(ctx context.Context, token string) (*auth.TokenInfo, error) {
+	ks, err := v.keySet(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", auth.ErrInvalidToken, err)
+	}
+	var c tokenClaims
+	_, err = v.parser.ParseWithClaims(token, &c, ks.kf.KeyfuncCtx(ctx))
+	if errors.Is(err, jwkset.ErrKeyNotFound) && v.unknown.Allow() {
+		// The issuer may have published a new key since the last fetch.
+		if ks, ferr := v.fetch(); ferr == nil {
+			c = tokenClaims{}
+			_, err = v.parser.ParseWithClaims(token, &c, ks.kf.KeyfuncCtx(ctx))
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: oauth: %w (want a token signed with a key of %s, iss %q, aud containing %q)",
+			auth.ErrInvalidToken, err, v.opts.Issuer, v.opts.Issuer, v.opts.Audience)
+	}
+	return &auth.TokenInfo{Scopes: append(strings.Fields(c.Scope), c.Scp...), Expiration: c.ExpiresAt.Time,
+		UserID: c.Subject}, nil
 }
 
-// key returns the issuer's key kid, fetching the key set when it is not
-// known yet (at most once every 10 seconds, so a flood of made-up key ids
-// cannot turn the host against the issuer).
-func (v *Validator) key(ctx context.Context, kid string) (*jose.JSONWebKey, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	find := func() *jose.JSONWebKey {
-		if v.keys == nil {
-			return nil
-		}
-		for _, k := range v.keys.Keys {
-			if (kid == "" || k.KeyID == kid) && k.Use != "enc" {
-				return &k
-			}
-		}
-		return nil
+// keySet returns the JWKS cache, fetching it on first use (finding its
+// URL in the issuer's metadata unless configured).
+func (v *Validator) keySet(ctx context.Context) (*keySet, error) {
+	if ks := v.keys.Load(); ks != nil {
+		return ks, nil
 	}
-	if k := find(); k != nil {
-		return k, nil
+	v.first.Lock()
+	defer v.first.Unlock()
+	if ks := v.keys.Load(); ks != nil {
+		return ks, nil
 	}
-	if now := v.opts.Now(); v.keys == nil || now.Sub(v.fetchedAt) >= 10*time.Second {
-		keys, err := v.fetchKeys(ctx)
+	if !v.lastFirst.IsZero() && time.Since(v.lastFirst) < v.opts.UnknownKeyInterval {
+		return nil, fmt.Errorf("oauth: the issuer's keys are not available: %w", v.firstErr)
+	}
+	v.lastFirst = time.Now()
+	if v.jwksURL == "" {
+		u, err := v.discover(ctx)
 		if err != nil {
+			v.firstErr = err
 			return nil, err
 		}
-		v.keys, v.fetchedAt = keys, now
+		v.jwksURL = u
 	}
-	if k := find(); k != nil {
-		return k, nil
-	}
-	return nil, fmt.Errorf("oauth: the issuer's key set has no signing key %q", kid)
+	ks, err := v.fetch()
+	v.firstErr = err
+	return ks, err
 }
 
-// fetchKeys reads the issuer's JWKS, finding its URL from the issuer's
-// metadata unless configured.
-func (v *Validator) fetchKeys(ctx context.Context) (*jose.JSONWebKeySet, error) {
-	jwksURL := v.opts.JWKSURL
-	if jwksURL == "" {
-		base := strings.TrimRight(v.opts.Issuer, "/")
-		var lastErr error
-		for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-			var meta struct {
-				JWKSURI string `json:"jwks_uri"`
-			}
-			if lastErr = v.getJSON(ctx, base+p, &meta); lastErr == nil && meta.JWKSURI != "" {
-				jwksURL = meta.JWKSURI
-				break
-			}
-		}
-		if jwksURL == "" {
-			return nil, fmt.Errorf("oauth: the issuer %s names no jwks_uri in its metadata (set --oauth-jwks): %v", v.opts.Issuer, lastErr)
-		}
+// fetch reads the key set now and makes it the one tokens are checked
+// with; it is then fetched again every RefreshInterval (replacing the
+// keys, so a withdrawn key stops verifying) until the next fetch or Close.
+func (v *Validator) fetch() (*keySet, error) {
+	ctx, stop := context.WithCancel(v.ctx)
+	store, err := jwkset.NewStorageFromHTTP(v.jwksURL, jwkset.HTTPClientStorageOptions{
+		Client:          v.opts.Client,
+		Ctx:             ctx,
+		HTTPTimeout:     v.opts.Client.Timeout,
+		RefreshInterval: v.opts.RefreshInterval,
+	})
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("oauth: fetch the issuer's keys from %s: %w", v.jwksURL, err)
 	}
-	var set jose.JSONWebKeySet
-	if err := v.getJSON(ctx, jwksURL, &set); err != nil {
-		return nil, err
+	// Keys published for encryption never verify a token.
+	kf, err := keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: store, UseWhitelist: []jwkset.USE{jwkset.UseSig, ""}})
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("oauth: the issuer's keys: %w", err)
 	}
-	return &set, nil
+	ks := &keySet{kf: kf, stop: stop}
+	if old := v.keys.Swap(ks); old != nil {
+		old.stop()
+	}
+	return ks, nil
 }
 
+// discover finds the issuer's jwks_uri in its metadata (RFC 8414, or
+// OpenID Connect discovery).
+func (v *Validator) discover(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, v.opts.Client.Timeout)
+	defer cancel()
+	base := strings.TrimRight(v.opts.Issuer, "/")
+	var errs []error
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		var meta struct {
+			Issuer  string `json:"issuer"`
+			JWKSURI string `json:"jwks_uri"`
+		}
+		if err := v.getJSON(ctx, base+p, &meta); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if meta.Issuer != "" && strings.TrimRight(meta.Issuer, "/") != base {
+			errs = append(errs, fmt.Errorf("%s names the issuer %q, not %q", base+p, meta.Issuer, v.opts.Issuer))
+			continue
+		}
+		if meta.JWKSURI == "" {
+			continue
+		}
+		if err := checkFetchURL(meta.JWKSURI); err != nil {
+			return "", fmt.Errorf("oauth: the issuer's jwks_uri: %w", err)
+		}
+		return meta.JWKSURI, nil
+	}
+	return "", fmt.Errorf("oauth: the issuer %s names no jwks_uri in its metadata (set --oauth-jwks): %w", v.opts.Issuer, errors.Join(errs...))
+}
+
+// getJSON reads one JSON document.
 func (v *Validator) getJSON(ctx context.Context, u string, dst any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return fmt.Errorf("oauth: fetch %s: %w", u, err)
+		return fmt.Errorf("fetch %s: %w", u, err)
 	}
 	resp, err := v.opts.Client.Do(req)
 	if err != nil {
-		return fmt.Errorf("oauth: fetch %s: %w", u, err)
+		return fmt.Errorf("fetch %s: %w", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("oauth: fetch %s: HTTP %d", u, resp.StatusCode)
+		return fmt.Errorf("fetch %s: HTTP %d", u, resp.StatusCode)
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(dst); err != nil {
-		return fmt.Errorf("oauth: fetch %s: %w", u, err)
+	if err := json.NewDecoder(resp.Body).Decode(dst); err != nil {
+		return fmt.Errorf("fetch %s: %w", u, err)
 	}
 	return nil
 }
 
-type claimsKey struct{}
-
-// FromContext returns the claims of the token a request carried, from the
-// context of a request Authenticate passed or of a handler it reached
-// (the MCP SDK keeps a request's context values for its handlers); nil
-// when there was no token (OAuth is off).
-func FromContext(ctx context.Context) *Claims {
-	c, _ := ctx.Value(claimsKey{}).(*Claims)
-	return c
-}
-
-// Subject is the authenticated subject of a request Authenticate passed
+// Subject is the authenticated subject of a request Middleware passed
 // ("" when none).
-func Subject(r *http.Request) string {
-	if c, ok := r.Context().Value(claimsKey{}).(*Claims); ok {
-		return c.Subject
+func Subject(r *http.Request) string { return SubjectOf(r.Context()) }
+
+// SubjectOf is the authenticated subject ctx carries ("" when none).
+func SubjectOf(ctx context.Context) string {
+	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
+		return ti.UserID
 	}
 	return ""
 }
 
-// Authenticate guards one request to the MCP endpoint: a missing or
-// invalid token gets 401, a tools/call of a tool the scopes do not allow
-// 403, both with WWW-Authenticate naming the metadata. It returns nil when
-// it answered, else the request carrying the claims.
-func (v *Validator) Authenticate(w http.ResponseWriter, r *http.Request) *http.Request {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || strings.TrimSpace(token) == "" {
-		v.refuse(w, http.StatusUnauthorized, "", "", "unauthorized: send Authorization: Bearer <access token from "+v.opts.Issuer+">")
-		return nil
-	}
-	claims, err := v.Validate(r.Context(), strings.TrimSpace(token))
-	if err != nil {
-		v.refuse(w, http.StatusUnauthorized, "invalid_token", "", "unauthorized: "+err.Error())
-		return nil
-	}
-	if r.Method == http.MethodPost && r.Body != nil {
-		body, err := io.ReadAll(io.LimitReader(r.Body, v.opts.MaxBodyBytes+1))
-		if err != nil {
-			http.Error(w, "bad request: the body could not be read", http.StatusBadRequest)
-			return nil
+// Middleware guards the MCP endpoint: the go-sdk's bearer check with this
+// validator (401 with WWW-Authenticate naming the metadata, and
+// error="invalid_token" when a token was sent), and a 403 insufficient_scope
+// answer for a call Scoped refused. It reads no body.
+func (v *Validator) Middleware(next http.Handler) http.Handler {
+	bearer := auth.RequireBearerToken(func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return v.Validate(ctx, token)
+	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: v.MetadataURL(), ClockSkew: leeway})
+	guarded := bearer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ref := &refusal{}
+		sw := &scopeWriter{ResponseWriter: w, ref: ref, v: v}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), refusalKey{}, ref)))
+		sw.finish()
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			w = &challengeWriter{ResponseWriter: w}
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if tool := calledTool(body); tool != "" && !claims.Allows(tool) {
-			v.refuse(w, http.StatusForbidden, "insufficient_scope", ToolScopePrefix+tool,
-				fmt.Sprintf("forbidden: the token's scopes %q do not allow the tool %q: ask for scope %q", claims.Scopes, tool, ToolScopePrefix+tool))
-			return nil
-		}
-	}
-	return r.WithContext(context.WithValue(r.Context(), claimsKey{}, claims))
+		guarded.ServeHTTP(w, r)
+	})
 }
 
-// refuse answers 401 or 403 with the WWW-Authenticate challenge.
-func (v *Validator) refuse(w http.ResponseWriter, status int, code, scope, msg string) {
-	ch := fmt.Sprintf(`Bearer resource_metadata=%q`, v.MetadataURL())
-	if code != "" {
-		ch += fmt.Sprintf(`, error=%q`, code)
+// challengeWriter adds error="invalid_token" to a 401's challenge (RFC
+// 6750 §3.1: a token was sent and did not pass).
+type challengeWriter struct{ http.ResponseWriter }
+
+func (w *challengeWriter) WriteHeader(code int) {
+	if code == http.StatusUnauthorized {
+		if c := w.Header().Get("WWW-Authenticate"); c != "" && !strings.Contains(c, "error=") {
+			w.Header().Set("WWW-Authenticate", c+`, error="invalid_token"`)
+		}
 	}
-	if scope != "" {
-		ch += fmt.Sprintf(`, scope=%q`, scope)
-	}
-	w.Header().Set("WWW-Authenticate", ch)
-	http.Error(w, msg, status)
+	w.ResponseWriter.WriteHeader(code)
 }
 
-// runTools are the generic tools whose target is named in their arguments.
-var runTools = map[string]string{"run_tool": "tool", "run_tool_confirmed": "tool", "run_agent": "agent", "run_agent_confirmed": "agent"}
+// Flush passes streaming answers through.
+func (w *challengeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
 
-// calledTool is the tool a tools/call body would run: run_tool's tool (or
-// run_agent's agent) argument, the published name on any other tool, ""
-// for capabilities and get_skill, which only describe, and for anything
-// that is not a tools/call.
-func calledTool(body []byte) string {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      string                     `json:"name"`
-			Arguments map[string]json.RawMessage `json:"arguments"`
-		} `json:"params"`
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// refusal is where Scoped leaves the scope a call needed, for the HTTP
+// answer of the request that carried it.
+type refusal struct {
+	mu    sync.Mutex
+	scope string
+	msg   string
+}
+
+func (r *refusal) get() (scope, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.scope, r.msg
+}
+
+type refusalKey struct{}
+
+// scopeWriter turns the answer to a call Scoped refused into a 403 with
+// the challenge naming the scope to ask for. The refusal comes before the
+// tool runs, so nothing of the answer has been written yet.
+type scopeWriter struct {
+	http.ResponseWriter
+	ref     *refusal
+	v       *Validator
+	decided bool
+	refused bool
+}
+
+func (w *scopeWriter) decide() {
+	if w.decided {
+		return
 	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" {
-		return ""
+	w.decided = true
+	scope, msg := w.ref.get()
+	if scope == "" {
+		return
 	}
-	switch name := msg.Params.Name; name {
-	case "capabilities", "get_skill":
-		return ""
-	default:
-		if arg, ok := runTools[name]; ok {
-			var target string
-			if json.Unmarshal(msg.Params.Arguments[arg], &target) != nil || target == "" {
-				return name // no target named: the dispatcher says what is missing, but only to a token allowed every tool
-			}
-			return target
+	w.refused = true
+	h := w.ResponseWriter.Header()
+	h.Del("Content-Length")
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q, error="insufficient_scope", scope=%q`, w.v.MetadataURL(), scope))
+	w.ResponseWriter.WriteHeader(http.StatusForbidden)
+	_, _ = io.WriteString(w.ResponseWriter, msg+"\n")
+}
+
+func (w *scopeWriter) WriteHeader(code int) {
+	if w.decide(); !w.refused {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *scopeWriter) Write(p []byte) (int, error) {
+	if w.decide(); w.refused {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush passes streaming answers through.
+func (w *scopeWriter) Flush() {
+	if w.decide(); w.refused {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// finish answers a refusal the handler wrote nothing for.
+func (w *scopeWriter) finish() { w.decide() }
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *scopeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Allows reports whether scopes allow running tool (a tool or agent name).
+func Allows(scopes []string, tool string) bool {
+	return slices.Contains(scopes, AllTools) || slices.Contains(scopes, ToolScopePrefix+tool)
+}
+
+// Runner runs one call; the dispatcher is the production one.
+type Runner interface {
+	Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome
+}
+
+// Scoped wraps next so that a call carrying a token (one that came through
+// Middleware) runs only when the token's scopes allow the tool or agent
+// the call runs — the one the dispatcher was handed, after the SDK parsed
+// the request. Calls with no token (stdio, the terminal, HOST_HTTP_TOKEN)
+// pass unchanged.
+func Scoped(next Runner) Runner { return scoped{next: next} }
+
+type scoped struct{ next Runner }
+
+func (s scoped) Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome {
+	ti := auth.TokenInfoFromContext(ctx)
+	if ti == nil {
+		return s.next.Run(ctx, call, onProgress)
+	}
+	if !Allows(ti.Scopes, call.Name) {
+		scope := ToolScopePrefix + call.Name
+		msg := fmt.Sprintf("forbidden: the token's scopes %q do not allow %q: ask the authorization server for scope %q (or %q)",
+			ti.Scopes, call.Name, scope, AllTools)
+		if ref, ok := ctx.Value(refusalKey{}).(*refusal); ok {
+			ref.mu.Lock()
+			ref.scope, ref.msg = scope, msg
+			ref.mu.Unlock()
 		}
-		return name
+		return dispatch.Fail(&wire.Error{Code: CodeInsufficientScope, Message: msg,
+			NextStep: fmt.Sprintf("get a token with scope %q", scope)})
 	}
+	call.Subject = ti.UserID
+	return s.next.Run(ctx, call, onProgress)
+}
+
+// ToolFilter reports, for a request that carried a token, which tools and
+// agents its scopes allow (capabilities shows only those); nil when the
+// request carried none (stdio, the terminal, HOST_HTTP_TOKEN).
+func ToolFilter(ctx context.Context) func(tool string) bool {
+	ti := auth.TokenInfoFromContext(ctx)
+	if ti == nil {
+		return nil
+	}
+	return func(tool string) bool { return Allows(ti.Scopes, tool) }
 }
