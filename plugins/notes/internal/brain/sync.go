@@ -62,6 +62,7 @@ type SyncResult struct {
 	Conflicts     []SyncConflict  `json:"conflicts"`
 	ChangedPaths  []string        `json:"changed_paths"`
 	Secrets       []SecretFinding `json:"secrets"`
+	UnsafeFiles   []UnsafeFile    `json:"unsafe_files"`
 	Attempts      int             `json:"attempts"`
 	Ms            int64           `json:"ms"`
 	Branch        string          `json:"branch"`
@@ -100,7 +101,7 @@ const mergeMarker = StateDir + "/sync-merge"
 // secrets, pushes and brings the index up to date.
 func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	start := time.Now()
-	res := &SyncResult{Machine: b.machineName(), Conflicts: []SyncConflict{}, ChangedPaths: []string{}, Secrets: []SecretFinding{},
+	res := &SyncResult{Machine: b.machineName(), Conflicts: []SyncConflict{}, ChangedPaths: []string{}, Secrets: []SecretFinding{}, UnsafeFiles: []UnsafeFile{},
 		Recovered: []string{}, Integration: "none"}
 	done := func(status, msg, next string) (*SyncResult, error) {
 		res.Status, res.Message, res.NextStep = status, msg, next
@@ -126,6 +127,9 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	// 1. Commit what a person edited outside the tool, after a secret scan.
 	if blocked, err := b.commitOutside(ctx, c, res); err != nil {
 		return nil, err
+	} else if blocked && len(res.UnsafeFiles) > 0 {
+		return done(SyncBlocked, fmt.Sprintf("%s is a symbolic link or special file; nothing was committed or sent", res.UnsafeFiles[0].Path),
+			"A note is a regular file: replace the link with the file's text (or delete it), then run sync again.")
 	} else if blocked {
 		return done(SyncBlocked, fmt.Sprintf("possible secret in %s; nothing was committed or sent", res.Secrets[0].File),
 			"Remove the credential from the file (keep a reference to where it is stored), then run sync again.")
@@ -160,6 +164,16 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 		base := emptyTree
 		if _, err := g.run(ctx, "rev-parse", "--verify", "-q", remoteRef); err == nil {
 			base = remoteRef
+			// A link (mode 120000) or submodule from the remote would
+			// be read through by whatever opens it: never merged.
+			if bad, err := treeUnsafe(ctx, g, remoteRef); err != nil {
+				return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+			} else if len(bad) > 0 {
+				res.UnsafeFiles = bad
+				return done(SyncBlocked, fmt.Sprintf("the remote's %s holds %s, a symbolic link or submodule (%s); nothing was merged or sent",
+					res.Branch, bad[0].Path, bad[0].Why),
+					"Remove the link from the remote (on the machine that added it: git rm the file, commit, push), then run sync again. Nothing here changed.")
+			}
 			if err := b.integrate(ctx, g, c, res, remoteRef); err != nil {
 				return nil, err
 			}
@@ -175,7 +189,15 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 			synced = true
 			break
 		}
-		// 2. Nothing leaves the machine without a secret scan.
+		// 2. No link leaves the machine either (one committed by hand).
+		if bad, err := treeUnsafe(ctx, g, "HEAD"); err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+		} else if len(bad) > 0 {
+			res.UnsafeFiles = bad
+			return done(SyncBlocked, fmt.Sprintf("%s is %s in the brain's committed tree; nothing was sent", bad[0].Path, bad[0].Why),
+				"A note is a regular file: git rm the link (or replace it with the file's text), commit, then run sync again.")
+		}
+		// 3. Nothing leaves the machine without a secret scan.
 		found, err := b.scanOutgoing(ctx, g, base)
 		if err != nil {
 			return nil, err
@@ -302,11 +324,19 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 	sort.Strings(paths)
 	var found []SecretFinding
 	for _, p := range paths {
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+		raw, err := readBrainFile(b.Root, p)
+		var u *unsafeFileError
+		if errors.As(err, &u) {
+			res.UnsafeFiles = append(res.UnsafeFiles, UnsafeFile{Path: p, Why: u.Why})
+			continue
+		}
 		if err != nil {
 			continue // deleted
 		}
 		found = append(found, scanHuman(p, string(raw), nil)...)
+	}
+	if len(res.UnsafeFiles) > 0 {
+		return true, nil
 	}
 	if len(found) > 0 {
 		res.Secrets = found

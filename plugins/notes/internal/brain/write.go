@@ -120,7 +120,11 @@ type write struct {
 
 // fileDigest is the digest of a file's content, "" when it does not exist.
 func (b *Brain) fileDigest(rel string) string {
-	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, err := readBrainFile(b.Root, rel)
+	if isUnsafeFile(err) {
+		// Never equal to a digest a write was prepared from.
+		return "unsafe"
+	}
 	if err != nil {
 		return ""
 	}
@@ -129,7 +133,10 @@ func (b *Brain) fileDigest(rel string) string {
 
 // readNote reads and parses a note; not_found when it does not exist.
 func (b *Brain) readNote(rel string) (*note.Note, string, error) {
-	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, err := readBrainFile(b.Root, rel)
+	if isUnsafeFile(err) {
+		return nil, "", unsafeFileFail(err)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", fail(CodeNotFound, "Check the path with search, or create the note with write-page.", "%s does not exist", rel)
 	}
@@ -396,7 +403,9 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 		go func() {
 			defer wg.Done()
 			for p := range jobs {
-				raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+				// A link or special file is never read: lint and status
+				// list it (unsafe_file).
+				raw, err := readBrainFile(b.Root, p)
 				if err != nil {
 					continue
 				}
@@ -479,8 +488,8 @@ func (b *Brain) reindex(ctx context.Context, oldHead, head string, paths []strin
 		if !indexable(p) {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
-		if errors.Is(err, fs.ErrNotExist) {
+		raw, err := readBrainFile(b.Root, p)
+		if errors.Is(err, fs.ErrNotExist) || isUnsafeFile(err) {
 			if err := batch.Delete(ctx, p); err != nil {
 				return fail(CodeIndexFailed, "The write is committed; the index will be rebuilt on the next call.", "%v", err)
 			}
