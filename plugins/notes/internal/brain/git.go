@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/toolhost/toolhost/sdk"
 )
 
 // gitRunner runs the git command line in a brain, isolated from the user's
@@ -19,9 +22,28 @@ type gitRunner struct {
 	env []string
 }
 
+// systemPath is the only PATH git is looked up on and runs with: the
+// inherited PATH may put a fake git (or ssh) first.
+const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/homebrew/bin"
+
+// gitBinary is the git executable, found once on systemPath and logged.
+var gitBinary = sync.OnceValues(func() (string, error) {
+	for _, dir := range filepath.SplitList(systemPath) {
+		p := filepath.Join(dir, "git")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			sdk.Logger().Info("notes: git", "path", p)
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("git not found in %s (the inherited PATH is never searched): install git", systemPath)
+})
+
+// gitConfig are the settings every git call runs with.
+var gitConfig = []string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}
+
 func gitEnv() []string {
-	keep := []string{"PATH", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
-	var env []string
+	keep := []string{"TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
+	env := []string{"PATH=" + systemPath}
 	for _, k := range keep {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -44,8 +66,12 @@ func gitEnv() []string {
 // run runs git with args and returns stdout. A failure is git_failed with
 // git's stderr in the message.
 func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
-	full := append([]string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	bin, err := gitBinary()
+	if err != nil {
+		return "", &gitError{args: args, err: err}
+	}
+	full := append(append([]string{}, gitConfig...), args...)
+	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = g.dir
 	cmd.Env = append(gitEnv(), g.env...)
 	var out, errb bytes.Buffer
