@@ -38,8 +38,16 @@ var gitBinary = sync.OnceValues(func() (string, error) {
 	return "", fmt.Errorf("git not found in %s (the inherited PATH is never searched): install git", systemPath)
 })
 
-// gitConfig are the settings every git call runs with.
-var gitConfig = []string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}
+// gitHardening are the settings every git call runs with, whatever the
+// brain's own .git/config says: a brain may arrive from anywhere (a clone,
+// a copied folder), and these keys make git run programs.
+var gitHardening = []string{
+	"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false",
+	"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.sshCommand=ssh",
+	"-c", "core.gitProxy=", "-c", "core.pager=cat", "-c", "core.editor=true", "-c", "sequence.editor=true",
+	"-c", "credential.helper=", "-c", "protocol.ext.allow=never", "-c", "diff.external=",
+	"-c", "gpg.program=false", "-c", "core.askPass=",
+}
 
 func gitEnv() []string {
 	keep := []string{"TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
@@ -70,7 +78,7 @@ func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
 	if err != nil {
 		return "", &gitError{args: args, err: err}
 	}
-	full := append(append([]string{}, gitConfig...), args...)
+	full := append(append([]string{}, gitHardening...), args...)
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = g.dir
 	cmd.Env = append(gitEnv(), g.env...)

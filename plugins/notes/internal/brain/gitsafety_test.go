@@ -3,6 +3,7 @@ package brain
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -38,4 +39,32 @@ func TestGitIsNotTakenFromTheInheritedPath(t *testing.T) {
 	e.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
 	e.ok("status", nil)
 	never("a fake git on PATH")
+}
+
+// TestHostileGitConfigRunsNothing: a brain whose .git/config sets
+// core.fsmonitor to a program, and whose only remote is named like an
+// option (--upload-pack=<program>), runs neither on writes, status or
+// sync.
+func TestHostileGitConfigRunsNothing(t *testing.T) {
+	requireGit(t)
+	remote := bareRemote(t)
+	e := newEnv(t)
+	e.brain()
+	p, never := marker(t)
+	script := filepath.Join(t.TempDir(), "hook.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch '"+p+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.git("config", "core.fsmonitor", script)
+	evil := "--upload-pack=touch " + p + ";git-upload-pack"
+	e.git("config", "remote."+evil+".url", remote)
+	e.git("config", "remote."+evil+".fetch", "+refs/heads/*:refs/remotes/x/*")
+	e.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
+	e.ok("status", nil)
+	e.handEdit("memory/facts/by-hand.md", "---\ntype: fact\ntitle: By hand\n---\nwritten by a person\n")
+	m := e.ok("sync", nil)
+	never("core.fsmonitor or a remote named --upload-pack")
+	if str(m, "status") != SyncBlocked || !strings.Contains(str(m, "config_problem"), "not a plain name") {
+		t.Fatalf("sync with a remote named like an option: %v", m)
+	}
 }

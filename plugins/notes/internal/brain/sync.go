@@ -136,10 +136,15 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	}
 
 	remotes, _ := g.run(ctx, "remote")
-	for _, r := range strings.Fields(remotes) {
-		if res.Remote == "" || r == "origin" {
+	for _, r := range strings.Split(strings.TrimSpace(remotes), "\n") {
+		if r != "" && (res.Remote == "" || r == "origin") {
 			res.Remote = r
 		}
+	}
+	if strings.HasPrefix(res.Remote, "-") {
+		res.ConfigProblem = fmt.Sprintf("the remote's name %q is not a plain name: it starts with -", res.Remote)
+		return done(SyncBlocked, "the brain's remote has a name git could read as an option or a path; nothing was fetched or sent",
+			"Rename it (git -C "+b.Root+" remote rename <old> origin), then sync again.")
 	}
 	if res.Remote == "" {
 		res.ConfigProblem = "no git remote is configured"
@@ -151,7 +156,7 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	synced := false
 	for res.Attempts < syncAttempts {
 		res.Attempts++
-		if _, err := g.run(ctx, "fetch", "--quiet", "--no-tags", res.Remote, "+refs/heads/"+res.Branch+":"+remoteRef); err != nil {
+		if _, err := g.run(ctx, "fetch", "--quiet", "--no-tags", "--", res.Remote, "+refs/heads/"+res.Branch+":"+remoteRef); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -207,7 +212,7 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 			return done(SyncBlocked, fmt.Sprintf("possible secret in %s, line %d (%s); nothing was sent", found[0].File, found[0].Line, found[0].Rule),
 				"Remove the credential from the note (with the notes tool or by hand), then run sync again; if a commit that is not yet sent holds it, undo that operation first.")
 		}
-		if _, err := g.run(ctx, "push", "--quiet", res.Remote, "HEAD:refs/heads/"+res.Branch); err != nil {
+		if _, err := g.run(ctx, "push", "--quiet", "--", res.Remote, "HEAD:refs/heads/"+res.Branch); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
