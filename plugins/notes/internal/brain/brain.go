@@ -313,7 +313,10 @@ func initBrain(ctx context.Context, root string) error {
 	if _, err := g.run(ctx, "add", "-A"); err != nil {
 		return err
 	}
-	msg := commitMessage("init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
+	msg, err := commitMessage(ctx, g, "init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
+	if err != nil {
+		return err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
 		return err
 	}

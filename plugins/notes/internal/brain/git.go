@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/toolhost/toolhost/sdk"
 )
@@ -74,6 +75,11 @@ func gitEnv() []string {
 // run runs git with args and returns stdout. A failure is git_failed with
 // git's stderr in the message.
 func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
+	return g.runInput(ctx, "", args...)
+}
+
+// runInput is run with stdin holding input.
+func (g gitRunner) runInput(ctx context.Context, input string, args ...string) (string, error) {
 	bin, err := gitBinary()
 	if err != nil {
 		return "", &gitError{args: args, err: err}
@@ -85,6 +91,9 @@ func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	cmd.SysProcAttr = gitProcAttr()
 	if err := cmd.Start(); err != nil {
 		return "", &gitError{args: args, err: err}
@@ -123,26 +132,67 @@ type trailers struct {
 	Channel string
 }
 
-func commitMessage(subject string, body []string, t trailers) string {
+// commitMessage builds a commit message: the subject and body lines
+// folded to one line each (a note's title may be a person's multi-line
+// YAML), then the trailers, written by git interpret-trailers. A trailer
+// value with a line break or control character is refused: only the
+// brain's own trailers ever reach the trailer block.
+func commitMessage(ctx context.Context, g gitRunner, subject string, body []string, t trailers) (string, error) {
 	var b strings.Builder
-	b.WriteString(subject)
-	b.WriteString("\n\n")
+	b.WriteString(oneLine(subject))
+	b.WriteString("\n")
 	if len(body) > 0 {
-		b.WriteString(strings.Join(body, "\n"))
-		b.WriteString("\n\n")
+		b.WriteString("\n")
+		for _, l := range body {
+			b.WriteString(oneLine(l))
+			b.WriteString("\n")
+		}
+	}
+	args := []string{"interpret-trailers", "--where", "end", "--if-exists", "add", "--if-missing", "add"}
+	add := func(k, v string) error {
+		if v == "" {
+			return nil
+		}
+		if strings.IndexFunc(v, isControlRune) >= 0 || strings.TrimSpace(v) != v {
+			return fail(CodeInvalidArgument, "Pass "+trailerArg[k]+" as one line of printable text.",
+				"%s %q cannot be recorded in the commit: it has a line break or control character, or spaces at its ends", trailerArg[k], v)
+		}
+		args = append(args, "--trailer", k+": "+v)
+		return nil
 	}
 	for _, f := range t.text() {
 		if f.always || *f.v != "" {
-			fmt.Fprintf(&b, "%s: %s\n", f.key, *f.v)
+			if err := add(f.key, *f.v); err != nil {
+				return "", err
+			}
 		}
 	}
 	if t.Approved {
-		b.WriteString(trailerApproved + ": user\n")
+		args = append(args, "--trailer", trailerApproved+": user")
 	}
 	for _, u := range t.Undoes {
-		fmt.Fprintf(&b, "%s: %s\n", trailerUndoes, u)
+		if err := add(trailerUndoes, u); err != nil {
+			return "", err
+		}
 	}
-	return b.String()
+	// Outside any repository (GIT_DIR names none): no trailer.* setting of
+	// the brain's .git/config applies, none of its commands runs.
+	out, err := gitRunner{dir: g.dir, env: []string{"GIT_DIR=/nonexistent"}}.runInput(ctx, b.String(), args...)
+	if err != nil {
+		return "", fail(CodeGitFailed, "Nothing was changed. Check that git works.", "%v", err)
+	}
+	return out, nil
+}
+
+// trailerArg names, for an error, what a trailer's value came from.
+var trailerArg = map[string]string{"Notes-Op": "op", "Notes-Action": "action", "Notes-Session": "session-handle",
+	"Notes-Client": "the client's name", "Notes-Request": "the request id", "Notes-Channel": "the channel", trailerUndoes: "op"}
+
+func isControlRune(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// oneLine folds line breaks and other control characters to spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, isControlRune), " ")
 }
 
 // The trailers that are not one string.
@@ -198,7 +248,9 @@ type logEntry struct {
 
 // log returns commits newest first, with parsed trailers.
 func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error) {
-	out, err := g.run(ctx, append([]string{"log", "--format=%H%x1f%s%x1f%B%x1e"}, extra...)...)
+	// Trailers are read by git's own parser (%(trailers)), never from
+	// body lines: a line in a body is not a trailer.
+	out, err := g.run(ctx, append([]string{"-c", "trailer.separators=:", "log", "--format=%H%x1f%s%x1f%B%x1f%(trailers:only,unfold)%x1e"}, extra...)...)
 	if err != nil {
 		if strings.Contains(err.Error(), "does not have any commits") {
 			return nil, nil
@@ -208,16 +260,17 @@ func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error)
 	var entries []logEntry
 	for _, rec := range strings.Split(out, "\x1e") {
 		rec = strings.TrimLeft(rec, "\n")
-		parts := strings.SplitN(rec, "\x1f", 3)
-		if len(parts) < 3 {
+		parts := strings.SplitN(rec, "\x1f", 4)
+		if len(parts) < 4 {
 			continue
 		}
 		e := logEntry{Commit: parts[0], Subject: parts[1], Body: parts[2]}
 		for _, line := range strings.Split(parts[2], "\n") {
 			if change, ok := strings.CutPrefix(line, "- "); ok {
 				e.Changes = append(e.Changes, change)
-				continue
 			}
+		}
+		for _, line := range strings.Split(parts[3], "\n") {
 			e.Trailer.parseTrailer(line)
 		}
 		entries = append(entries, e)

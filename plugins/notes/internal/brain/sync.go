@@ -366,8 +366,12 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 		b.unstageDerived(ctx, g, saved)
 		return false, err
 	}
-	msg := commitMessage(fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
+	msg, err := commitMessage(ctx, g, fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	if err != nil {
+		b.unstageDerived(ctx, g, saved)
+		return false, err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
 		b.unstageDerived(ctx, g, saved)
 		return false, fail(CodeGitFailed, "Check the brain with git status; nothing was lost, the files are as they were.", "%v", err)
@@ -594,8 +598,11 @@ func (b *Brain) mergeKeepingBoth(ctx context.Context, g gitRunner, c Call, res *
 	if err := b.stageDerived(ctx, g, oldHead, op, append([]string{merged}, lines...)); err != nil {
 		return err
 	}
-	msg := commitMessage("sync: "+merged, prefixLines(lines),
+	msg, err := commitMessage(ctx, g, "sync: "+merged, prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	if err != nil {
+		return err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "--no-verify", "-m", msg); err != nil {
 		return fail(CodeGitFailed, "Check the brain with git status; the merge was aborted and nothing was lost.", "%v", err)
 	}

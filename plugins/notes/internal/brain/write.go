@@ -173,6 +173,12 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 	}
 	g := gitRunner{dir: b.Root}
+	msg, err := commitMessage(ctx, g, w.Subject, prefixLines(w.Lines), trailers{
+		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
+	})
+	if err != nil {
+		return "", err
+	}
 	oldHead, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
@@ -218,9 +224,6 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 		crashPoint("file")
 	}
-	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
-		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
-	})
 	// In process when the repository allows (gitobj.go), else git itself;
 	// either way only these paths: whatever else a person staged stays
 	// staged.
