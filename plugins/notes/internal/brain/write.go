@@ -188,6 +188,18 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err := b.freshLocked(ctx); err != nil {
 		return "", err
 	}
+	// A person's uncommitted edit of a target would be in neither the
+	// file nor history after this write: refuse, naming the note.
+	var targets []string
+	for _, ch := range w.Changes {
+		targets = append(targets, ch.Path)
+	}
+	if edited, err := b.handEdited(ctx, g, oldHead, targets); err != nil {
+		return "", err
+	} else if len(edited) > 0 {
+		return "", fail(CodeConflict, "Ask the person to commit or discard the edit (sync commits edits made by hand), then read the note again and redo the change.",
+			"%s has changes made by hand and not committed; the %s would lose them, so nothing was changed", strings.Join(edited, ", "), w.Action)
+	}
 	derived, err := b.derivedChanges(ctx, w.Op, w.Action, w.Lines, w.Changes)
 	if err != nil {
 		return "", err
@@ -600,4 +612,58 @@ func (b *Brain) linkTo(ctx context.Context, rel string) string {
 		return "[[" + stem + "]]"
 	}
 	return "[[" + strings.TrimSuffix(rel, ".md") + "]]"
+}
+
+// handEdited lists the paths (derived files left out) whose working-tree
+// state differs from commit head: a person's edit, new file or deletion
+// not committed. The file's blob hash is compared with head's tree (cached,
+// no git process); a difference is confirmed with git status, which
+// applies the repository's filters and line-ending rules.
+func (b *Brain) handEdited(ctx context.Context, g gitRunner, head string, paths []string) ([]string, error) {
+	var suspect []string
+	var tree *headTree
+	if isHex40(head) {
+		t, err := b.trees.load(ctx, g, head)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
+		}
+		tree = t
+	}
+	for _, p := range paths {
+		if isDerived(p) {
+			continue
+		}
+		var want treeEntry
+		inHead := false
+		if tree != nil {
+			dir, name := splitPath(p)
+			want, inHead = tree.dirs[dir][name]
+		}
+		raw, err := readBrainFile(b.Root, p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if inHead {
+				suspect = append(suspect, p)
+			}
+		case err != nil:
+			suspect = append(suspect, p)
+		case !inHead || hashObject("blob", raw) != want.id:
+			suspect = append(suspect, p)
+		}
+	}
+	if len(suspect) == 0 {
+		return nil, nil
+	}
+	st, err := g.run(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, suspect...)...)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+	}
+	var edited []string
+	for _, rec := range strings.Split(st, "\x00") {
+		if len(rec) > 3 {
+			edited = append(edited, rec[3:])
+		}
+	}
+	sort.Strings(edited)
+	return edited, nil
 }
