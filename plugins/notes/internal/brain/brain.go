@@ -204,6 +204,9 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		return nil, false, fail(CodeNotABrain, "Run `git init` in the brain folder, or point NOTES_BRAIN elsewhere.", "%s is not a git repository", root)
 	}
+	if err := checkGitConfig(ctx, root); err != nil {
+		return nil, false, err
+	}
 	if err := ensureAttributes(root); err != nil {
 		return nil, false, err
 	}

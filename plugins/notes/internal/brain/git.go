@@ -32,7 +32,7 @@ var gitBinary = sync.OnceValues(func() (string, error) {
 	for _, dir := range filepath.SplitList(systemPath) {
 		p := filepath.Join(dir, "git")
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			sdk.Logger().Info("notes: git", "path", p)
+			sdk.Logger().Debug("notes: git", "path", p)
 			return p, nil
 		}
 	}

@@ -37,8 +37,11 @@ func TestGitIsNotTakenFromTheInheritedPath(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	e.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
-	e.ok("status", nil)
+	st := e.ok("status", nil)
 	never("a fake git on PATH")
+	if g := str(st, "git"); g != real || strings.HasPrefix(g, bin) {
+		t.Fatalf("status names git %q, want the system's %s", g, real)
+	}
 }
 
 // TestHostileGitConfigRunsNothing: a brain whose .git/config sets
@@ -66,5 +69,37 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 	never("core.fsmonitor or a remote named --upload-pack")
 	if str(m, "status") != SyncBlocked || !strings.Contains(str(m, "config_problem"), "not a plain name") {
 		t.Fatalf("sync with a remote named like an option: %v", m)
+	}
+}
+
+// TestGitConfigDriversAreRefused: a brain whose .git/config names a
+// program git would run on its files (a merge driver named union, which
+// overrides the built-in one log.md merges with, a smudge filter) is
+// refused at open and at sync with invalid_config naming the key, and the
+// program never runs.
+func TestGitConfigDriversAreRefused(t *testing.T) {
+	requireGit(t)
+	for _, key := range []string{"merge.union.driver", "filter.notes.smudge", "remote.origin.uploadpack"} {
+		t.Run(key, func(t *testing.T) {
+			remote := bareRemote(t)
+			a := machine(t, "laptop", remote, false)
+			a.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
+			a.sync(SyncOK)
+			b := machine(t, "desk", remote, true)
+			b.ok("remember", map[string]any{"content": "Deploys go out on Tuesdays.", "type": "fact", "subject": "deploys", "predicate": "day", "object": "Tuesday"})
+			a.ok("remember", map[string]any{"content": "Invoices close on the 25th.", "type": "fact", "subject": "invoices", "predicate": "close", "object": "25th"})
+			a.sync(SyncOK)
+			p, never := marker(t)
+			b.git("config", key, "touch "+p+"; false")
+			err := b.fails(CodeInvalidConfig, "sync", nil)
+			if !strings.Contains(err.Message, key) {
+				t.Fatalf("sync refused without naming %s: %s", key, err.Message)
+			}
+			never(key)
+			b.s.Close()
+			b.s = &Service{Root: b.root}
+			b.fails(CodeInvalidConfig, "status", nil)
+			never(key)
+		})
 	}
 }

@@ -679,6 +679,7 @@ type StatusResult struct {
 	Sync               map[string]any `json:"sync"`
 	Conflicts          []string       `json:"conflicts"`
 	UnsafeFiles        []UnsafeFile   `json:"unsafe_files"`
+	Git                string         `json:"git"`
 	Notices            []string       `json:"notices"`
 	Recovered          []Recovered    `json:"recovered"`
 	Embeddings         any            `json:"embeddings"`
@@ -719,6 +720,7 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
 	g := gitRunner{dir: b.Root}
+	res.Git, _ = gitBinary()
 	branch, _ := g.run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	remotes, _ := g.run(ctx, "remote")
 	porcelain, _ := g.run(ctx, "status", "--porcelain", "-z")

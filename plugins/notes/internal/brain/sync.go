@@ -116,6 +116,10 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 		return done(SyncBusy, "another sync of this brain is running", "Wait for it to finish, then run sync again if needed.")
 	}
 	defer unlockSync()
+	// The configuration may have changed since the brain was opened.
+	if err := checkGitConfig(ctx, b.Root); err != nil {
+		return nil, err
+	}
 	g := gitRunner{dir: b.Root}
 	branch, err := g.run(ctx, "symbolic-ref", "--short", "-q", "HEAD")
 	res.Branch = strings.TrimSpace(branch)
