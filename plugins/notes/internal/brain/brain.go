@@ -75,13 +75,8 @@ type Brain struct {
 	thesaurusErr error
 	vec          vectorState // the sentence model for search by meaning
 	ixMu         sync.Mutex  // serialises freshness checks and rebuilds
-	// trees is the last commit's tree, for the in-process commit (gitobj.go).
-	trees treeCache
-	// gitCLI makes every commit go through the git command line (the
-	// differential test's reference).
-	gitCLI   bool
-	key      []byte // confirmation HMAC key
-	beforeWr func() // test hook: runs after a write is prepared, before it takes the lock
+	key          []byte      // confirmation HMAC key
+	beforeWr     func()      // test hook: runs after a write is prepared, before it takes the lock
 
 	recMu     sync.Mutex
 	recovered []Recovered // what lock recovered since status last reported it

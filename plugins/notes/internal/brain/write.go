@@ -194,7 +194,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	for _, ch := range w.Changes {
 		targets = append(targets, ch.Path)
 	}
-	if edited, err := b.handEdited(ctx, g, oldHead, targets); err != nil {
+	if edited, err := b.handEdited(ctx, g, targets); err != nil {
 		return "", err
 	} else if len(edited) > 0 {
 		return "", fail(CodeConflict, "Ask the person to commit or discard the edit (sync commits edits made by hand), then read the note again and redo the change.",
@@ -236,18 +236,11 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 		crashPoint("file")
 	}
-	// In process when the repository allows (gitobj.go), else git itself;
-	// either way only these paths: whatever else a person staged stays
-	// staged.
-	if _, err := b.commitPaths(ctx, oldHead, paths, msg); errors.Is(err, errSlowPath) {
-		err = gitCommitPaths(ctx, g, paths, msg)
-		if err != nil {
-			restore()
-			return "", err
-		}
-	} else if err != nil {
+	// git itself writes the objects, the index and the branch, for
+	// these paths only: whatever else a person staged stays staged.
+	if err := gitCommitPaths(ctx, g, paths, msg); err != nil {
 		restore()
-		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return "", err
 	}
 	crashPoint("commit")
 	head, err := g.headFast(ctx)
@@ -615,46 +608,20 @@ func (b *Brain) linkTo(ctx context.Context, rel string) string {
 }
 
 // handEdited lists the paths (derived files left out) whose working-tree
-// state differs from commit head: a person's edit, new file or deletion
-// not committed. The file's blob hash is compared with head's tree (cached,
-// no git process); a difference is confirmed with git status, which
-// applies the repository's filters and line-ending rules.
-func (b *Brain) handEdited(ctx context.Context, g gitRunner, head string, paths []string) ([]string, error) {
-	var suspect []string
-	var tree *headTree
-	if isHex40(head) {
-		t, err := b.trees.load(ctx, g, head)
-		if err != nil {
-			return nil, fail(CodeGitFailed, "Check the brain with status.", "%v", err)
-		}
-		tree = t
-	}
+// state differs from HEAD, as git status says (it applies the
+// repository's filters and line-ending rules): a person's edit, new file
+// or deletion not committed.
+func (b *Brain) handEdited(ctx context.Context, g gitRunner, paths []string) ([]string, error) {
+	var check []string
 	for _, p := range paths {
-		if isDerived(p) {
-			continue
-		}
-		var want treeEntry
-		inHead := false
-		if tree != nil {
-			dir, name := splitPath(p)
-			want, inHead = tree.dirs[dir][name]
-		}
-		raw, err := readBrainFile(b.Root, p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if inHead {
-				suspect = append(suspect, p)
-			}
-		case err != nil:
-			suspect = append(suspect, p)
-		case !inHead || hashObject("blob", raw) != want.id:
-			suspect = append(suspect, p)
+		if !isDerived(p) {
+			check = append(check, p)
 		}
 	}
-	if len(suspect) == 0 {
+	if len(check) == 0 {
 		return nil, nil
 	}
-	st, err := g.run(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, suspect...)...)
+	st, err := g.run(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, check...)...)
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
 	}
