@@ -193,35 +193,23 @@ func TestBenchNotes(t *testing.T) {
 	// program using FTS5 alone would ask.
 	bareFTS := benchBareFTS(t, ctx, filepath.Join(root, StateDir, "index.db"), queries)
 	hybridReport := benchHybrid(t, ctx, b, call, queries, bareFTS)
-	// remember as it was before the in-process commit (a git add and a
-	// git commit per write), interleaved with the in-process one so that
-	// load on the machine weighs on both alike.
-	var rememberGit []time.Duration
+	// remember commits with git add + git commit, like the bare pair.
 	stopProfile = benchProfile(t, "remember")
-	for i := 0; i < 100; i++ {
+	for i := 0; i < 50; i++ {
 		content := fmt.Sprintf("Benchmark memory %d: %s.", i, words(25))
-		b.gitCLI = i%2 == 1
-		d := call("remember", map[string]any{"type": "gotcha", "content": content})
-		if b.gitCLI {
-			rememberGit = append(rememberGit, d)
-		} else {
-			remember = append(remember, d)
-		}
+		remember = append(remember, call("remember", map[string]any{"type": "gotcha", "content": content}))
 	}
-	b.gitCLI = false
 	stopProfile()
 	p50 := func(d []time.Duration) time.Duration { return percentile(d, 0.5) }
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
 	report := fmt.Sprintf(`notes benchmark, %d notes (generated in %s)
   full reindex:  p50 %s (3 runs, min %s)
   search:        p50 %s  p90 %s  (200 two-word queries)  = %.1fx the bare FTS5 query (p50 %s), %.1fx one git rev-parse HEAD (p50 %s)
-  remember:      p50 %s  p90 %s  (50 writes: dedup + commit + index)  = %.2fx a bare git add+commit (p50 %s)
-                 committing with git add + git commit instead (50 writes, interleaved): p50 %s = %.2fx the bare pair; in process is %.2fx that
+  remember:      p50 %s  p90 %s  (50 writes: dedup + git add + git commit + index)  = %.2fx a bare git add+commit (p50 %s)
 `, n, gen.Round(time.Millisecond),
 		ms(p50(reindex)), ms(percentile(reindex, 0)),
 		ms(p50(search)), ms(percentile(search, 0.9)), float64(p50(search))/float64(p50(bareFTS)), ms(p50(bareFTS)), float64(p50(search))/float64(p50(revParse)), ms(p50(revParse)),
-		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)),
-		ms(p50(rememberGit)), float64(p50(rememberGit))/float64(p50(bareCommit)), float64(p50(remember))/float64(p50(rememberGit)))
+		ms(p50(remember)), ms(percentile(remember, 0.9)), float64(p50(remember))/float64(p50(bareCommit)), ms(p50(bareCommit)))
 	report += hybridReport
 	t.Log("\n" + report)
 	if out := os.Getenv("NOTES_BENCH_OUT"); out != "" {

@@ -75,13 +75,8 @@ type Brain struct {
 	thesaurusErr error
 	vec          vectorState // the sentence model for search by meaning
 	ixMu         sync.Mutex  // serialises freshness checks and rebuilds
-	// trees is the last commit's tree, for the in-process commit (gitobj.go).
-	trees treeCache
-	// gitCLI makes every commit go through the git command line (the
-	// differential test's reference).
-	gitCLI   bool
-	key      []byte // confirmation HMAC key
-	beforeWr func() // test hook: runs after a write is prepared, before it takes the lock
+	key          []byte      // confirmation HMAC key
+	beforeWr     func()      // test hook: runs after a write is prepared, before it takes the lock
 
 	recMu     sync.Mutex
 	recovered []Recovered // what lock recovered since status last reported it
@@ -204,6 +199,9 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		return nil, false, fail(CodeNotABrain, "Run `git init` in the brain folder, or point NOTES_BRAIN elsewhere.", "%s is not a git repository", root)
 	}
+	if err := checkGitConfig(ctx, root); err != nil {
+		return nil, false, err
+	}
 	if err := ensureAttributes(root); err != nil {
 		return nil, false, err
 	}
@@ -313,7 +311,10 @@ func initBrain(ctx context.Context, root string) error {
 	if _, err := g.run(ctx, "add", "-A"); err != nil {
 		return err
 	}
-	msg := commitMessage("init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
+	msg, err := commitMessage(ctx, g, "init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
+	if err != nil {
+		return err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/toolhost/toolhost/sdk"
@@ -118,7 +116,10 @@ func (s *Service) ReadResource(ctx context.Context, req *sdk.ResourceRequest) (*
 
 // resourceFile reads a top-level file of the brain as Markdown.
 func (b *Brain) resourceFile(name string) (*sdk.ResourceContents, error) {
-	raw, err := os.ReadFile(filepath.Join(b.Root, name))
+	raw, err := readBrainFile(b.Root, name)
+	if isUnsafeFile(err) {
+		return nil, toSDK(unsafeFileFail(err))
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &sdk.Error{Code: sdk.CodeNotFound, Message: fmt.Sprintf("this brain has no %s", name)}
 	}

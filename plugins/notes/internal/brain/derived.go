@@ -215,7 +215,7 @@ func (b *Brain) derivedChanges(ctx context.Context, op, action string, lines []s
 
 // readRel reads a brain file, nil when it is missing.
 func (b *Brain) readRel(rel string) []byte {
-	raw, _ := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, _ := readBrainFile(b.Root, rel)
 	return raw
 }
 

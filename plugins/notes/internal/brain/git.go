@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/toolhost/toolhost/sdk"
 )
 
 // gitRunner runs the git command line in a brain, isolated from the user's
@@ -19,9 +23,36 @@ type gitRunner struct {
 	env []string
 }
 
+// systemPath is the only PATH git is looked up on and runs with: the
+// inherited PATH may put a fake git (or ssh) first.
+const systemPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/opt/homebrew/bin"
+
+// gitBinary is the git executable, found once on systemPath and logged.
+var gitBinary = sync.OnceValues(func() (string, error) {
+	for _, dir := range filepath.SplitList(systemPath) {
+		p := filepath.Join(dir, "git")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			sdk.Logger().Debug("notes: git", "path", p)
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("git not found in %s (the inherited PATH is never searched): install git", systemPath)
+})
+
+// gitHardening are the settings every git call runs with, whatever the
+// brain's own .git/config says: a brain may arrive from anywhere (a clone,
+// a copied folder), and these keys make git run programs.
+var gitHardening = []string{
+	"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false",
+	"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.sshCommand=ssh",
+	"-c", "core.gitProxy=", "-c", "core.pager=cat", "-c", "core.editor=true", "-c", "sequence.editor=true",
+	"-c", "credential.helper=", "-c", "protocol.ext.allow=never", "-c", "diff.external=",
+	"-c", "gpg.program=false", "-c", "core.askPass=",
+}
+
 func gitEnv() []string {
-	keep := []string{"PATH", "TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
-	var env []string
+	keep := []string{"TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
+	env := []string{"PATH=" + systemPath}
 	for _, k := range keep {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
@@ -44,13 +75,25 @@ func gitEnv() []string {
 // run runs git with args and returns stdout. A failure is git_failed with
 // git's stderr in the message.
 func (g gitRunner) run(ctx context.Context, args ...string) (string, error) {
-	full := append([]string{"-c", "core.quotepath=off", "-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
+	return g.runInput(ctx, "", args...)
+}
+
+// runInput is run with stdin holding input.
+func (g gitRunner) runInput(ctx context.Context, input string, args ...string) (string, error) {
+	bin, err := gitBinary()
+	if err != nil {
+		return "", &gitError{args: args, err: err}
+	}
+	full := append(append([]string{}, gitHardening...), args...)
+	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = g.dir
 	cmd.Env = append(gitEnv(), g.env...)
 	var out, errb bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
+	if input != "" {
+		cmd.Stdin = strings.NewReader(input)
+	}
 	cmd.SysProcAttr = gitProcAttr()
 	if err := cmd.Start(); err != nil {
 		return "", &gitError{args: args, err: err}
@@ -89,26 +132,67 @@ type trailers struct {
 	Channel string
 }
 
-func commitMessage(subject string, body []string, t trailers) string {
+// commitMessage builds a commit message: the subject and body lines
+// folded to one line each (a note's title may be a person's multi-line
+// YAML), then the trailers, written by git interpret-trailers. A trailer
+// value with a line break or control character is refused: only the
+// brain's own trailers ever reach the trailer block.
+func commitMessage(ctx context.Context, g gitRunner, subject string, body []string, t trailers) (string, error) {
 	var b strings.Builder
-	b.WriteString(subject)
-	b.WriteString("\n\n")
+	b.WriteString(oneLine(subject))
+	b.WriteString("\n")
 	if len(body) > 0 {
-		b.WriteString(strings.Join(body, "\n"))
-		b.WriteString("\n\n")
+		b.WriteString("\n")
+		for _, l := range body {
+			b.WriteString(oneLine(l))
+			b.WriteString("\n")
+		}
+	}
+	args := []string{"interpret-trailers", "--where", "end", "--if-exists", "add", "--if-missing", "add"}
+	add := func(k, v string) error {
+		if v == "" {
+			return nil
+		}
+		if strings.IndexFunc(v, isControlRune) >= 0 || strings.TrimSpace(v) != v {
+			return fail(CodeInvalidArgument, "Pass "+trailerArg[k]+" as one line of printable text.",
+				"%s %q cannot be recorded in the commit: it has a line break or control character, or spaces at its ends", trailerArg[k], v)
+		}
+		args = append(args, "--trailer", k+": "+v)
+		return nil
 	}
 	for _, f := range t.text() {
 		if f.always || *f.v != "" {
-			fmt.Fprintf(&b, "%s: %s\n", f.key, *f.v)
+			if err := add(f.key, *f.v); err != nil {
+				return "", err
+			}
 		}
 	}
 	if t.Approved {
-		b.WriteString(trailerApproved + ": user\n")
+		args = append(args, "--trailer", trailerApproved+": user")
 	}
 	for _, u := range t.Undoes {
-		fmt.Fprintf(&b, "%s: %s\n", trailerUndoes, u)
+		if err := add(trailerUndoes, u); err != nil {
+			return "", err
+		}
 	}
-	return b.String()
+	// Outside any repository (GIT_DIR names none): no trailer.* setting of
+	// the brain's .git/config applies, none of its commands runs.
+	out, err := gitRunner{dir: g.dir, env: []string{"GIT_DIR=/nonexistent"}}.runInput(ctx, b.String(), args...)
+	if err != nil {
+		return "", fail(CodeGitFailed, "Nothing was changed. Check that git works.", "%v", err)
+	}
+	return out, nil
+}
+
+// trailerArg names, for an error, what a trailer's value came from.
+var trailerArg = map[string]string{"Notes-Op": "op", "Notes-Action": "action", "Notes-Session": "session-handle",
+	"Notes-Client": "the client's name", "Notes-Request": "the request id", "Notes-Channel": "the channel", trailerUndoes: "op"}
+
+func isControlRune(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// oneLine folds line breaks and other control characters to spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, isControlRune), " ")
 }
 
 // The trailers that are not one string.
@@ -164,7 +248,9 @@ type logEntry struct {
 
 // log returns commits newest first, with parsed trailers.
 func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error) {
-	out, err := g.run(ctx, append([]string{"log", "--format=%H%x1f%s%x1f%B%x1e"}, extra...)...)
+	// Trailers are read by git's own parser (%(trailers)), never from
+	// body lines: a line in a body is not a trailer.
+	out, err := g.run(ctx, append([]string{"-c", "trailer.separators=:", "log", "--format=%H%x1f%s%x1f%B%x1f%(trailers:only,unfold)%x1e"}, extra...)...)
 	if err != nil {
 		if strings.Contains(err.Error(), "does not have any commits") {
 			return nil, nil
@@ -174,16 +260,17 @@ func (g gitRunner) log(ctx context.Context, extra ...string) ([]logEntry, error)
 	var entries []logEntry
 	for _, rec := range strings.Split(out, "\x1e") {
 		rec = strings.TrimLeft(rec, "\n")
-		parts := strings.SplitN(rec, "\x1f", 3)
-		if len(parts) < 3 {
+		parts := strings.SplitN(rec, "\x1f", 4)
+		if len(parts) < 4 {
 			continue
 		}
 		e := logEntry{Commit: parts[0], Subject: parts[1], Body: parts[2]}
 		for _, line := range strings.Split(parts[2], "\n") {
 			if change, ok := strings.CutPrefix(line, "- "); ok {
 				e.Changes = append(e.Changes, change)
-				continue
 			}
+		}
+		for _, line := range strings.Split(parts[3], "\n") {
 			e.Trailer.parseTrailer(line)
 		}
 		entries = append(entries, e)

@@ -234,6 +234,21 @@ func (b *Brain) readIngestFile(c Call, p string) (raw []byte, name, inBrain stri
 		}
 		abs, inBrain = filepath.Join(b.Root, filepath.FromSlash(rel)), rel
 	}
+	if inBrain != "" {
+		raw, err = readBrainFile(b.Root, inBrain)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, "", "", fail(CodeNotFound, "Check the path; an agent's path is relative to the brain.", "%s does not exist", p)
+		case isBigFile(err):
+			return nil, "", "", fail(CodeInvalidArgument, fmt.Sprintf("Ingest files of at most %d MiB; split a larger one.", MaxIngestFile>>20),
+				"%s has more than %d bytes", p, MaxIngestFile)
+		case isUnsafeFile(err):
+			return nil, "", "", unsafeFileFail(err)
+		case err != nil:
+			return nil, "", "", fmt.Errorf("ingest: %w", err)
+		}
+		return raw, filepath.Base(abs), inBrain, nil
+	}
 	fi, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", "", fail(CodeNotFound, "Check the path; an agent's path is relative to the brain.", "%s does not exist", p)

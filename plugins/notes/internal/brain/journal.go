@@ -59,7 +59,7 @@ func (b *Brain) beginJournal(op, action, oldHead string, paths []string, changes
 		}
 	}
 	for _, p := range paths {
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+		raw, err := readBrainFile(b.Root, p)
 		switch {
 		case err == nil:
 			j.Files = append(j.Files, journalEntry{Path: p, Had: true, Data: raw, New: newDigest[p]})
@@ -234,7 +234,7 @@ func (b *Brain) recoverOne(ctx context.Context, j *journal) (Recovered, error) {
 		abs := filepath.Join(b.Root, filepath.FromSlash(f.Path))
 		if f.New != "" {
 			cur := "-"
-			if raw, err := os.ReadFile(abs); err == nil {
+			if raw, err := readBrainFile(b.Root, f.Path); err == nil {
 				cur = digest(raw)
 			}
 			old := "-"

@@ -64,6 +64,13 @@ func decodeFrontmatter(m map[string]any) (note.Frontmatter, []Warning, error) {
 	if err := yaml.Unmarshal(raw, &fm); err != nil {
 		return fm, nil, fail(CodeInvalidNote, "Fix the frontmatter fields' types (lists for tags, aliases, sources; an object of lists for relations).", "frontmatter: %v", err)
 	}
+	// The title reaches the commit message: one line, like every title.
+	if strings.IndexFunc(fm.Title, isControlRune) >= 0 {
+		return fm, nil, fail(CodeInvalidArgument, "Give the title as one line, without line breaks or control characters.", "frontmatter.title has a line break or control character")
+	}
+	if err := validateTitle(fm.Title); err != nil {
+		return fm, nil, err
+	}
 	return fm, warns, nil
 }
 

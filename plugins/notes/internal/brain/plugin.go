@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/toolhost/toolhost/sdk"
@@ -116,6 +117,10 @@ func handle[A any, R any](s *Service, fn func(b *Brain, ctx context.Context, c C
 		var cm common
 		if err := req.Bind(&cm); err != nil {
 			return nil, err
+		}
+		if strings.IndexFunc(cm.Session, isControlRune) >= 0 || len(cm.Session) > 200 {
+			return nil, toSDK(fail(CodeInvalidArgument, "Pass the session_handle recall gave, unchanged: one line, at most 200 bytes.",
+				"session-handle has a line break or control character, or is longer than 200 bytes"))
 		}
 		b, _, err := s.Brain(ctx)
 		if err != nil {

@@ -678,6 +678,8 @@ type StatusResult struct {
 	BrokenLinks        int            `json:"broken_links"`
 	Sync               map[string]any `json:"sync"`
 	Conflicts          []string       `json:"conflicts"`
+	UnsafeFiles        []UnsafeFile   `json:"unsafe_files"`
+	Git                string         `json:"git"`
 	Notices            []string       `json:"notices"`
 	Recovered          []Recovered    `json:"recovered"`
 	Embeddings         any            `json:"embeddings"`
@@ -718,6 +720,7 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "%v", err)
 	}
 	g := gitRunner{dir: b.Root}
+	res.Git, _ = gitBinary()
 	branch, _ := g.run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
 	remotes, _ := g.run(ctx, "remote")
 	porcelain, _ := g.run(ctx, "status", "--porcelain", "-z")
@@ -728,6 +731,12 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 		}
 	}
 	res.Conflicts = append(res.Conflicts, b.conflictCopies()...)
+	if res.UnsafeFiles, err = b.unsafeFiles(ctx); err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
+	}
+	if len(res.UnsafeFiles) > 0 {
+		res.Problems = append(res.Problems, fmt.Sprintf("%d symbolic link(s) or special file(s) no reader opens (lint: unsafe_file)", len(res.UnsafeFiles)))
+	}
 	res.Sync = map[string]any{"branch": strings.TrimSpace(branch), "remote_configured": strings.TrimSpace(remotes) != "", "pending_changes": pending, "running": false}
 	if pending > 0 {
 		// A person's uncommitted notes are theirs, not a fault of the
@@ -780,7 +789,7 @@ type LintResult struct {
 // LintRules are lint's rules with their severities.
 var LintRules = map[string]string{
 	"invalid_frontmatter": "error", "fact_contradiction": "warning", "conflict_copy": "warning", "broken_link": "warning",
-	"expired_note": "info", "unconfirmed_memory": "info", "unlinked_mention": "info", "orphan_note": "info", "agent_approved": "info",
+	"unsafe_file": "error", "expired_note": "info", "unconfirmed_memory": "info", "unlinked_mention": "info", "orphan_note": "info", "agent_approved": "info",
 }
 
 // mentionLimit bounds unlinked_mention's quadratic scan.
@@ -814,6 +823,16 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 	lintFacts(objects, add)
 	if on["conflict_copy"] {
 		b.lintConflictCopies(add)
+	}
+	if on["unsafe_file"] {
+		bad, err := b.unsafeFiles(ctx)
+		if err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain folder with git status.", "%v", err)
+		}
+		for _, u := range bad {
+			add("unsafe_file", u.Path, 1, u.Path+" is "+u.Why+"; no reader opens it, so search, recall and read never see it",
+				"Replace it with a regular Markdown file holding the text, or delete it (git rm).")
+		}
 	}
 	if on["unlinked_mention"] {
 		if len(rows) > mentionLimit {
@@ -1009,7 +1028,7 @@ func (b *Brain) mentions(ctx context.Context, rows []index.Row, add func(rule, p
 // is moved past the frontmatter; with bodyLine 0 it is the first line that
 // names text (case and accents folded), or 1.
 func (b *Brain) fileLine(rel string, bodyLine int, text string) int {
-	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, err := readBrainFile(b.Root, rel)
 	if err != nil {
 		return max(bodyLine, 1)
 	}

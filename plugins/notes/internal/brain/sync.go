@@ -62,6 +62,7 @@ type SyncResult struct {
 	Conflicts     []SyncConflict  `json:"conflicts"`
 	ChangedPaths  []string        `json:"changed_paths"`
 	Secrets       []SecretFinding `json:"secrets"`
+	UnsafeFiles   []UnsafeFile    `json:"unsafe_files"`
 	Attempts      int             `json:"attempts"`
 	Ms            int64           `json:"ms"`
 	Branch        string          `json:"branch"`
@@ -100,7 +101,7 @@ const mergeMarker = StateDir + "/sync-merge"
 // secrets, pushes and brings the index up to date.
 func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	start := time.Now()
-	res := &SyncResult{Machine: b.machineName(), Conflicts: []SyncConflict{}, ChangedPaths: []string{}, Secrets: []SecretFinding{},
+	res := &SyncResult{Machine: b.machineName(), Conflicts: []SyncConflict{}, ChangedPaths: []string{}, Secrets: []SecretFinding{}, UnsafeFiles: []UnsafeFile{},
 		Recovered: []string{}, Integration: "none"}
 	done := func(status, msg, next string) (*SyncResult, error) {
 		res.Status, res.Message, res.NextStep = status, msg, next
@@ -115,6 +116,10 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 		return done(SyncBusy, "another sync of this brain is running", "Wait for it to finish, then run sync again if needed.")
 	}
 	defer unlockSync()
+	// The configuration may have changed since the brain was opened.
+	if err := checkGitConfig(ctx, b.Root); err != nil {
+		return nil, err
+	}
 	g := gitRunner{dir: b.Root}
 	branch, err := g.run(ctx, "symbolic-ref", "--short", "-q", "HEAD")
 	res.Branch = strings.TrimSpace(branch)
@@ -126,16 +131,24 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	// 1. Commit what a person edited outside the tool, after a secret scan.
 	if blocked, err := b.commitOutside(ctx, c, res); err != nil {
 		return nil, err
+	} else if blocked && len(res.UnsafeFiles) > 0 {
+		return done(SyncBlocked, fmt.Sprintf("%s is a symbolic link or special file; nothing was committed or sent", res.UnsafeFiles[0].Path),
+			"A note is a regular file: replace the link with the file's text (or delete it), then run sync again.")
 	} else if blocked {
 		return done(SyncBlocked, fmt.Sprintf("possible secret in %s; nothing was committed or sent", res.Secrets[0].File),
 			"Remove the credential from the file (keep a reference to where it is stored), then run sync again.")
 	}
 
 	remotes, _ := g.run(ctx, "remote")
-	for _, r := range strings.Fields(remotes) {
-		if res.Remote == "" || r == "origin" {
+	for _, r := range strings.Split(strings.TrimSpace(remotes), "\n") {
+		if r != "" && (res.Remote == "" || r == "origin") {
 			res.Remote = r
 		}
+	}
+	if strings.HasPrefix(res.Remote, "-") {
+		res.ConfigProblem = fmt.Sprintf("the remote's name %q is not a plain name: it starts with -", res.Remote)
+		return done(SyncBlocked, "the brain's remote has a name git could read as an option or a path; nothing was fetched or sent",
+			"Rename it (git -C "+b.Root+" remote rename <old> origin), then sync again.")
 	}
 	if res.Remote == "" {
 		res.ConfigProblem = "no git remote is configured"
@@ -147,7 +160,7 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 	synced := false
 	for res.Attempts < syncAttempts {
 		res.Attempts++
-		if _, err := g.run(ctx, "fetch", "--quiet", "--no-tags", res.Remote, "+refs/heads/"+res.Branch+":"+remoteRef); err != nil {
+		if _, err := g.run(ctx, "fetch", "--quiet", "--no-tags", "--", res.Remote, "+refs/heads/"+res.Branch+":"+remoteRef); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -160,6 +173,16 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 		base := emptyTree
 		if _, err := g.run(ctx, "rev-parse", "--verify", "-q", remoteRef); err == nil {
 			base = remoteRef
+			// A link (mode 120000) or submodule from the remote would
+			// be read through by whatever opens it: never merged.
+			if bad, err := treeUnsafe(ctx, g, remoteRef); err != nil {
+				return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+			} else if len(bad) > 0 {
+				res.UnsafeFiles = bad
+				return done(SyncBlocked, fmt.Sprintf("the remote's %s holds %s, a symbolic link or submodule (%s); nothing was merged or sent",
+					res.Branch, bad[0].Path, bad[0].Why),
+					"Remove the link from the remote (on the machine that added it: git rm the file, commit, push), then run sync again. Nothing here changed.")
+			}
 			if err := b.integrate(ctx, g, c, res, remoteRef); err != nil {
 				return nil, err
 			}
@@ -175,7 +198,15 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 			synced = true
 			break
 		}
-		// 2. Nothing leaves the machine without a secret scan.
+		// 2. No link leaves the machine either (one committed by hand).
+		if bad, err := treeUnsafe(ctx, g, "HEAD"); err != nil {
+			return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+		} else if len(bad) > 0 {
+			res.UnsafeFiles = bad
+			return done(SyncBlocked, fmt.Sprintf("%s is %s in the brain's committed tree; nothing was sent", bad[0].Path, bad[0].Why),
+				"A note is a regular file: git rm the link (or replace it with the file's text), commit, then run sync again.")
+		}
+		// 3. Nothing leaves the machine without a secret scan.
 		found, err := b.scanOutgoing(ctx, g, base)
 		if err != nil {
 			return nil, err
@@ -185,7 +216,7 @@ func (b *Brain) Sync(ctx context.Context, c Call) (*SyncResult, error) {
 			return done(SyncBlocked, fmt.Sprintf("possible secret in %s, line %d (%s); nothing was sent", found[0].File, found[0].Line, found[0].Rule),
 				"Remove the credential from the note (with the notes tool or by hand), then run sync again; if a commit that is not yet sent holds it, undo that operation first.")
 		}
-		if _, err := g.run(ctx, "push", "--quiet", res.Remote, "HEAD:refs/heads/"+res.Branch); err != nil {
+		if _, err := g.run(ctx, "push", "--quiet", "--", res.Remote, "HEAD:refs/heads/"+res.Branch); err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -302,11 +333,19 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 	sort.Strings(paths)
 	var found []SecretFinding
 	for _, p := range paths {
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+		raw, err := readBrainFile(b.Root, p)
+		var u *unsafeFileError
+		if errors.As(err, &u) {
+			res.UnsafeFiles = append(res.UnsafeFiles, UnsafeFile{Path: p, Why: u.Why})
+			continue
+		}
 		if err != nil {
 			continue // deleted
 		}
 		found = append(found, scanHuman(p, string(raw), nil)...)
+	}
+	if len(res.UnsafeFiles) > 0 {
+		return true, nil
 	}
 	if len(found) > 0 {
 		res.Secrets = found
@@ -331,8 +370,12 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 		b.unstageDerived(ctx, g, saved)
 		return false, err
 	}
-	msg := commitMessage(fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
+	msg, err := commitMessage(ctx, g, fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	if err != nil {
+		b.unstageDerived(ctx, g, saved)
+		return false, err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "-m", msg); err != nil {
 		b.unstageDerived(ctx, g, saved)
 		return false, fail(CodeGitFailed, "Check the brain with git status; nothing was lost, the files are as they were.", "%v", err)
@@ -559,8 +602,11 @@ func (b *Brain) mergeKeepingBoth(ctx context.Context, g gitRunner, c Call, res *
 	if err := b.stageDerived(ctx, g, oldHead, op, append([]string{merged}, lines...)); err != nil {
 		return err
 	}
-	msg := commitMessage("sync: "+merged, prefixLines(lines),
+	msg, err := commitMessage(ctx, g, "sync: "+merged, prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
+	if err != nil {
+		return err
+	}
 	if _, err := g.run(ctx, "commit", "-q", "--no-verify", "-m", msg); err != nil {
 		return fail(CodeGitFailed, "Check the brain with git status; the merge was aborted and nothing was lost.", "%v", err)
 	}

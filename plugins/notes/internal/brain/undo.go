@@ -248,8 +248,12 @@ func (b *Brain) revertOps(ctx context.Context, c Call, res *UndoResult, targets 
 		abort()
 		return nil, err
 	}
-	msg := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
+	msg, err := commitMessage(ctx, g, fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
 		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops, Channel: c.Caller.Channel})
+	if err != nil {
+		abort()
+		return nil, err
+	}
 	if _, err := g.run(ctx, append([]string{"commit", "-q", "--allow-empty", "-m", msg, "--"}, paths...)...); err != nil {
 		abort()
 		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)

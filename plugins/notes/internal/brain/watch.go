@@ -344,7 +344,11 @@ func (b *Brain) indexWorkingFile(ctx context.Context, rel string) error {
 		return err
 	}
 	code, changed := st[rel]
-	raw, rerr := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, rerr := readBrainFile(b.Root, rel)
+	if isUnsafeFile(rerr) {
+		// A link or special file is never read; lint lists it.
+		rerr = fs.ErrNotExist
+	}
 	batch, err := b.ix.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("brain: watcher: %w", err)

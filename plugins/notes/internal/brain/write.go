@@ -120,7 +120,11 @@ type write struct {
 
 // fileDigest is the digest of a file's content, "" when it does not exist.
 func (b *Brain) fileDigest(rel string) string {
-	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, err := readBrainFile(b.Root, rel)
+	if isUnsafeFile(err) {
+		// Never equal to a digest a write was prepared from.
+		return "unsafe"
+	}
 	if err != nil {
 		return ""
 	}
@@ -129,7 +133,10 @@ func (b *Brain) fileDigest(rel string) string {
 
 // readNote reads and parses a note; not_found when it does not exist.
 func (b *Brain) readNote(rel string) (*note.Note, string, error) {
-	raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(rel)))
+	raw, err := readBrainFile(b.Root, rel)
+	if isUnsafeFile(err) {
+		return nil, "", unsafeFileFail(err)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", fail(CodeNotFound, "Check the path with search, or create the note with write-page.", "%s does not exist", rel)
 	}
@@ -166,6 +173,12 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 	}
 	g := gitRunner{dir: b.Root}
+	msg, err := commitMessage(ctx, g, w.Subject, prefixLines(w.Lines), trailers{
+		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
+	})
+	if err != nil {
+		return "", err
+	}
 	oldHead, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
@@ -174,6 +187,18 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	// checkout of any commit has a catalogue and journal that match it.
 	if err := b.freshLocked(ctx); err != nil {
 		return "", err
+	}
+	// A person's uncommitted edit of a target would be in neither the
+	// file nor history after this write: refuse, naming the note.
+	var targets []string
+	for _, ch := range w.Changes {
+		targets = append(targets, ch.Path)
+	}
+	if edited, err := b.handEdited(ctx, g, targets); err != nil {
+		return "", err
+	} else if len(edited) > 0 {
+		return "", fail(CodeConflict, "Ask the person to commit or discard the edit (sync commits edits made by hand), then read the note again and redo the change.",
+			"%s has changes made by hand and not committed; the %s would lose them, so nothing was changed", strings.Join(edited, ", "), w.Action)
 	}
 	derived, err := b.derivedChanges(ctx, w.Op, w.Action, w.Lines, w.Changes)
 	if err != nil {
@@ -211,21 +236,11 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 		crashPoint("file")
 	}
-	msg := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
-		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
-	})
-	// In process when the repository allows (gitobj.go), else git itself;
-	// either way only these paths: whatever else a person staged stays
-	// staged.
-	if _, err := b.commitPaths(ctx, oldHead, paths, msg); errors.Is(err, errSlowPath) {
-		err = gitCommitPaths(ctx, g, paths, msg)
-		if err != nil {
-			restore()
-			return "", err
-		}
-	} else if err != nil {
+	// git itself writes the objects, the index and the branch, for
+	// these paths only: whatever else a person staged stays staged.
+	if err := gitCommitPaths(ctx, g, paths, msg); err != nil {
 		restore()
-		return "", fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return "", err
 	}
 	crashPoint("commit")
 	head, err := g.headFast(ctx)
@@ -396,7 +411,9 @@ func (b *Brain) rebuildLocked(ctx context.Context, head string) error {
 		go func() {
 			defer wg.Done()
 			for p := range jobs {
-				raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+				// A link or special file is never read: lint and status
+				// list it (unsafe_file).
+				raw, err := readBrainFile(b.Root, p)
 				if err != nil {
 					continue
 				}
@@ -479,8 +496,8 @@ func (b *Brain) reindex(ctx context.Context, oldHead, head string, paths []strin
 		if !indexable(p) {
 			continue
 		}
-		raw, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
-		if errors.Is(err, fs.ErrNotExist) {
+		raw, err := readBrainFile(b.Root, p)
+		if errors.Is(err, fs.ErrNotExist) || isUnsafeFile(err) {
 			if err := batch.Delete(ctx, p); err != nil {
 				return fail(CodeIndexFailed, "The write is committed; the index will be rebuilt on the next call.", "%v", err)
 			}
@@ -588,4 +605,32 @@ func (b *Brain) linkTo(ctx context.Context, rel string) string {
 		return "[[" + stem + "]]"
 	}
 	return "[[" + strings.TrimSuffix(rel, ".md") + "]]"
+}
+
+// handEdited lists the paths (derived files left out) whose working-tree
+// state differs from HEAD, as git status says (it applies the
+// repository's filters and line-ending rules): a person's edit, new file
+// or deletion not committed.
+func (b *Brain) handEdited(ctx context.Context, g gitRunner, paths []string) ([]string, error) {
+	var check []string
+	for _, p := range paths {
+		if !isDerived(p) {
+			check = append(check, p)
+		}
+	}
+	if len(check) == 0 {
+		return nil, nil
+	}
+	st, err := g.run(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, check...)...)
+	if err != nil {
+		return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
+	}
+	var edited []string
+	for _, rec := range strings.Split(st, "\x00") {
+		if len(rec) > 3 {
+			edited = append(edited, rec[3:])
+		}
+	}
+	sort.Strings(edited)
+	return edited, nil
 }

@@ -164,7 +164,14 @@ var (
 
 // Scan returns the suspected secrets in text, in order of position; nil when
 // there are none.
-func Scan(text string) []Finding {
+func Scan(text string) []Finding { return scan(text, 0) }
+
+// maxDepth bounds how many encodings deep a secret is looked for (a token
+// base64-wrapped inside hex is depth 2).
+const maxDepth = 2
+
+// scan is Scan of a text found depth decodings or joins deep.
+func scan(text string, depth int) []Finding {
 	if text == "" {
 		return nil
 	}
@@ -229,6 +236,24 @@ func Scan(text string) []Finding {
 			}
 			add(r.name, off)
 		}
+	}
+	// Secrets that hide from the rules: base64 and hex runs decoded,
+	// base64 DER keys parsed, table cells and wrapped lines joined,
+	// passwords stated in prose.
+	if depth < maxDepth {
+		// Ciphertext and armoured public blocks are left out: encrypted
+		// or public, not secret.
+		view := []byte(text)
+		for _, re := range []*regexp.Regexp{publicBlock, encryptedValue} {
+			for _, m := range re.FindAllIndex(view, -1) {
+				for i := m[0]; i < m[1]; i++ {
+					if view[i] != '\n' {
+						view[i] = ' '
+					}
+				}
+			}
+		}
+		quiet = append(quiet, hidden(string(view), depth, add)...)
 	}
 	// Entropy check on what is left once data URLs and URLs (whose
 	// credentials the rules above already checked) are blanked out.

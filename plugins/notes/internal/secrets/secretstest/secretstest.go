@@ -4,6 +4,13 @@
 package secretstest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
 	"math/rand/v2"
 	"strings"
 )
@@ -68,5 +75,58 @@ func Fixtures(seed uint64) map[string]string {
 		"labelled-secret":            j("password: ", Gen(r, alnum, 10), "!"),
 		"bearer-header":              j("Authorization: Bearer ", Gen(r, urlb64, 30)),
 		"high-entropy-string":        j("the value is ", Gen(r, alnum, 40)),
+	}
+}
+
+// Wrap64 cuts s into lines of 64 characters, as PEM bodies and most
+// tools wrap base64.
+func Wrap64(s string) string {
+	var b strings.Builder
+	for len(s) > 64 {
+		b.WriteString(s[:64] + "\n")
+		s = s[64:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// Hidden returns the five ways a secret reached history past the
+// scanner (issue 29, finding 10), built at test time: an RSA key as
+// unarmoured base64 DER, a ghp_ token base64-wrapped and hex-encoded, a
+// token split across two Markdown table cells, and a password stated in
+// prose.
+// The keys are generated afresh on each call; the seed fixes the token.
+func Hidden(seed uint64) map[string]string {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	ghp := "gh" + "p_" + Gen(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36)
+	key, err := rsa.GenerateKey(crand.Reader, 1024)
+	if err != nil {
+		panic(err) // only a broken random source fails
+	}
+	pkcs1 := x509.MarshalPKCS1PrivateKey(key)
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		panic(err) // only a broken random source fails
+	}
+	ec, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	if err != nil {
+		panic(err) // only a broken random source fails
+	}
+	ecDER, err := x509.MarshalECPrivateKey(ec)
+	if err != nil {
+		panic(err) // only a broken random source fails
+	}
+	return map[string]string{
+		"rsa key, base64 DER, wrapped":    "Deploy key for the build box:\n\n" + Wrap64(base64.StdEncoding.EncodeToString(pkcs1)) + "\n",
+		"rsa key, base64 DER, one line":   "key: " + base64.StdEncoding.EncodeToString(pkcs8),
+		"ec key, base64 DER":              "The signer's key is " + base64.StdEncoding.EncodeToString(ecDER) + " (P-256).",
+		"ghp token, base64":               "CI secret (encoded): " + base64.StdEncoding.EncodeToString([]byte(ghp)),
+		"ghp token, base64 of a line":     "Paste this into the runner: " + base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="+ghp+"\n")),
+		"ghp token, hex":                  "token hex: " + hex.EncodeToString([]byte(ghp)),
+		"ghp token, split in a table":     "| service | token part 1 | token part 2 |\n|---|---|---|\n| ci | " + ghp[:20] + " | " + ghp[20:] + " |\n",
+		"ghp token, wrapped across lines": "The CI token is\n" + ghp[:22] + "\n" + ghp[22:] + "\nkeep it safe.",
+		"password in prose":               "Note for on-call: the prod DB password is Tr0ub4dor&3xK9 until the rotation on Friday.",
+		"password in prose, quoted":       `Ask Bruno; he said the admin password was "Kx7#mQ2vL9" last week.`,
+		"passphrase in prose, set to":     "We set the vault passphrase to zN4!pq8Rw2 for the migration.",
 	}
 }
