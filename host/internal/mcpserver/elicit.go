@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
-	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/host/internal/toolresult"
 )
 
 // confirmKey names the gate's question among a result's inputRequests.
@@ -133,7 +133,7 @@ func (g *personGate) result(out dispatch.Outcome) *mcp.CallToolResult {
 	if r := g.inputRequired(out); r != nil {
 		return r
 	}
-	return mcpproto.Result(out)
+	return toolresult.Of(out)
 }
 
 // confirmSchema asks for nothing but the decision itself.
