@@ -246,11 +246,13 @@ func (f *lineFilter) check(line []byte, tooLong bool) (fwd []byte) {
 	}
 	line = bytes.TrimSpace(line)
 	if !json.Valid(line) {
-		msg := "Parse error: the line is not valid JSON"
 		if depthExceeded(line) {
-			msg = "Parse error: the message nests deeper than JSON decoding allows; send a flatter message"
+			// Valid JSON a decoder will not take: a request too deep, not
+			// a parse error, answered under its id when that comes first.
+			f.writeError(leadingID(line), jsonrpc.CodeInvalidRequest, tooDeep, nil)
+			return nil
 		}
-		f.writeError(nil, jsonrpc.CodeParseError, msg, nil)
+		f.writeError(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid JSON", nil)
 		return nil
 	}
 	if line[0] == '[' {
@@ -264,7 +266,11 @@ func (f *lineFilter) check(line []byte, tooLong bool) (fwd []byte) {
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		f.writeError(wireID, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error(), nil)
+		text := "Invalid Request: " + err.Error()
+		if strings.Contains(err.Error(), "nesting depth") {
+			text = tooDeep
+		}
+		f.writeError(wireID, jsonrpc.CodeInvalidRequest, text, nil)
 		return nil
 	}
 	req, ok := msg.(*jsonrpc.Request)
@@ -323,6 +329,32 @@ func rawID(line []byte) json.RawMessage {
 	switch id[0] {
 	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return id
+	}
+	return nil
+}
+
+// tooDeep is the answer to a message nested deeper than the SDK decodes.
+const tooDeep = "Invalid Request: the message nests arrays and objects too deep to decode (the MCP SDK takes 1000 levels): send a flatter message"
+
+// leadingID is the id of a line too deep to decode, when the id comes
+// before the deep member (else nil: "id": null).
+func leadingID(line []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			return rawID([]byte(`{"id":` + string(v) + `}`))
+		}
 	}
 	return nil
 }
