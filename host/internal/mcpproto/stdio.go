@@ -550,36 +550,68 @@ func (f *lineFilter) done(id int64) *call {
 // the client sent, and an error the SDK gave no JSON-RPC code gets one.
 func (f *lineFilter) fromSDK(line []byte) error {
 	line = bytes.TrimRight(line, "\n")
-	if n, rest, ok := transportID(line); ok {
-		if bytes.HasPrefix(rest, []byte(`"method"`)) {
-			return f.writeLine(line) // a request of the SDK's own
+	n, rest, ok := transportID(line)
+	if ok && bytes.HasPrefix(rest, []byte(`"error":`)) && bytes.HasSuffix(rest, []byte("}")) {
+		// The error is the answer's last member: its code is fixed in place.
+		obj := rest[len(`"error":`) : len(rest)-1]
+		if json.Valid(obj) {
+			rest = append(append([]byte(`"error":`), codedError(obj)...), '}')
+		} else {
+			ok = false
 		}
+	}
+	if ok && (bytes.HasPrefix(rest, []byte(`"result"`)) || bytes.HasPrefix(rest, []byte(`"error"`))) {
 		cl := f.done(n)
 		if cl == nil {
-			// The client cancelled it (a subscriptions/listen it closed):
-			// its transport id means nothing to the client, and could be
-			// one of the client's own ids.
-			return nil
+			return nil // cancelled by the client: see below
 		}
-		if bytes.HasPrefix(rest, []byte(`"error"`)) {
-			rest = codedError(rest)
-		}
-		wireID := cl.wireID
-		if len(wireID) == 0 {
-			wireID = json.RawMessage("null")
-		}
-		out := make([]byte, 0, len(line)+len(wireID))
-		out = append(append(out, idPrefix...), wireID...)
+		out := make([]byte, 0, len(line)+len(cl.wireID))
+		out = append(append(out, idPrefix...), orNull(cl.wireID)...)
 		out = append(append(out, ','), rest...)
 		return f.writeLine(out)
 	}
-	if bytes.Contains(line, []byte(mcp.MetaKeySubscriptionID)) {
-		line = f.clientSubscriptionID(line)
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return f.writeLine(line)
 	}
-	return f.writeLine(line)
+	if _, isRequest := m["method"]; isRequest || m["id"] == nil {
+		if bytes.Contains(line, []byte(mcp.MetaKeySubscriptionID)) {
+			line = f.clientSubscriptionID(line)
+		}
+		return f.writeLine(line) // a notification, or a request of the SDK's own
+	}
+	n, err := strconv.ParseInt(string(m["id"]), 10, 64)
+	if err != nil {
+		return f.writeLine(line)
+	}
+	cl := f.done(n)
+	if cl == nil {
+		// The client cancelled it (a subscriptions/listen it closed): its
+		// transport id means nothing to the client, and could be one of
+		// the client's own ids.
+		return nil
+	}
+	m["id"] = orNull(cl.wireID)
+	if raw, ok := m["error"]; ok {
+		m["error"] = codedError(raw)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("mcp: encode: %w", err)
+	}
+	return f.writeLine(b)
 }
 
-// idPrefix begins every message the SDK encodes with an id.
+// orNull is id, or null when there is none.
+func orNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+// idPrefix begins an answer as go-sdk v1.8.0 encodes it: the answers that
+// start so have their id swapped in place, any other line is decoded.
 const idPrefix = `{"jsonrpc":"2.0","id":`
 
 // transportID reads the integer id at the start of a line the SDK encoded
@@ -600,26 +632,23 @@ func transportID(line []byte) (int64, []byte, bool) {
 	return n, rest[comma+1:], true
 }
 
-// codedError gives the error member of an answer (`"error":{…}}`) the
-// JSON-RPC code the SDK left out (it goes out as code 0): -32600 for a
-// call before initialize (go-sdk v1.8.0 answers it with a plain error),
-// else -32603.
-func codedError(rest []byte) []byte {
-	var v struct {
-		Error *wireError `json:"error"`
+// codedError gives an answer's error the JSON-RPC code the SDK left out
+// (it goes out as code 0): -32600 for a call before initialize (go-sdk
+// v1.8.0 answers it with a plain error), else -32603.
+func codedError(raw json.RawMessage) json.RawMessage {
+	var e wireError
+	if json.Unmarshal(raw, &e) != nil || e.Code != 0 {
+		return raw
 	}
-	if json.Unmarshal(append([]byte{'{'}, rest...), &v) != nil || v.Error == nil || v.Error.Code != 0 {
-		return rest
+	e.Code = jsonrpc.CodeInternalError
+	if strings.Contains(e.Message, "invalid during session initialization") {
+		e.Code = jsonrpc.CodeInvalidRequest
 	}
-	v.Error.Code = jsonrpc.CodeInternalError
-	if strings.Contains(v.Error.Message, "invalid during session initialization") {
-		v.Error.Code = jsonrpc.CodeInvalidRequest
-	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(e)
 	if err != nil {
-		return rest
+		return raw
 	}
-	return b[1:]
+	return b
 }
 
 // clientSubscriptionID puts the client's id of a subscriptions/listen back
