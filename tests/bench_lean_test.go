@@ -31,7 +31,7 @@ type leanClient struct {
 	next int64
 }
 
-// startLeanClient starts `host serve` (fast path on, the test plugin with
+// startLeanClient starts `host serve` (the test plugin with
 // concurrency 8) and initialises the session.
 func startLeanClient(b testing.TB) *leanClient {
 	e := benchEnv(b)

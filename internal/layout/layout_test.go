@@ -79,6 +79,8 @@ func TestImportDirections(t *testing.T) {
 				t.Errorf("%s depends on %s: the generic and the curated surface never import each other", p.ImportPath, dep)
 			case under(me, "host/internal/mcpproto") && (under(dep, "host/internal/mcpserver") || under(dep, "host/internal/surface")):
 				t.Errorf("%s depends on %s: the protocol layer imports neither surface", p.ImportPath, dep)
+			case under(me, "host/internal/mcpproto") && under(dep, "host/internal/dispatch"):
+				t.Errorf("%s depends on %s: the protocol layer does not know the domain (host/internal/toolresult turns an outcome into a result)", p.ImportPath, dep)
 			case under(me, "cli") && (under(dep, "host") || under(dep, "registry") || dep == module+"/sdk" || strings.HasPrefix(dep, module+"/plugins/")):
 				t.Errorf("%s depends on %s: cli (shared by host call and plugin CLI mode) imports only manifests and sdk/wire", p.ImportPath, dep)
 			case under(dep, "tests") && !under(me, "tests"):

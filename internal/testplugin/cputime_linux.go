@@ -57,37 +57,17 @@ func TreeCPU(pid int) time.Duration {
 	return total
 }
 
-// MonitorThread is the id of the Go runtime's monitor thread (sysmon) in
-// process pid: runtime.main starts it before anything else can make a
-// thread, so it is the lowest thread id after the main thread's.
-func MonitorThread(pid int) (int, error) {
-	entries, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	if err != nil {
-		return 0, err
-	}
-	lowest := 0
-	for _, e := range entries {
-		if id, _ := strconv.Atoi(e.Name()); id != pid && (lowest == 0 || id < lowest) {
-			lowest = id
-		}
-	}
-	if lowest == 0 {
-		return 0, fmt.Errorf("process %d has one thread", pid)
-	}
-	return lowest, nil
-}
-
-// VoluntarySwitches is how many times thread tid of process pid gave up
-// its CPU (voluntary_ctxt_switches in /proc).
-func VoluntarySwitches(pid, tid int) (int, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "status"))
+// RSS is the resident set size of process pid in bytes (VmRSS in /proc).
+func RSS(pid int) (int64, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
-			return strconv.Atoi(strings.TrimSpace(v))
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
 		}
 	}
-	return 0, fmt.Errorf("thread %d of %d: no voluntary_ctxt_switches", tid, pid)
+	return 0, fmt.Errorf("process %d: no VmRSS", pid)
 }

@@ -16,8 +16,5 @@ func TreeCPU(int) time.Duration { return 0 }
 // ProcCPU is 0 where /proc is not there.
 func ProcCPU(int) time.Duration { return 0 }
 
-// MonitorThread needs /proc: off Linux it is an error.
-func MonitorThread(int) (int, error) { return 0, errors.New("no /proc on this platform") }
-
-// VoluntarySwitches needs /proc: off Linux it is an error.
-func VoluntarySwitches(int, int) (int, error) { return 0, errors.New("no /proc on this platform") }
+// RSS needs /proc: off Linux it is an error.
+func RSS(int) (int64, error) { return 0, errors.New("no /proc on this platform") }

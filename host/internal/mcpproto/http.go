@@ -246,14 +246,13 @@ func (s *Server) prepareBody(w http.ResponseWriter, header http.Header, body []b
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeHeaderMismatch, msg)
 		return nil, w
 	}
-	meta := scanMeta(req.Params)
-	if data := meta.unsupportedVersion(s.versions); data != nil {
+	if data := unsupportedVersion(metaOf(req.Params), s.versions); data != nil {
 		writeJSONError(w, http.StatusBadRequest, wireID, CodeUnsupportedProtocolVersion, "Unsupported protocol version", data)
 		return nil, w
 	}
 	changed := false
 	if req.Method == "tools/call" {
-		req.Params = meta.withRequestID(idText(wireID))
+		req.Params = withMeta(req.Params, requestIDMetaKey, idText(wireID))
 		changed = true
 	}
 	if !exactID(wireID) {

@@ -54,7 +54,6 @@ func (s *Server) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		case "tools/call":
-			growStack()
 			res, err := next(ctx, method, req)
 			if tr, ok := res.(*mcp.CallToolResult); ok && err == nil {
 				if bad := unencodable(tr); bad != "" {

@@ -28,7 +28,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
@@ -68,20 +67,16 @@ type Options struct {
 
 // Server is an MCP server publishing a fixed list of tools.
 type Server struct {
-	opts  Options
-	mcp   *mcp.Server
-	tools []*mcp.Tool
-	// handlers are the tools' handlers by name, for the fast path.
-	handlers map[string]mcp.ToolHandler
-	digest   string
+	opts   Options
+	mcp    *mcp.Server
+	tools  []*mcp.Tool
+	digest string
 	// versions is the protocol versions the server lists, newest first.
 	versions []string
 	// sessions maps *mcp.ServerSession to *sessionInfo; wg waits for the
 	// goroutines that forget ended sessions.
 	sessions sync.Map
 	wg       sync.WaitGroup
-	// fastCalls counts the tools/call requests the fast path took.
-	fastCalls atomic.Int64
 	// idSeq numbers the markers that stand in for HTTP request ids the SDK
 	// would not round-trip exactly.
 	idSeq atomic.Int64
@@ -102,7 +97,7 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, versions: mcp.SupportedProtocolVersions(), handlers: map[string]mcp.ToolHandler{}}
+	s := &Server{opts: opts, versions: mcp.SupportedProtocolVersions()}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: opts.Title, Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       newSlogLogger(opts.Logger.Named("mcp")),
@@ -117,9 +112,7 @@ func New(opts Options) *Server {
 			panic(fmt.Sprintf("mcpproto: tool %q published twice", t.Tool.Name))
 		}
 		seen[t.Tool.Name] = true
-		h := boundToCarrier(t.Handler)
-		s.mcp.AddTool(t.Tool, h)
-		s.handlers[t.Tool.Name] = h
+		s.mcp.AddTool(t.Tool, boundToCarrier(t.Handler))
 		s.tools = append(s.tools, t.Tool)
 	}
 	// tools/list publishes the tools sorted by name; the digest is over
@@ -137,10 +130,6 @@ func New(opts Options) *Server {
 // MCP returns the underlying SDK server (for the HTTP handler and tests).
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// FastCalls returns how many tools/call requests took the stdio fast path
-// (fastpath.go) rather than the SDK.
-func (s *Server) FastCalls() int64 { return s.fastCalls.Load() }
-
 // Tools returns the published tools, sorted by name.
 func (s *Server) Tools() []*mcp.Tool { return slices.Clone(s.tools) }
 
@@ -154,45 +143,13 @@ func (s *Server) Versions() []string { return slices.Clone(s.versions) }
 
 // Run serves one session on t until the client goes away or ctx ends. A
 // clean end of input is not an error.
-//
-// On a *StdioTransport the session's tools/call requests take the fast
-// path (fastpath.go) unless HOST_FASTPATH=0.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
-	var err error
-	if st, ok := t.(*StdioTransport); ok && fastPathEnabled() {
-		err = s.runFast(ctx, st)
-	} else {
-		err = s.mcp.Run(ctx, t)
-	}
+	err := s.mcp.Run(ctx, t)
 	s.wg.Wait()
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: serve: %w", err)
 	}
 	return nil
-}
-
-// runFast serves one session on a copy of t that hands its tools/call
-// requests to a fast path, as the SDK's Server.Run would serve t.
-func (s *Server) runFast(ctx context.Context, t *StdioTransport) error {
-	fp := s.newFastPath()
-	ft := *t
-	ft.fast = fp
-	ss, err := s.mcp.Connect(ctx, &ft, nil)
-	if err != nil {
-		return err
-	}
-	fp.connected(ss)
-	ended := make(chan error, 1)
-	go func() { ended <- ss.Wait() }()
-	defer fp.running.Wait() // the fast path's last answers are written
-	select {
-	case <-ctx.Done():
-		_ = ss.Close()
-		<-ended
-		return ctx.Err()
-	case err := <-ended:
-		return err
-	}
 }
 
 // Digest is the sha256 (hex) of the canonical JSON of a tools array: keys
@@ -269,20 +226,5 @@ func ProgressSender(ctx context.Context, req *mcp.CallToolRequest) func(*wire.Pr
 		last = v
 		_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
 			Progress: v, Total: p.GetTotal(), Message: p.GetMessage()})
-	}
-}
-
-// Result is the result of docs/design.md ("Results"): content text is the Markdown when the
-// plugin gave one, else the JSON; structuredContent is the JSON object.
-func Result(out dispatch.Outcome) *mcp.CallToolResult {
-	body := out.Body()
-	text := out.Markdown
-	if text == "" || out.IsError() {
-		text = string(body)
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: body,
-		IsError:           out.IsError(),
 	}
 }

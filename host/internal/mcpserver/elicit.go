@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
-	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/host/internal/toolresult"
 )
 
 // confirmKey names the gate's question among a result's inputRequests.
@@ -27,7 +27,7 @@ const stateTTL = 10 * time.Minute
 var (
 	errNested    = errors.New("mcp: a nested call cannot ask through an input-required result")
 	errNeedInput = errors.New("mcp: the person must be asked first")
-	errBadState  = errors.New("mcp: requestState is not this host's, or is for another call, or has expired")
+	errBadState  = errors.New("mcp: requestState is not this host's, or is for another call, or has expired, or was used already")
 )
 
 // personGate is how the gate reaches the person during one tools/call on a
@@ -105,7 +105,7 @@ func (g *personGate) answered(_ context.Context, q dispatch.Question) (bool, err
 		g.pending = &q
 		return false, errNeedInput
 	}
-	if !g.s.validState(p.RequestState, q) {
+	if !g.s.validState(p.RequestState, q) || !g.s.spendState(p.RequestState) {
 		return false, errBadState
 	}
 	res, ok := p.InputResponses[confirmKey].(*mcp.ElicitResult)
@@ -133,7 +133,7 @@ func (g *personGate) result(out dispatch.Outcome) *mcp.CallToolResult {
 	if r := g.inputRequired(out); r != nil {
 		return r
 	}
-	return mcpproto.Result(out)
+	return toolresult.Of(out)
 }
 
 // confirmSchema asks for nothing but the decision itself.
@@ -141,12 +141,14 @@ func confirmSchema() map[string]any {
 	return map[string]any{"type": "object", "properties": map[string]any{}}
 }
 
-// state is what a requestState binds: the call and when it expires.
+// state is what a requestState binds: the call, when it expires, and a
+// nonce that makes each state one of a kind, so it can be spent once.
 type state struct {
 	Tool    string `json:"tool"`
 	Action  string `json:"action"`
 	Args    string `json:"args"` // sha256 of the checked args' JSON
 	Expires int64  `json:"expires"`
+	Nonce   string `json:"nonce"`
 }
 
 func argsDigest(args map[string]any) string {
@@ -158,7 +160,8 @@ func argsDigest(args map[string]any) string {
 // signState is the requestState of a question: the bound call, then an
 // HMAC of it under a key that lives as long as this server.
 func (s *Server) signState(q dispatch.Question, expires time.Time) string {
-	body, _ := json.Marshal(state{Tool: q.Tool, Action: q.Action, Args: argsDigest(q.Args), Expires: expires.Unix()})
+	body, _ := json.Marshal(state{Tool: q.Tool, Action: q.Action, Args: argsDigest(q.Args), Expires: expires.Unix(),
+		Nonce: base64.RawURLEncoding.EncodeToString(newStateKey()[:16])})
 	payload := base64.RawURLEncoding.EncodeToString(body)
 	return payload + "." + s.mac(payload)
 }
@@ -179,6 +182,28 @@ func (s *Server) validState(raw string, q dispatch.Question) bool {
 		return false
 	}
 	return st.Tool == q.Tool && st.Action == q.Action && st.Args == argsDigest(q.Args) && time.Now().Unix() < st.Expires
+}
+
+// spendState records a valid requestState as used and reports whether it
+// was unused: a person's answer opens one retry, never a replay of it.
+// Records are kept until the state would have expired anyway.
+func (s *Server) spendState(raw string) bool {
+	now := time.Now()
+	s.spentMu.Lock()
+	defer s.spentMu.Unlock()
+	for k, until := range s.spent {
+		if now.After(until) {
+			delete(s.spent, k)
+		}
+	}
+	if _, used := s.spent[raw]; used {
+		return false
+	}
+	if s.spent == nil {
+		s.spent = map[string]time.Time{}
+	}
+	s.spent[raw] = now.Add(stateTTL)
+	return true
 }
 
 func (s *Server) mac(payload string) string {

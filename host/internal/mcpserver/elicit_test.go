@@ -1,9 +1,13 @@
 package mcpserver
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 )
@@ -39,5 +43,29 @@ func TestRequestStateIsBoundAndSigned(t *testing.T) {
 				t.Fatalf("got %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRequestStateIsSingleUse: the person's answer a modern retry carries
+// opens that one retry; the same requestState sent again — a replay, with
+// the answer accepted — is refused, and a fresh state for the same call
+// still works.
+func TestRequestStateIsSingleUse(t *testing.T) {
+	s := New(Options{})
+	q := dispatch.Question{Tool: "notes", Action: "forget", Args: map[string]any{"id": "n1"}, Why: "w"}
+	retry := func(state string) (bool, error) {
+		g := &personGate{s: s, modern: true, req: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
+			RequestState: state, InputResponses: mcp.InputResponseMap{confirmKey: &mcp.ElicitResult{Action: "accept"}}}}}
+		return g.answered(context.Background(), q)
+	}
+	state := s.signState(q, time.Now().Add(time.Minute))
+	if ok, err := retry(state); !ok || err != nil {
+		t.Fatalf("first retry: got %v, %v; want it accepted", ok, err)
+	}
+	if ok, err := retry(state); ok || !errors.Is(err, errBadState) {
+		t.Fatalf("replayed requestState: got %v, %v; want it refused (%v)", ok, err, errBadState)
+	}
+	if ok, err := retry(s.signState(q, time.Now().Add(time.Minute))); !ok || err != nil {
+		t.Fatalf("a fresh state for the same call: got %v, %v; want it accepted", ok, err)
 	}
 }

@@ -12,6 +12,7 @@ package mcpserver
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -54,6 +55,10 @@ type Server struct {
 	// stateKey signs the requestState of the gate's input-required
 	// results (see personGate).
 	stateKey []byte
+	// spent holds the requestStates already answered, until they expire
+	// (spendState).
+	spentMu sync.Mutex
+	spent   map[string]time.Time
 	// contentMu guards content, the published prompts and resources.
 	contentMu sync.Mutex
 	content   content

@@ -14,6 +14,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
 	"github.com/toolhost/toolhost/host/internal/oauth"
+	"github.com/toolhost/toolhost/host/internal/toolresult"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -119,20 +120,16 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		raw = json.RawMessage("{}")
 	}
-	// The keys are read in place; only what that scan cannot vouch for
-	// (not an object, keys written with escapes) is decoded to find them.
-	unknown, scanned := mcpproto.KeysNotIn(raw, fields)
-	if !scanned {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
-				Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
-			return &out
-		}
-		for k := range obj {
-			if !contains(fields, k) {
-				unknown = append(unknown, k)
-			}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		out := dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
+			Message: fmt.Sprintf("%s takes a JSON object of arguments", tool), NextStep: "give " + strings.Join(fields, ", ")})
+		return &out
+	}
+	var unknown []string
+	for k := range obj {
+		if !contains(fields, k) {
+			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
@@ -174,18 +171,18 @@ func contains(l []string, s string) bool {
 func (s *Server) capabilities(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var q discovery.Query
 	if bad := decodeInput(manifests.ToolCapabilities, req.Params.Arguments, &q, []string{"kind", "name", "action", "search"}); bad != nil {
-		return mcpproto.Result(*bad), nil
+		return toolresult.Of(*bad), nil
 	}
 	q.Allow = oauth.ToolFilter(ctx) // over OAuth, only what the token's scopes let it run
 	ans, env := discovery.Answer(s.opts.Registry.Snapshot(), q, s.opts.CapabilitiesMaxBytes)
 	if env != nil {
-		return mcpproto.Result(dispatch.Fail(env)), nil
+		return toolresult.Of(dispatch.Fail(env)), nil
 	}
 	b, err := json.Marshal(ans)
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
+		return toolresult.Of(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode capabilities"})), nil
 	}
-	return mcpproto.Result(dispatch.Outcome{JSON: b}), nil
+	return toolresult.Of(dispatch.Outcome{JSON: b}), nil
 }
 
 // runInput is the input of the four run tools; Tool or Agent is set
@@ -209,14 +206,14 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in runInput
 		if bad := decodeInput(name, req.Params.Arguments, &in, []string{key, "action", "args"}); bad != nil {
-			return mcpproto.Result(*bad), nil
+			return toolresult.Of(*bad), nil
 		}
 		target := in.Tool
 		if kind == manifests.KindAgent {
 			target = in.Agent
 		}
 		if target == "" {
-			return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
+			return toolresult.Of(dispatch.Fail(&wire.Error{Code: wire.CodeInvalidArgs,
 				Message:  fmt.Sprintf("%s needs %q: which %s to run", name, key, key),
 				NextStep: "call capabilities with {} to list them"})), nil
 		}
@@ -233,20 +230,20 @@ func (s *Server) getSkill(_ context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		Name string `json:"name"`
 	}
 	if bad := decodeInput(manifests.ToolGetSkill, req.Params.Arguments, &in, []string{"name"}); bad != nil {
-		return mcpproto.Result(*bad), nil
+		return toolresult.Of(*bad), nil
 	}
 	snap := s.opts.Registry.Snapshot()
 	sk, suggestions := snap.Skill(in.Name)
 	if sk == nil {
-		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeUnknownSkill,
+		return toolresult.Of(dispatch.Fail(&wire.Error{Code: wire.CodeUnknownSkill,
 			Message: fmt.Sprintf("no skill named %q", in.Name), DidYouMean: suggestions,
 			NextStep: `call capabilities with {"kind":"skill"} to list the skills`})), nil
 	}
 	body, err := sk.Body()
 	if err != nil {
-		return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeNotReady,
+		return toolresult.Of(dispatch.Fail(&wire.Error{Code: wire.CodeNotReady,
 			Message: fmt.Sprintf("skill %s cannot be read: %v", sk.Name, err)})), nil
 	}
 	b, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "markdown": body})
-	return mcpproto.Result(dispatch.Outcome{JSON: b, Markdown: body}), nil
+	return toolresult.Of(dispatch.Outcome{JSON: b, Markdown: body}), nil
 }

@@ -641,7 +641,7 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		SyncStderr:   logWriter{logger, "stderr"},
 		StartTimeout: s.opts.StartTimeout,
 	}
-	cfg.GRPCDialOptions = pluginDialOptions(cfg)
+	cfg.GRPCDialOptions = pluginDialOptions()
 	client := plugin.NewClient(cfg)
 	rpcClient, err := client.Client()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
+	"github.com/toolhost/toolhost/host/internal/toolresult"
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -77,17 +78,17 @@ func handler(surface string, r *Resolved, run Runner, srv func() *mcpproto.Serve
 					env.Schema = ae.Schema
 				}
 			}
-			return mcpproto.Result(dispatch.Fail(env)), nil
+			return toolresult.Of(dispatch.Fail(env)), nil
 		}
 		for k, v := range r.Fixed {
 			args[k] = v
 		}
 		raw, err := json.Marshal(args)
 		if err != nil {
-			return mcpproto.Result(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode args"})), nil
+			return toolresult.Of(dispatch.Fail(&wire.Error{Code: wire.CodeInternalError, Message: "encode args"})), nil
 		}
 		out := run.Run(ctx, dispatch.Call{Kind: manifests.KindTool, Name: r.ToolName, Action: r.Action.Name, Args: raw,
 			Caller: srv().Caller(req), Surface: surface}, mcpproto.ProgressSender(ctx, req))
-		return mcpproto.Result(out), nil
+		return toolresult.Of(out), nil
 	}
 }
