@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -75,11 +76,35 @@ func TestEscapeAttemptsAreRefused(t *testing.T) {
 	e.fails(CodeUnsafePath, "read", map[string]any{"path": ".git/config"})
 }
 
+// seedEnv names the variable that replays TestSecretsAreRefusedEverywhere
+// with the seed a failed run printed.
+const seedEnv = "NOTES_SECRETS_SEED"
+
+// fixtureSeed is the seed of this run's secret fixtures: $NOTES_SECRETS_SEED
+// when set, so a failure can be replayed, or a fresh one from the clock so
+// every run tries new fixtures. A failed test prints it.
+func fixtureSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv(seedEnv); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("%s=%q: want an unsigned decimal integer, the seed a failed run printed: %v", seedEnv, v, err)
+		}
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("secret fixtures seed %d; replay with %s=%d", seed, seedEnv, seed)
+		}
+	})
+	return seed
+}
+
 func TestSecretsAreRefusedEverywhere(t *testing.T) {
 	requireGit(t)
 	e := newEnv(t)
 	head := e.head()
-	fx := secretstest.Fixtures(uint64(time.Now().UnixNano()))
+	fx := secretstest.Fixtures(fixtureSeed(t))
 	if len(fx) < 20 {
 		t.Fatalf("%d fixtures, want 20+", len(fx))
 	}

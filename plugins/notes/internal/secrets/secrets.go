@@ -50,8 +50,8 @@ var rules = []rule{
 	{"slack-webhook", []string{"hooks.slack.com"}, regexp.MustCompile(`(?i)https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`), nil},
 	{"microsoft-teams-webhook", []string{"webhook.office.com"}, regexp.MustCompile(`(?i)https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9\-]{36}@[a-z0-9\-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9\-]{36}`), nil},
 	{"stripe-key", []string{"sk_", "rk_"}, regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,99}\b`), notRepeated},
-	{"google-api-key", []string{"aiza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), notRepeated},
-	{"google-oauth-secret", []string{"gocspx-"}, regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_\-]{28}\b`), nil},
+	{"google-api-key", []string{"aiza"}, regexp.MustCompile(`\b(AIza[0-9A-Za-z_\-]{35})` + tokenEnd), notRepeated},
+	{"google-oauth-secret", []string{"gocspx-"}, regexp.MustCompile(`\b(GOCSPX-[A-Za-z0-9_\-]{28})` + tokenEnd), nil},
 	{"anthropic-key", []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{80,}`), nil},
 	{"openai-key", []string{"sk-"}, regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|\bsk-proj-[A-Za-z0-9_\-]{40,}|\bsk-[A-Za-z0-9]{48}\b`), nil},
 	{"private-key", []string{"private key"}, regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----\s*[A-Za-z0-9+/=\r\n:\-, ]{64,}`), nil},
@@ -75,7 +75,7 @@ var rules = []rule{
 	{"shopify-token", []string{"shpat_", "shpca_", "shppa_", "shpss_"}, regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`), nil},
 	{"mailgun-key", []string{"key-"}, regexp.MustCompile(`\b(?:pub)?key-[0-9a-zA-Z]{32}\b`), mixedToken},
 	{"square-token", []string{"sq0", "eaaa"}, regexp.MustCompile(`\b(?:sq0atp|sq0csp)-[0-9A-Za-z_\-]{22,}|\bEAAA[A-Za-z0-9_\-]{22,60}\b`), nil},
-	{"telegram-bot-token", []string{":aa"}, regexp.MustCompile(`\b\d{5,16}:AA[A-Za-z0-9_\-]{33}\b`), nil},
+	{"telegram-bot-token", []string{":aa"}, regexp.MustCompile(`\b(\d{5,16}:AA[A-Za-z0-9_\-]{33})` + tokenEnd), afterColon},
 	{"discord-webhook", []string{"discord"}, regexp.MustCompile(`https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]{60,}`), nil},
 	{"databricks-token", []string{"dapi"}, regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`), nil},
 	{"heroku-key", []string{"hrku-"}, regexp.MustCompile(`\bHRKU-AA[0-9A-Za-z_\-]{58}`), nil},
@@ -106,7 +106,7 @@ var rules = []rule{
 	{"infracost-token", []string{"ico-"}, regexp.MustCompile(`(?:^|[^.\w])(ico-[A-Za-z0-9]{32})\b`), nil},
 	{"scalingo-token", []string{"tk-us-"}, regexp.MustCompile(`\btk-us-[\w-]{48}`), nil},
 	{"alibaba-access-key", []string{"ltai"}, regexp.MustCompile(`\bLTAI[A-Za-z0-9]{20}\b`), nil},
-	{"okta-token", []string{"okta"}, regexp.MustCompile(`\b00[A-Za-z0-9=_\-]{40}\b`), oktaLike},
+	{"okta-token", []string{"okta"}, regexp.MustCompile(`\b(00[A-Za-z0-9=_\-]{40})` + tokenEnd), oktaLike},
 	{"facebook-token", []string{"eaa"}, regexp.MustCompile(`\bEAA[MC][A-Za-z0-9]{100,}`), nil},
 	{"sourcegraph-token", []string{"sgp_"}, regexp.MustCompile(`\bsgp_(?:[a-fA-F0-9]{16}|local)_[a-fA-F0-9]{40}\b|\bsgp_[a-fA-F0-9]{40}\b`), nil},
 	{"sidekiq-secret", []string{"contribsys.com"}, regexp.MustCompile(`(?i)https?://[a-f0-9]{8}:[a-f0-9]{8}@(?:gems|enterprise)\.contribsys\.com`), nil},
@@ -118,6 +118,12 @@ var rules = []rule{
 	{"labelled-secret", labelWords, labelledXML, labelledValueLooksSecret},
 	{"kubernetes-secret", []string{"kind: secret"}, regexp.MustCompile(`(?s)kind:\s*Secret.*?\n\s*(?:data|stringData):\s*\n\s+[\w.\-]+:\s*([A-Za-z0-9+/=]{12,})`), func(_, v string) bool { return !isPlaceholder(v) }},
 }
+
+// tokenEnd ends a fixed-length token whose alphabet holds '-': \b there
+// needs a word character last and so dropped the one token in 64 that
+// ends in '-'. The token is the rule's group; tokenEnd only says no more
+// of its alphabet follows.
+const tokenEnd = `(?:[^A-Za-z0-9_\-]|$)`
 
 // ruleContext: a rule whose format alone is too plain (a 00 prefix and
 // forty characters) runs only where the vendor is named as a word, not
@@ -154,12 +160,12 @@ var (
 	// placeholderRE: values that stand for a secret without being one.
 	placeholderRE = regexp.MustCompile(`(?i)^(?:<[^>]*>|\[[^\]]*\]|\{[^}]*\}|%[^%]+%|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\$\(.*\)|(?:your|my|some)[_\-.]?[a-z_\-]*|changeme|change[_\-]?it|redacted|removed|hidden|secret|password|passwd|token|none|null|nil|true|false|undefined|required|optional|string|example\w*|placeholder\w*|dummy\w*|sample\w*|fake\w*|\.{3,}|…)$`)
 	// templateRE: a reference or template anywhere in the value.
-	templateRE = regexp.MustCompile(`\$\{[^}]*\}|\{\{[^}]*\}\}|\{%[^}]*%\}|<%[^>]*%>|(?i:x{4,})|\*{3,}|#{4,}|\.{3}|…|(?i:example)|(?i:placeholder)|(?i:your[_\-]?(?:api|secret|token|key|password))|(?i:insert[_\-])|(?i:redacted)|(?i:replace[_\-]?(?:me|with))`)
+	templateRE = regexp.MustCompile(`\$\{[^}]*\}|\{\{[^}]*\}\}|\{%[^}]*%\}|<%[^>]*%>|\*{3,}|#{4,}|\.{3}|…|(?i:example)|(?i:placeholder)|(?i:your[_\-]?(?:api|secret|token|key|password))|(?i:insert[_\-])|(?i:redacted)|(?i:replace[_\-]?(?:me|with))`)
 	// referenceRE: code that reads a secret from somewhere else
 	// (os.environ.get, process.env.TOKEN, config.password, getToken()).
 	referenceRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->)[A-Za-z_$][A-Za-z0-9_$]*)+(?:\(.*\)?)?\]?$|^[A-Za-z_][A-Za-z0-9_.]*\(.*$`)
 	// wordTail: a Slack-shaped placeholder ends in words (…TokenHere).
-	wordTail = regexp.MustCompile(`(?i)here$|token$|[a-z]{12,}$`)
+	wordTail = regexp.MustCompile(`(?i)here$|token$`)
 )
 
 // Scan returns the suspected secrets in text, in order of position; nil when
@@ -281,7 +287,10 @@ func scan(text string, depth int) []Finding {
 		if assignedTo(text[m[1]:]) {
 			continue // the name on the left of an assignment
 		}
-		if len(c) <= 64 && runAround(masked, m[0], m[1]) <= maxRun && !truncated && HighEntropy(c) && !isPlaceholder(c) && !hasSequence(c) && !hasRun(c, 6) && !hexParts(c) && !encodedText(c) && !wordy(c) {
+		// A candidate has no vendor's prefix to vouch for it, so any
+		// run of four digits or five letters counting up drops it, even
+		// where chance makes such a run likely.
+		if len(c) <= 64 && runAround(masked, m[0], m[1]) <= maxRun && !truncated && HighEntropy(c) && !isPlaceholder(c) && !countsUp(c, 4, 5) && !hasRun(c, 6) && !hexParts(c) && !encodedText(c) && !wordy(c) {
 			add("high-entropy-string", m[0])
 		}
 	}
@@ -306,13 +315,102 @@ func containsAny(s string, words []string) bool {
 // isPlaceholder reports values that stand for a secret: <your-key>,
 // ${DB_PASSWORD}, {{ .token }}, xxxx, ****, EXAMPLE, changeme.
 func isPlaceholder(v string) bool {
-	return placeholderRE.MatchString(v) || templateRE.MatchString(v)
+	return placeholderRE.MatchString(v) || templateRE.MatchString(v) || xFill(v)
 }
 
-// hasSequence reports a run of five letters or four digits in alphabet
-// order (abcde, 1234): typed by a person standing in for a secret, next to
-// never in a random one.
+// xFill reports a run of x or of X (xxxx, XXXXXXXX) too long to occur by
+// chance in a random string of v's length and alphabet: a person's fill.
+// A mixed-case run (xXxX) is never one, and a short run in a long value
+// is chance: about one 1,600-character key body in 650 holds four x's
+// in a row in some mix of case.
+func xFill(v string) bool {
+	a := float64(alphabet(v))
+	need := improbableRun(len(v), 1/a, 1/a, 4)
+	run := 0
+	for i := 0; i < len(v); i++ {
+		if (v[i] == 'x' || v[i] == 'X') && (run == 0 || v[i] == v[i-1]) {
+			run++
+		} else if v[i] == 'x' || v[i] == 'X' {
+			run = 1
+		} else {
+			run = 0
+		}
+		if run >= need {
+			return true
+		}
+	}
+	return false
+}
+
+// alphabet estimates the size of the alphabet v was drawn from: ten
+// digits, 26 letters per case (6 when at least half that case's letters
+// are a-f: hex after a vendor's prefix such as shpat_), two for
+// punctuation such as - and _.
+func alphabet(v string) int {
+	var digits, other bool
+	var lower, lowerHex, upper, upperHex int
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z':
+			lower++
+			if c <= 'f' {
+				lowerHex++
+			}
+		case c >= 'A' && c <= 'Z':
+			upper++
+			if c <= 'F' {
+				upperHex++
+			}
+		default:
+			other = true
+		}
+	}
+	size := func(n, hex int) int {
+		switch {
+		case n == 0:
+			return 0
+		case hex*2 >= n:
+			return 6
+		}
+		return 26
+	}
+	a := size(lower, lowerHex) + size(upper, upperHex)
+	if digits {
+		a += 10
+	}
+	if other {
+		a += 2
+	}
+	return max(a, 1)
+}
+
+// improbableRun is the shortest run, from least up, that a random string
+// of n characters holds less than once in a million, when a character
+// opens the run with probability start and continues it with next.
+func improbableRun(n int, start, next float64, least int) int {
+	k := least
+	for float64(n)*start*math.Pow(next, float64(k-1)) >= 1e-6 && k < 64 {
+		k++
+	}
+	return k
+}
+
+// hasSequence reports a run of letters or digits in alphabet order
+// (abcde, 1234), typed by a person standing in for a secret: at least five
+// letters or four digits, and longer where v's length and alphabet make
+// the run likely by chance. About one 64-character hex token in 150 holds
+// four digits counting up; there it takes eight to count.
 func hasSequence(v string) bool {
+	a := float64(alphabet(v))
+	return countsUp(v, improbableRun(len(v), 10/a, 1/a, 4), improbableRun(len(v), min(52, a)/a, 1/a, 5))
+}
+
+// countsUp reports a run of needDigits digits or needLetters letters in
+// alphabet order.
+func countsUp(v string, needDigits, needLetters int) bool {
 	run := 1
 	for i := 1; i < len(v); i++ {
 		a, b := v[i-1], v[i]
@@ -320,7 +418,7 @@ func hasSequence(v string) bool {
 		digits := a >= '0' && a <= '9' && b >= '0' && b <= '9'
 		if (letters || digits) && b == a+1 {
 			run++
-			if (letters && run >= 5) || (digits && run >= 4) {
+			if (letters && run >= needLetters) || (digits && run >= needDigits) {
 				return true
 			}
 			continue
@@ -342,8 +440,12 @@ func userPassword(_, v string) bool {
 
 // notRepeated drops a format's match whose random part is one character
 // over and over (ghp_xxxx…, glc_1111…): the documentation's stand-in.
+// A run of six is the least that counts, more where v's alphabet is small:
+// about one 32-character hex token in 40,000 holds a character six times
+// in a row.
 func notRepeated(_, v string) bool {
-	return !isPlaceholder(v) && !mostlyOneChar(v) && !hasSequence(v) && !hasRun(v, 6)
+	a := float64(alphabet(v))
+	return !isPlaceholder(v) && !mostlyOneChar(v) && !hasSequence(v) && !hasRun(v, improbableRun(len(v), 1, 1/a, 6))
 }
 
 // hasRun reports n or more of one character in a row (5555555, AAAAA):
@@ -377,6 +479,13 @@ func mostlyOneChar(s string) bool {
 	return len(s) > 0 && top*3 >= len(s)*2
 }
 
+// afterColon judges a bot:secret token by its secret: the numeric bot id
+// before the colon is public and may count up (123456789).
+func afterColon(_, v string) bool {
+	_, s, _ := strings.Cut(v, ":")
+	return notRepeated("", s)
+}
+
 // always keeps every match: the format alone is proof enough.
 func always(_, _ string) bool { return true }
 
@@ -396,7 +505,18 @@ func slackLike(_, v string) bool {
 	}
 	// The random part is the last segment; the numbers before it (team
 	// and user ids) may repeat a digit.
-	return (Entropy(v) >= 3.2 || (len(last) >= 12 && Entropy(last) >= 3.2)) && !wordTail.MatchString(last)
+	return (Entropy(v) >= 3.2 || (len(last) >= 12 && Entropy(last) >= 3.2)) && !wordTail.MatchString(last) && !wordyTail(last)
+}
+
+// wordyTail reports a value ending in twelve or more letters that read as
+// words (…notarealslacktoken). Twelve letters alone are no sign: one random
+// 24-character alphanumeric tail in eight ends so.
+func wordyTail(v string) bool {
+	i := len(v)
+	for i > 0 && (v[i-1]|0x20 >= 'a' && v[i-1]|0x20 <= 'z') {
+		i--
+	}
+	return len(v)-i >= 12 && wordy(v[i:])
 }
 
 // mixedToken drops camel-case identifiers and placeholders that happen to
@@ -712,10 +832,11 @@ func isHex(s string) bool {
 }
 
 // HighEntropy reports whether s looks like a random credential: at least 24
-// characters mixing upper case, lower case and digits, with frequent switches
-// between those classes and a high Shannon entropy. Hex strings (commit SHAs,
-// colours), ULIDs and UUIDs lack lower or upper case and so never pass;
-// identifiers and prose have long runs of one class and so never pass.
+// characters mixing upper case, lower case and digits (or both cases in
+// plenty, without digits), with frequent switches between those classes
+// and a high Shannon entropy. Hex strings (commit SHAs, colours), ULIDs
+// and UUIDs lack lower or upper case and so never pass; identifiers and
+// prose have long runs of one class and so never pass.
 func HighEntropy(s string) bool {
 	if len(s) < 24 {
 		return false
@@ -742,7 +863,11 @@ func HighEntropy(s string) bool {
 		}
 		prev = c
 	}
-	if lower < 2 || upper < 2 || digit < 2 || isHex(s) {
+	// Digits are no must: one random 40-character alphanumeric string
+	// in 130 holds fewer than two. Without them both cases must be
+	// plentiful, which camel-case names are not.
+	n := len(s)
+	if lower < 2 || upper < 2 || isHex(s) || (digit < 2 && (lower*4 < n || upper*4 < n)) {
 		return false
 	}
 	if float64(switches) < float64(len(s))/3.5 {
