@@ -168,7 +168,9 @@ func runEval(t *testing.T, b *Brain, qs []evalQuestion, mode string) evalScore {
 // recall@5 on the held-out third is under its floors, for keyword search
 // (with WordNet and without) and for hybrid search. NOTES_EVAL=tune
 // evaluates the tuning set only (what ranking work looks at) and lists its
-// misses; NOTES_EVAL=sweep tries fusion settings on the tuning set; the
+// misses; NOTES_EVAL=sweep tries fusion settings on the tuning set;
+// NOTES_EVAL=small (make test's form) asks only the held-out questions,
+// by keyword with WordNet and hybrid, against the same floors. The
 // held-out set is never printed question by question.
 func TestRetrievalEval(t *testing.T) {
 	if raceDetector {
@@ -198,8 +200,12 @@ func TestRetrievalEval(t *testing.T) {
 		return
 	}
 	names := []string{"tune", "heldout"}
-	if os.Getenv("NOTES_EVAL") == "tune" {
+	small := os.Getenv("NOTES_EVAL") == "small"
+	switch {
+	case os.Getenv("NOTES_EVAL") == "tune":
 		names = []string{"tune"}
+	case small:
+		names = []string{"heldout"}
 	}
 	sort.Strings(names)
 	report := map[string]evalScore{}
@@ -215,7 +221,7 @@ func TestRetrievalEval(t *testing.T) {
 			t.Errorf("keyword search: recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecall)
 		}
 	}
-	if b.thesaurus != nil && os.Getenv("NOTES_EVAL") != "tune" {
+	if b.thesaurus != nil && os.Getenv("NOTES_EVAL") != "tune" && !small {
 		// The fallback where WordNet is not installed: the brain's own words
 		// only (stems and pseudo-relevance feedback).
 		b.ix.SetExpander(nil)
@@ -235,7 +241,11 @@ func TestRetrievalEval(t *testing.T) {
 	}
 	prepareEvalVectors(t, b, emb)
 	for _, name := range names {
-		for _, mode := range []string{"semantic", "hybrid"} {
+		modes := []string{"semantic", "hybrid"}
+		if small {
+			modes = []string{"hybrid"}
+		}
+		for _, mode := range modes {
 			s := runEval(t, b, sets[name], mode)
 			report[mode+" "+name] = s
 			if name == "tune" && os.Getenv("NOTES_EVAL") == "tune" {
