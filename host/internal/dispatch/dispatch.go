@@ -8,8 +8,8 @@ package dispatch
 import (
 	"bytes"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
