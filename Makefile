@@ -30,13 +30,13 @@ host:
 # the repository's one copy (git ignores the copies; host approve --tracked
 # accepts them while they equal sdk/python's).
 # Plugins are built without cgo (PLUGIN_CGO): none calls C, and a static
-# binary starts without the dynamic loader and libc, about 8 ms less CPU on
-# every launch and every CLI-mode call (a fifth of xlsx's start).
+# binary starts without the dynamic loader and libc on every launch and
+# every CLI-mode call.
 PLUGIN_CGO ?= CGO_ENABLED=0
 # and with PLUGIN_TAGS: grpcnotrace leaves golang.org/x/net/trace (gRPC's
 # request tracing, which go-plugin never turns on) out of the binary, and
-# its package init out of every start: ~30 KB of allocations and ~30 page
-# faults of a CLI-mode call (sdk's TestPluginTagsLeaveOutGRPCTrace).
+# its package init out of every start (sdk's
+# TestPluginTagsLeaveOutGRPCTrace).
 PLUGIN_TAGS ?= grpcnotrace
 plugins:
 	@for p in $(PLUGINS); do \
