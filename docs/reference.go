@@ -3,6 +3,7 @@ package docs
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -105,7 +106,7 @@ func ManifestReference(schema []byte) (string, error) {
 		b.WriteString("\n\n| field | type | required | default | what |\n|---|---|---|---|---|\n")
 		for _, name := range order {
 			p := node.Properties[name]
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, typeText(&root, p), yesNo(contains(node.Required, name)),
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, typeText(&root, p), yesNo(slices.Contains(node.Required, name)),
 				defaultText(p), cell(descriptionOf(&root, p, s.def+"."+name)))
 		}
 		b.WriteString("\n")
@@ -247,15 +248,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return ""
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // cell makes s safe inside a Markdown table cell.

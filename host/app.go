@@ -50,7 +50,7 @@ func (a *app) observe(m *metrics.Metrics) { a.metrics.Store(m) }
 // callRunner is what the MCP surfaces run calls through: the dispatcher,
 // behind the OAuth scope check (which passes calls that carry no token),
 // measured when metrics are on.
-func (a *app) callRunner() metrics.Runner {
+func (a *app) callRunner() dispatch.CallRunner {
 	run := oauth.Scoped(a.dispatcher)
 	if m := a.metrics.Load(); m != nil {
 		return m.Measured(run)

@@ -198,7 +198,7 @@ func newCallCmd() *cobra.Command {
 				return exitCode(w.Fail(e))
 			}
 			out := a.dispatcher.Run(cmd.Context(), dispatch.Call{Kind: kind, Name: args[0], Action: action, Args: raw,
-				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: dispatch.ChannelTerminal}},
+				Confirmed: confirm, Caller: &wire.Caller{ClientName: "host-cli", ClientVersion: version, RequestId: "1", Channel: wire.ChannelTerminal}},
 				func(p *wire.Progress) { w.Progress(p.GetProgress(), p.GetTotal(), p.GetMessage()) })
 			code := w.Write(cli.Result{JSON: out.JSON, Markdown: out.Markdown, Err: out.Err})
 			if out.Code() == wire.CodeApprovalRequired && !confirm && !w.Term.Render {

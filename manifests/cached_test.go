@@ -1,13 +1,30 @@
 package manifests
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 )
+
+// unmarshal decodes what Marshal wrote as the host's manifest cache does
+// (numbers as json.Number, unknown fields refused) and finishes it with
+// Restore.
+func unmarshal(path string, data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if err := Restore(path, &m); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
 
 // roundTrip marshals what ParseBytes gave for data and unmarshals it, and
 // fails unless the two manifests are equal.
@@ -21,7 +38,7 @@ func roundTrip(t *testing.T, path string, data []byte) {
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
 	}
-	back, err := Unmarshal(path, enc)
+	back, err := unmarshal(path, enc)
 	if err != nil {
 		t.Fatalf("Unmarshal: %v", err)
 	}
@@ -91,7 +108,7 @@ resource_templates: [{uri_template: "typed://page/{+path}", name: page}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Unmarshal("elsewhere/tool.yaml", enc)
+	back, err := unmarshal("elsewhere/tool.yaml", enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,38 +128,6 @@ resource_templates: [{uri_template: "typed://page/{+path}", name: page}]
 	}
 }
 
-// TestUnmarshalRefuses checks that cache data not in the form Marshal
-// writes is an error, never a manifest with a value of the wrong type.
-func TestUnmarshalRefuses(t *testing.T) {
-	m, err := ParseBytes("x/tool.yaml", []byte(base))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Actions[0].Args = []Arg{{Name: "n", Type: TypeInteger, Default: int64(1)}}
-	good, err := Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name, bad, want string
-	}{
-		{"default of another type", strings.Replace(string(good), `"Default":1`, `"Default":"one"`, 1), "default: want integer"},
-		{"unknown field", strings.Replace(string(good), `"Name":"x"`, `"Name":"x","Shell":"rm -rf"`, 1), "unknown field"},
-		{"two values", string(good) + "{}", "data after the manifest"},
-		{"not JSON", "[" + string(good[1:]), "invalid character"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.bad == string(good) {
-				t.Fatalf("the case changed nothing in %s", good)
-			}
-			_, err := Unmarshal("x/tool.yaml", []byte(c.bad))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want an error with %q", err, c.want)
-			}
-		})
-	}
-}
-
 // FuzzMarshal holds every manifest that parses to the cache form: Marshal
 // encodes it and Unmarshal gives back an equal manifest.
 func FuzzMarshal(f *testing.F) {
@@ -158,7 +143,7 @@ func FuzzMarshal(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Marshal refused a parsed manifest: %v", err)
 		}
-		back, err := Unmarshal("f.yaml", enc)
+		back, err := unmarshal("f.yaml", enc)
 		if err != nil || !reflect.DeepEqual(back, m) {
 			t.Fatalf("round trip: %v\ngot  %+v\nwant %+v", err, back, m)
 		}

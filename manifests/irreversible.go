@@ -2,9 +2,8 @@ package manifests
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 )
 
 // irreversibleVerbs lists every recognised form of an irreversible verb,
@@ -41,12 +40,9 @@ var irreversibleVerbs = [][]string{
 }
 
 // isIrreversibleVerb reports whether w is a form of an irreversible verb.
-// The list is scanned rather than held in a map: a map built at package
-// init cost every plugin start its allocations, and a name is split and
-// looked up once per process (irreversibleWordOf keeps the verdict).
 func isIrreversibleVerb(w string) bool {
 	for _, forms := range irreversibleVerbs {
-		if contains(forms, w) {
+		if slices.Contains(forms, w) {
 			return true
 		}
 	}
@@ -84,7 +80,7 @@ func IrreversibleWord(name string) (word string, ok bool) {
 	for i, w := range ws {
 		if i+1 < len(ws) {
 			for _, p := range irreversiblePhrases {
-				if contains(p[0], w) && contains(p[1], ws[i+1]) {
+				if slices.Contains(p[0], w) && slices.Contains(p[1], ws[i+1]) {
 					return w + "-" + ws[i+1], true
 				}
 			}
@@ -96,54 +92,13 @@ func IrreversibleWord(name string) (word string, ok bool) {
 	return "", false
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// wordVerdict is one IrreversibleWord answer, as irreversibleWordOf keeps it.
-type wordVerdict struct {
-	word string
-	ok   bool
-}
-
-// Tool and action names come from manifests, so there are few of them, and
-// the gate asks about the same ones on every call: irreversibleWordOf keeps
-// up to maxKeptVerdicts answers so that a call splits no names. It is a
-// cache of a pure function; nothing can observe it but the time it saves.
-const maxKeptVerdicts = 4096
-
-var (
-	keptVerdicts sync.Map // name → wordVerdict
-	keptCount    atomic.Int64
-)
-
-// irreversibleWordOf is IrreversibleWord, remembered per name.
-func irreversibleWordOf(name string) (string, bool) {
-	if v, ok := keptVerdicts.Load(name); ok {
-		w := v.(wordVerdict)
-		return w.word, w.ok
-	}
-	word, ok := IrreversibleWord(name)
-	if keptCount.Load() < maxKeptVerdicts {
-		if _, loaded := keptVerdicts.LoadOrStore(name, wordVerdict{word, ok}); !loaded {
-			keptCount.Add(1)
-		}
-	}
-	return word, ok
-}
-
 // isIrreversibleName is IrreversibleWord on the tool name, then the action
 // name; it returns the word and which name held it.
 func isIrreversibleName(tool, action string) (word, in string, ok bool) {
-	if w, ok := irreversibleWordOf(tool); ok {
+	if w, ok := IrreversibleWord(tool); ok {
 		return w, "tool name " + strconv.Quote(tool), true
 	}
-	if w, ok := irreversibleWordOf(action); ok {
+	if w, ok := IrreversibleWord(action); ok {
 		return w, "action name " + strconv.Quote(action), true
 	}
 	return "", "", false

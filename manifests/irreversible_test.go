@@ -131,17 +131,3 @@ func TestManifestIrreversible(t *testing.T) {
 		})
 	}
 }
-
-// TestIrreversibleWordOfRemembersTheSameAnswer asks the remembering form
-// twice per name (the second answer comes from what it kept) and holds both
-// to IrreversibleWord.
-func TestIrreversibleWordOfRemembersTheSameAnswer(t *testing.T) {
-	for _, name := range []string{"read-sheet", "send-email", "sheets", "issueInvoice", "force-push", "postgres", "list-posts", "sender-info"} {
-		wantWord, wantOK := IrreversibleWord(name)
-		for i := range 2 {
-			if w, ok := irreversibleWordOf(name); w != wantWord || ok != wantOK {
-				t.Errorf("irreversibleWordOf(%q) #%d = %q, %v; want %q, %v", name, i+1, w, ok, wantWord, wantOK)
-			}
-		}
-	}
-}

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -166,6 +167,16 @@ type Action struct {
 	// name and description do not use (synonyms, other names for the
 	// task); capabilities search ranks on them.
 	Keywords []string
+}
+
+// AskForLess is the next step of a result refused for its size: call again
+// with the action's NarrowWith args, or just asking for less when it names
+// none (or a is nil, an action the manifest does not list).
+func (a *Action) AskForLess() string {
+	if a == nil || len(a.NarrowWith) == 0 {
+		return "call again asking for less"
+	}
+	return fmt.Sprintf("call again with %s to ask for less", strings.Join(a.NarrowWith, " or "))
 }
 
 // ArgType is an argument's JSON type.

@@ -82,10 +82,9 @@ var (
 var ArgTypes = []ArgType{TypeString, TypeInteger, TypeNumber, TypeBoolean, TypeArray, TypeObject}
 
 // The names tool.yaml holds are checked by hand-written matchers, not
-// package-level regexps: compiling those cost every start of every plugin
-// (a plugin's CLI mode links this package) a third of a millisecond and
-// ~500 allocations, though a prebuilt manifest checks no name. Each matcher
-// is tested against the pattern it stands for.
+// package-level regexps, which every plugin (its CLI mode links this
+// package) would compile at start. Each matcher is tested against the
+// pattern it stands for.
 
 // IsKebab reports whether name is lowercase kebab-case, the form of every
 // tool, action and arg name: a lowercase letter, then lowercase letters and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,7 +129,7 @@ func (p *parser) arg(n *yaml.Node, path string) Arg {
 	a.Name = name
 	typeOK := false
 	if v, ok := p.str(fs["type"]); ok {
-		if contains(argTypeNames(), v) {
+		if slices.Contains(argTypeNames(), v) {
 			a.Type = ArgType(v)
 			typeOK = true
 		} else {
@@ -191,7 +192,7 @@ func (p *parser) argItems(fs map[string]entry, a *Arg, typeOK bool) {
 			if v, ok := p.toAny(e.val, e.field, 0); ok {
 				items := v.(map[string]any)
 				if t, has := items["type"]; has {
-					if s, _ := t.(string); !contains(jsonTypes, s) {
+					if s, _ := t.(string); !slices.Contains(jsonTypes, s) {
 						p.addf(e.val, e.field+".type", "unknown type %v (want %s)", t, strings.Join(jsonTypes, ", "))
 					}
 				}

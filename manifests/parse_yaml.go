@@ -6,6 +6,7 @@ package manifests
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,7 @@ func (p *parser) fields(n *yaml.Node, path string, known []string) map[string]en
 			p.addf(k, field, "merge keys (<<) are not supported; write the keys out")
 			continue
 		}
-		if !contains(known, name) {
+		if !slices.Contains(known, name) {
 			msg := "unknown key " + strconv.Quote(name)
 			if s := Suggest(name, known); len(s) > 0 {
 				msg += " (did you mean " + strconv.Quote(s[0]) + "?)"

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolhost/toolhost/manifests"
 )
 
@@ -346,5 +347,29 @@ func TestApprovalRecordsTheManifestsIrreversibleRule(t *testing.T) {
 		if len(a.Actions) != 1 || a.Actions[0].Irreversible != tc.want {
 			t.Errorf("%s %s (reversible: %v): approval %+v, want irreversible %v", tc.tool, tc.action, tc.reversible, a.Actions, tc.want)
 		}
+	}
+}
+
+// The files an approval message names ("changed files: -a +b ~c") are in
+// path order, whatever their mark, each once.
+func TestChangedFilesInPathOrder(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, cur map[string]string
+		want     []string
+	}{
+		{"nothing changed", map[string]string{"bin": "1"}, map[string]string{"bin": "1"}, nil},
+		{"one of each", map[string]string{"a": "1", "c": "1", "d": "1"}, map[string]string{"b": "1", "c": "2", "d": "1"},
+			[]string{"-a", "+b", "~c"}},
+		{"the mark does not order", map[string]string{"z/old": "1", "m": "1"}, map[string]string{"a/new": "1", "m": "2"},
+			[]string{"+a/new", "~m", "-z/old"}},
+		{"executable bit", map[string]string{"run": "1"}, map[string]string{"run": "1" + executableMark}, []string{"~run"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, ChangedFiles(tt.old, tt.cur)); diff != "" {
+				t.Fatalf("ChangedFiles (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -118,11 +118,12 @@ func (mc *ManifestCache) get(path string, sum [sha256.Size]byte) *manifests.Mani
 // manifests.Marshal writes them.
 const cachedFlags = sjson.UseNumber | sjson.DisallowUnknownFields | sjson.DontMatchCaseInsensitiveStructFields
 
-// decodeCached decodes a manifest manifests.Marshal encoded, through
-// segmentio's decoder (the MCP transport's): it took a seventh of
-// encoding/json's time on notes' manifest (182 µs against 1,251 µs, same
-// run; parsing its YAML took 2,721 µs), and a start decodes every cached
-// manifest. put keeps only what it decodes equal.
+// decodeCached decodes a manifest manifests.Marshal encoded and finishes it
+// with manifests.Restore: the one decoder of the cache form. It uses
+// segmentio's decoder, not encoding/json, because a start decodes every
+// cached manifest and the standard decoder put a start with 50 plugins
+// over its goal (docs/design.md, "What a start costs per plugin"). put
+// keeps only what it decodes equal.
 func decodeCached(path string, data []byte) (*manifests.Manifest, error) {
 	var m manifests.Manifest
 	rest, err := sjson.Parse(data, &m, cachedFlags)

@@ -203,3 +203,40 @@ func TestCachedManifestsDecodeEqual(t *testing.T) {
 		})
 	}
 }
+
+// TestCachedManifestRefused: cache data not in the form manifests.Marshal
+// writes is an error of the decoder, never a manifest with a value of the
+// wrong type.
+func TestCachedManifestRefused(t *testing.T) {
+	m, err := manifests.ParseBytes("x/tool.yaml", []byte(strings.ReplaceAll(validManifest, "%s", "x")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Actions[0].Args = []manifests.Arg{{Name: "n", Type: manifests.TypeInteger, Default: int64(1)}}
+	good, err := manifests.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeCached("x/tool.yaml", good); err != nil {
+		t.Fatalf("the good form refused: %v", err)
+	}
+	for _, c := range []struct {
+		name, bad, want string
+	}{
+		{"default of another type", strings.Replace(string(good), `"Default":1`, `"Default":"one"`, 1), "default: want integer"},
+		{"unknown field", strings.Replace(string(good), `"Name":"x"`, `"Name":"x","Shell":"rm -rf"`, 1), "unknown field"},
+		{"field of another case", strings.Replace(string(good), `"Name":"x"`, `"name":"x"`, 1), "unknown field"},
+		{"two values", string(good) + "{}", "data after the manifest"},
+		{"not JSON", "[" + string(good[1:]), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.bad == string(good) {
+				t.Fatalf("the case changed nothing in %s", good)
+			}
+			_, err := decodeCached("x/tool.yaml", []byte(c.bad))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}

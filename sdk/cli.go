@@ -24,7 +24,7 @@ import (
 // result JSON (or the error envelope) on stdout. It returns the exit code:
 // 0 success, 1 tool error, 2 usage error.
 func runCLI(p Plugin, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	m, err := manifestBesideBinary(p.Manifest)
+	m, err := manifestBesideBinary()
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return cli.ExitUsage
@@ -34,9 +34,8 @@ func runCLI(p Plugin, args []string, stdin io.Reader, stdout, stderr io.Writer) 
 	return runCLIWith(ctx, p, m, args, stdin, stdout, stderr, cli.Detect(stdin, stdout, stderr, os.Getenv))
 }
 
-// manifestBesideBinary reads the tool.yaml in the executable's folder (the
-// prebuilt manifest when that file is the one it was built from).
-func manifestBesideBinary(prebuilt *PrebuiltManifest) (*manifests.Manifest, error) {
+// manifestBesideBinary reads the tool.yaml in the executable's folder.
+func manifestBesideBinary() (*manifests.Manifest, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find executable: %w", err)
@@ -45,7 +44,7 @@ func manifestBesideBinary(prebuilt *PrebuiltManifest) (*manifests.Manifest, erro
 		exe = real
 	}
 	path := filepath.Join(filepath.Dir(exe), manifests.FileName)
-	m, err := loadManifest(prebuilt, path)
+	m, err := manifests.Parse(path)
 	if err != nil {
 		return nil, fmt.Errorf("read the manifest beside the binary: %w", err)
 	}

@@ -40,13 +40,8 @@ type Plugin struct {
 	// person at a terminal in CLI mode: markdown.Render of the package
 	// github.com/toolhost/toolhost/cli/markdown. Without it that Markdown
 	// is printed as written. Set it only when handlers return Markdown:
-	// the renderer adds about 60 ms to every start of the binary.
+	// the renderer's set-up slows every start of the binary.
 	RenderMarkdown func(md string, width int, colour, dumb bool) (string, error)
-	// Manifest, optional, is the plugin's tool.yaml parsed at build time
-	// (go generate with sdk/manifestgen): CLI mode takes it instead of
-	// parsing the tool.yaml beside the binary while that file's SHA256 is
-	// Manifest.SHA256, about 4 ms less on every start.
-	Manifest *PrebuiltManifest
 }
 
 // Caller says who made a call. It crosses the wire with every call.
@@ -73,10 +68,11 @@ type Caller struct {
 	Channel string `json:"channel"`
 }
 
-// The channels a call comes through (Caller.Channel).
+// The channels a call comes through (Caller.Channel), as the wire
+// defines them.
 const (
-	ChannelTerminal = "terminal"
-	ChannelMCP      = "mcp"
+	ChannelTerminal = wire.ChannelTerminal
+	ChannelMCP      = wire.ChannelMCP
 )
 
 // FromTerminal reports whether a person at a terminal made the call

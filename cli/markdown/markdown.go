@@ -1,7 +1,7 @@
 // Package markdown renders Markdown for a person at a terminal, through
 // glamour's dark style. It is kept out of package cli because glamour (and
-// the syntax highlighter it links) costs every start of a binary that links
-// it about 60 ms of package initialisation: the host and the plugins whose
+// the syntax highlighter it links) slow every start of a binary that links
+// it with package initialisation: the host and the plugins whose
 // results carry Markdown link it (cli.Term.Markdown, sdk.Plugin's
 // RenderMarkdown); a plugin that returns no Markdown, such as xlsx, does not.
 package markdown

@@ -58,10 +58,9 @@ func (s *service) prewarm(ctx context.Context) {
 // memoryFloor is the plugin's soft memory limit while its index is small:
 // the garbage collector then returns memory early instead of letting the
 // heap double. After each scan the limit follows the live heap (twice it),
-// so a large index never makes the collector thrash. The index of a cold
-// scan of ~1 GB of logs is ~25 MB live (56-byte calls, an 8-byte index
-// entry and a 12-byte key slot each): 40 MB leaves the collector ~12 MB of
-// room, and the process's peak stays under a quarter of ccusage's.
+// so a large index never makes the collector thrash. The floor is sized to
+// hold the index of a cold scan of a year of logs with room for the
+// collector (the usage README's benchmark gives the peak it keeps).
 const memoryFloor = 40 << 20
 
 // adjustMemory raises or lowers the soft memory limit to twice the live

@@ -14,15 +14,11 @@ import (
 	"github.com/toolhost/toolhost/sdk"
 )
 
-// manifest_gen.go is tool.yaml parsed, for a CLI start without YAML;
-// TestPrebuiltManifestIsCurrent fails until it is regenerated after an edit.
-//go:generate go run ../../sdk/manifestgen
-
 func main() {
 	if !sdk.Resident() {
 		deferFirstCollection()
 	}
-	sdk.Main(sdk.Plugin{Actions: actions(), Manifest: prebuiltManifest})
+	sdk.Main(sdk.Plugin{Actions: actions()})
 }
 
 // cliFirstGCPercent is the collector's percentage until its first cycle in
@@ -30,12 +26,10 @@ func main() {
 const cliFirstGCPercent = 400
 
 // deferFirstCollection lets a CLI run's heap grow to 16 MB before the
-// first collection, then collects as usual (GOGC 100). A mid-size sheet
-// allocates a few megabytes in all: at the runtime's 4 MB start it paid
-// one collection, 10-14 ms of CPU (with two processors the idle one runs a
-// mark worker too), a tenth of the whole call; a large sheet pays one
-// collection fewer and then keeps the default's memory. A GOGC the person
-// set is left alone.
+// first collection, then collects as usual (GOGC 100): a mid-size sheet,
+// which allocates a few megabytes in all, then runs no collection, and a
+// large sheet pays one fewer and keeps the default's memory. A GOGC the
+// person set is left alone.
 func deferFirstCollection() {
 	if os.Getenv("GOGC") != "" {
 		return

@@ -77,10 +77,8 @@ const flushAt = 256 << 10
 
 // newObjectWriter returns an objectWriter to w whose buffer is made once at
 // its working size (flushAt and room for the row that crosses it). Grown
-// by append from empty, it went through a dozen arrays on the way to
-// flushAt, each written in full: about 800 KB of fresh memory, 200 page
-// faults at ~20 µs on this kind of virtual machine, where one buffer
-// touches 320 KB.
+// by append from empty, it would go through a dozen arrays on the way to
+// flushAt, each fresh memory to fault in.
 func newObjectWriter(w io.Writer) *objectWriter {
 	return &objectWriter{w: w, buf: make([]byte, 0, flushAt+flushAt/4)}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,7 +114,7 @@ func TestRecall(t *testing.T) {
 					for i, m := range ans["matches"].([]map[string]any) {
 						k := answerKey(m)
 						got = append(got, fmt.Sprintf("%s %.2f", k, m["score"]))
-						if rank == 0 && contains(q.want, k) {
+						if rank == 0 && slices.Contains(q.want, k) {
 							rank = i + 1
 						}
 					}

@@ -3,6 +3,7 @@ package discovery
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,11 +114,11 @@ func TestSearchRanks(t *testing.T) {
 			if tt.first != "" && got[0] != tt.first {
 				t.Errorf("first match %s, want %s (all: %v)", got[0], tt.first, got)
 			}
-			if tt.name == "a skill" && !contains(got[:min(3, len(got))], "skill/reviewing-spend") {
+			if tt.name == "a skill" && !slices.Contains(got[:min(3, len(got))], "skill/reviewing-spend") {
 				t.Errorf("the skill is not in the top three: %v", got)
 			}
 			for _, n := range tt.not {
-				if contains(got, n) {
+				if slices.Contains(got, n) {
 					t.Errorf("got %s, which the filter leaves out: %v", n, got)
 				}
 			}

@@ -1,5 +1,7 @@
 package discovery
 
+import "slices"
+
 // qterm is one search term: a stem and how much a match on it counts
 // (1 for a word of the query, less for a synonym of one).
 type qterm struct {
@@ -87,7 +89,7 @@ var synonyms = func() map[string][]string {
 		}
 		for _, a := range stems {
 			for _, b := range stems {
-				if a != b && !contains(out[a], b) {
+				if a != b && !slices.Contains(out[a], b) {
 					out[a] = append(out[a], b)
 				}
 			}
@@ -95,15 +97,6 @@ var synonyms = func() map[string][]string {
 	}
 	return out
 }()
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // expand adds each term's synonyms, at synonymWeight, unless the query has
 // them already.

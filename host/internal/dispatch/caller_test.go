@@ -25,10 +25,10 @@ func TestThePluginLearnsTheChannel(t *testing.T) {
 	for _, tt := range []struct {
 		name, given, want string
 	}{
-		{"the terminal", ChannelTerminal, ChannelTerminal},
-		{"an MCP client", ChannelMCP, ChannelMCP},
-		{"no channel given", "", ChannelMCP},
-		{"some other channel", "email", ChannelMCP},
+		{"the terminal", wire.ChannelTerminal, wire.ChannelTerminal},
+		{"an MCP client", wire.ChannelMCP, wire.ChannelMCP},
+		{"no channel given", "", wire.ChannelMCP},
+		{"some other channel", "email", wire.ChannelMCP},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &callerRunner{}

@@ -9,10 +9,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -37,13 +37,31 @@ type Runner interface {
 	Call(ctx context.Context, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) *wire.Result
 }
 
-// The channels a call comes through (wire.Caller.Channel), set by the host
-// and never by a client: ChannelTerminal only for `host call`, ChannelMCP
-// for every MCP call and every nested call of an agent.
-const (
-	ChannelTerminal = "terminal"
-	ChannelMCP      = "mcp"
-)
+// CallRunner runs one call through the host's single call path (checker,
+// gate, caps, supervisor): what the MCP surfaces and the metrics wrapper
+// take. *Dispatcher is the production implementation.
+type CallRunner interface {
+	Run(ctx context.Context, call Call, onProgress func(*wire.Progress)) Outcome
+}
+
+var _ CallRunner = (*Dispatcher)(nil)
+
+// InvalidArgs is the invalid_args error for err, what an action's Check
+// returned, its message prefixed with what was called: a
+// *manifests.ArgError's message, did_you_mean and schema go into the
+// envelope's fields.
+func InvalidArgs(called string, err error) *wire.Error {
+	env := &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%s: %v", called, err)}
+	var ae *manifests.ArgError
+	if errors.As(err, &ae) {
+		env.Message = called + ": " + ae.Message
+		env.DidYouMean = ae.DidYouMean
+		if ae.Schema != nil {
+			env.Schema = ae.Schema
+		}
+	}
+	return env
+}
 
 // Snapshotter gives the registry's current snapshot.
 type Snapshotter interface {
@@ -202,15 +220,8 @@ func (d *Dispatcher) Resolve(call Call) (*registry.Tool, *manifests.Action, map[
 	}
 	args, err := action.Check(call.Args)
 	if err != nil {
-		env := (&wire.Error{Code: wire.CodeInvalidArgs, Message: err.Error()}).
+		env := InvalidArgs(call.Name+" "+name, err).
 			WithNext(wire.Step{Run: wire.StepCapabilities, Tool: call.Name, Action: name, Why: "for the args"})
-		if ae, ok := err.(*manifests.ArgError); ok {
-			env.Message = fmt.Sprintf("%s %s: %s", call.Name, name, ae.Message)
-			env.DidYouMean = ae.DidYouMean
-			if ae.Schema != nil {
-				env.Schema = ae.Schema
-			}
-		}
 		out := Fail(env)
 		return nil, nil, nil, &out
 	}
@@ -293,8 +304,8 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	if call.Caller != nil {
 		caller = copyCaller(call.Caller)
 	}
-	if caller.Channel != ChannelTerminal {
-		caller.Channel = ChannelMCP // only the terminal commands set terminal
+	if caller.Channel != wire.ChannelTerminal {
+		caller.Channel = wire.ChannelMCP // only the terminal commands set terminal
 	}
 	caller.Confirmed = call.Confirmed
 	caller.MaxResultBytes = int64(max)
@@ -363,13 +374,9 @@ func capResult(tool *registry.Tool, action *manifests.Action, res *wire.Result, 
 		body = []byte("{}")
 	}
 	if len(body) > max {
-		next := "call again asking for less"
-		if len(action.NarrowWith) > 0 {
-			next = fmt.Sprintf("call again with %s to ask for less", strings.Join(action.NarrowWith, " or "))
-		}
 		return Fail(&wire.Error{Code: wire.CodeResultTooLarge,
 			Message:  fmt.Sprintf("the result of %s %s is %d bytes, over the host's limit of %d (HOST_MAX_RESULT_BYTES)", tool.Name(), action.Name, len(body), max),
-			NextStep: next, Details: map[string]any{"bytes": len(body), "max_bytes": max, "narrow_with": action.NarrowWith}})
+			NextStep: action.AskForLess(), Details: map[string]any{"bytes": len(body), "max_bytes": max, "narrow_with": action.NarrowWith}})
 	}
 	md := res.GetMarkdown()
 	if len(md) > max {

@@ -104,7 +104,7 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 	caller.Agent = chain
 	// An agent's nested call is never a person at the terminal, even when
 	// the person ran the agent from there.
-	caller.Channel = ChannelMCP
+	caller.Channel = wire.ChannelMCP
 	kind := manifests.KindTool
 	if t, _ := snap.Tool(in.GetTool()); t != nil {
 		kind = t.Manifest.Kind

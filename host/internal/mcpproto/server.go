@@ -191,7 +191,7 @@ func Canonical(raw []byte) ([]byte, error) {
 func (s *Server) Caller(req *mcp.CallToolRequest) *wire.Caller {
 	// The channel is the host's to say: whatever name the client gives, a
 	// call over MCP is never the terminal's.
-	c := &wire.Caller{ClientName: "unknown", Channel: "mcp"}
+	c := &wire.Caller{ClientName: "unknown", Channel: wire.ChannelMCP}
 	if info := req.ClientInfo(); info != nil && info.Name != "" {
 		c.ClientName, c.ClientVersion = info.Name, info.Version
 	}

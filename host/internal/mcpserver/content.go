@@ -155,7 +155,7 @@ func (s *Server) callContent(ctx context.Context, tool, what string, call func(c
 // contentCaller is the caller of a prompt or resource request: always the
 // MCP channel.
 func contentCaller(ss *mcp.ServerSession) *wire.Caller {
-	c := &wire.Caller{ClientName: "unknown", Channel: "mcp"}
+	c := &wire.Caller{ClientName: "unknown", Channel: wire.ChannelMCP}
 	if ss != nil {
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
 			c.ClientName, c.ClientVersion = ip.ClientInfo.Name, ip.ClientInfo.Version

@@ -10,7 +10,6 @@
 package mcpserver
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -18,24 +17,17 @@ import (
 
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/mcpproto"
-	"github.com/toolhost/toolhost/sdk/wire"
 )
 
 // ServerName is the name the server gives in serverInfo.
 const ServerName = "toolhost"
-
-// Runner runs one call through the host's single call path;
-// *dispatch.Dispatcher is the production implementation.
-type Runner interface {
-	Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome
-}
 
 // Options configure a Server. Registry and Runner are required.
 type Options struct {
 	// Registry gives the live registry's snapshot.
 	Registry dispatch.Snapshotter
 	// Runner runs run_tool, run_agent and their twins.
-	Runner Runner
+	Runner dispatch.CallRunner
 	// CapabilitiesMaxBytes bounds capabilities' {name} answer (0: default).
 	CapabilitiesMaxBytes int
 	// Version is the host's version, reported in serverInfo.

@@ -95,7 +95,7 @@ func (f *fakeRunner) lastCall(t *testing.T) dispatch.Call {
 	return f.calls[len(f.calls)-1]
 }
 
-func newTestServer(t testing.TB, r Runner) *Server {
+func newTestServer(t testing.TB, r dispatch.CallRunner) *Server {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "sheets")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

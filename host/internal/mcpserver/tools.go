@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,7 +129,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 	}
 	var unknown []string
 	for k := range obj {
-		if !contains(fields, k) {
+		if !slices.Contains(fields, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -137,7 +138,7 @@ func decodeInput(tool string, raw json.RawMessage, dst any, fields []string) *di
 		env := &wire.Error{Code: wire.CodeInvalidArgs,
 			Message:    fmt.Sprintf("%s has no argument %q; its arguments are %s", tool, unknown[0], strings.Join(fields, ", ")),
 			DidYouMean: manifests.Suggest(unknown[0], fields)}
-		if contains(fields, "args") {
+		if slices.Contains(fields, "args") {
 			env.NextStep = "put the action's own args inside \"args\": {\"tool\":\"…\",\"action\":\"…\",\"args\":{…}}"
 		}
 		out := dispatch.Fail(env)
@@ -157,15 +158,6 @@ func jsonTypeError(err error) string {
 		return fmt.Sprintf("argument %q must be a %s, not a %s", te.Field, te.Type.Kind(), te.Value)
 	}
 	return err.Error()
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *Server) capabilities(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

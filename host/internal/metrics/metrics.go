@@ -85,18 +85,13 @@ func (m *Metrics) Crashed(tool string) { m.crashes.WithLabelValues(tool).Inc() }
 // HTTPStatus counts one HTTP answer.
 func (m *Metrics) HTTPStatus(status int) { m.http.WithLabelValues(strconv.Itoa(status)).Inc() }
 
-// Runner runs calls through a dispatch runner, measuring each.
-type Runner interface {
-	Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome
-}
-
 // Measured wraps next so that every call it runs is counted, timed and
 // seen in flight.
-func (m *Metrics) Measured(next Runner) Runner { return measured{m: m, next: next} }
+func (m *Metrics) Measured(next dispatch.CallRunner) dispatch.CallRunner { return measured{m: m, next: next} }
 
 type measured struct {
 	m    *Metrics
-	next Runner
+	next dispatch.CallRunner
 }
 
 func (r measured) Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome {

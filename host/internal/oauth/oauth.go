@@ -519,19 +519,14 @@ func Allows(scopes []string, tool string) bool {
 	return slices.Contains(scopes, AllTools) || slices.Contains(scopes, ToolScopePrefix+tool)
 }
 
-// Runner runs one call; the dispatcher is the production one.
-type Runner interface {
-	Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome
-}
-
 // Scoped wraps next so that a call carrying a token (one that came through
 // Middleware) runs only when the token's scopes allow the tool or agent
 // the call runs — the one the dispatcher was handed, after the SDK parsed
 // the request. Calls with no token (stdio, the terminal, HOST_HTTP_TOKEN)
 // pass unchanged.
-func Scoped(next Runner) Runner { return scoped{next: next} }
+func Scoped(next dispatch.CallRunner) dispatch.CallRunner { return scoped{next: next} }
 
-type scoped struct{ next Runner }
+type scoped struct{ next dispatch.CallRunner }
 
 func (s scoped) Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome {
 	ti := auth.TokenInfoFromContext(ctx)

@@ -325,12 +325,13 @@ func (s *Supervisor) run(ctx context.Context, st *toolState, p *proc, tool *regi
 	return s.failed(ctx, callCtx, st, p, tool, req, timeout, err)
 }
 
-// callTimeout is the manifest's timeout for one call, 30 s when it sets none.
+// callTimeout is the manifest's timeout for one call, the manifests'
+// default when it sets none.
 func callTimeout(tool *registry.Tool) time.Duration {
 	if t := tool.Manifest.Timeout; t > 0 {
 		return t
 	}
-	return 30 * time.Second
+	return manifests.DefaultTimeout
 }
 
 // failed turns a call that ended in err into its answer: the plugin killed
@@ -438,17 +439,14 @@ func recvLimit(req *wire.CallRequest) int {
 
 // tooLarge is the answer to a result refused on arrival.
 func tooLarge(tool *registry.Tool, req *wire.CallRequest) *wire.Result {
+	a := tool.Manifest.Action(req.GetAction())
 	var narrow []string
-	if a := tool.Manifest.Action(req.GetAction()); a != nil {
+	if a != nil {
 		narrow = a.NarrowWith
-	}
-	next := "call again asking for less"
-	if len(narrow) > 0 {
-		next = fmt.Sprintf("call again with %s to ask for less", strings.Join(narrow, " or "))
 	}
 	r := wire.Failure(wire.CodeResultTooLarge,
 		fmt.Sprintf("the result of %s %s is over %d bytes, the host's limit (HOST_MAX_RESULT_BYTES) plus room for its Markdown; it was refused as it arrived",
-			tool.Name(), req.GetAction(), recvLimit(req)), next)
+			tool.Name(), req.GetAction(), recvLimit(req)), a.AskForLess())
 	r.Error.DetailsJson, _ = json.Marshal(map[string]any{"max_bytes": req.GetCaller().GetMaxResultBytes(), "narrow_with": narrow})
 	return r
 }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -188,7 +189,7 @@ func (p *parser) fields(n *yaml.Node, path string, known []string) map[string]*y
 			p.addf(k, field, "keys must be plain strings and values written out (no aliases or merge keys)")
 			continue
 		}
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			msg := "unknown key " + strconv.Quote(k.Value)
 			if s := manifests.Suggest(k.Value, known); len(s) > 0 {
 				msg += " (did you mean " + strconv.Quote(s[0]) + "?)"
@@ -382,13 +383,4 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

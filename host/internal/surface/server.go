@@ -15,13 +15,6 @@ import (
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
-// Runner runs one call through the host's single call path (checker,
-// gate, caps, supervisor); *dispatch.Dispatcher is the production
-// implementation.
-type Runner interface {
-	Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome
-}
-
 // ServerName is the serverInfo name of a curated surface's server, e.g.
 // "toolhost-chat".
 func ServerName(d *Declaration) string { return "toolhost-" + d.Surface }
@@ -32,7 +25,7 @@ type Options struct {
 	// Resolved are the declaration's tools as Resolve found them; every
 	// declared tool must be there (a blocking finding stops the server).
 	Resolved []*Resolved
-	Runner   Runner
+	Runner   dispatch.CallRunner
 	// Version is the host's version, reported in serverInfo.
 	Version string
 	// Logger receives the server's and the SDK's logs (default: none).
@@ -64,20 +57,13 @@ func NewServer(opts Options) (*mcpproto.Server, error) {
 // handler checks a call against the published args (so an arg the surface
 // does not offer is refused even when the action has it), adds the fixed
 // args, and runs the action through the host's call path.
-func handler(surface string, r *Resolved, run Runner, srv func() *mcpproto.Server) mcp.ToolHandler {
+func handler(surface string, r *Resolved, run dispatch.CallRunner, srv func() *mcpproto.Server) mcp.ToolHandler {
 	published := &manifests.Action{Name: r.Name, Args: r.Args}
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := published.Check(req.Params.Arguments)
 		if err != nil {
-			env := &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("%s: %v", r.Name, err),
-				NextStep: fmt.Sprintf("call %s with the args its input schema lists", r.Name)}
-			if ae, ok := err.(*manifests.ArgError); ok {
-				env.Message = fmt.Sprintf("%s: %s", r.Name, ae.Message)
-				env.DidYouMean = ae.DidYouMean
-				if ae.Schema != nil {
-					env.Schema = ae.Schema
-				}
-			}
+			env := dispatch.InvalidArgs(r.Name, err)
+			env.NextStep = fmt.Sprintf("call %s with the args its input schema lists", r.Name)
 			return toolresult.Of(dispatch.Fail(env)), nil
 		}
 		for k, v := range r.Fixed {

@@ -3,6 +3,8 @@ package brain
 import (
 	mrand "math/rand"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 func TestCompareMemories(t *testing.T) {
@@ -35,7 +37,7 @@ func TestCompareMemories(t *testing.T) {
 // texts are equal or complementary, and every text is equal to itself.
 func TestDedupNeverMergesDistinctNotes(t *testing.T) {
 	words := zipfWords(mrand.NewZipf(mrand.New(mrand.NewSource(5)), 1.07, 2, uint64(len(benchWords)-1)))
-	texts := make([]string, 150)
+	texts := make([]string, testplugin.Size(60, 150)) // make check: 150
 	for i := range texts {
 		texts[i] = words(8 + i%30)
 	}

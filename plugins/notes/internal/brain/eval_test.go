@@ -168,8 +168,12 @@ func runEval(t *testing.T, b *Brain, qs []evalQuestion, mode string) evalScore {
 // recall@5 on the held-out third is under its floors, for keyword search
 // (with WordNet and without) and for hybrid search. NOTES_EVAL=tune
 // evaluates the tuning set only (what ranking work looks at) and lists its
-// misses; NOTES_EVAL=sweep tries fusion settings on the tuning set; the
-// held-out set is never printed question by question.
+// misses; NOTES_EVAL=sweep tries fusion settings on the tuning set;
+// NOTES_EVAL=small (make test's form) asks only the held-out questions by
+// keyword with WordNet, against the same floor: embedding the corpus for
+// search by meaning is most of the evaluation's time, and the
+// TestSearchByMeaning tests run the model in make test. The held-out set
+// is never printed question by question.
 func TestRetrievalEval(t *testing.T) {
 	if raceDetector {
 		t.Skip("the retrieval evaluation runs without -race (make test runs it so)")
@@ -198,8 +202,12 @@ func TestRetrievalEval(t *testing.T) {
 		return
 	}
 	names := []string{"tune", "heldout"}
-	if os.Getenv("NOTES_EVAL") == "tune" {
+	small := os.Getenv("NOTES_EVAL") == "small"
+	switch {
+	case os.Getenv("NOTES_EVAL") == "tune":
 		names = []string{"tune"}
+	case small:
+		names = []string{"heldout"}
 	}
 	sort.Strings(names)
 	report := map[string]evalScore{}
@@ -215,7 +223,7 @@ func TestRetrievalEval(t *testing.T) {
 			t.Errorf("keyword search: recall@5 on the held-out questions is %.3f, want at least %.2f", s.Recall5, evalMinRecall)
 		}
 	}
-	if b.thesaurus != nil && os.Getenv("NOTES_EVAL") != "tune" {
+	if b.thesaurus != nil && os.Getenv("NOTES_EVAL") != "tune" && !small {
 		// The fallback where WordNet is not installed: the brain's own words
 		// only (stems and pseudo-relevance feedback).
 		b.ix.SetExpander(nil)
@@ -227,6 +235,9 @@ func TestRetrievalEval(t *testing.T) {
 		}
 	}
 	defer logEvalReport(t, report)
+	if small {
+		return
+	}
 	// Search by meaning: the sentence model `make notes-model` installs.
 	emb, err := b.embedder()
 	if err != nil {

@@ -4,9 +4,9 @@ import "math/bits"
 
 // keyTable maps a call's dedup key (a nonzero hash) to its place in the
 // index: open addressing with linear probing over two flat arrays, 12 bytes
-// a slot at a load of at most 3/4. A Go map of the same keys costs about
-// 1.7× that (a slot is padded to 16 bytes, tables grow by powers of two),
-// and the cold scan's peak memory is mostly this index.
+// a slot at a load of at most 3/4. A Go map of the same keys costs more (a
+// slot is padded to 16 bytes, tables grow by powers of two), and the cold
+// scan's peak memory is mostly this index.
 type keyTable struct {
 	keys []uint64 // 0: empty slot
 	vals []int32

@@ -111,9 +111,8 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 		return st, err
 	}
 	// Inflated in this goroutine, not one ahead of the parser: the
-	// hand-off between the two cost more CPU (20-25 ms of 120 on a 57 MB
-	// part, scheduler wake-ups and one more copy) than it saved in wall
-	// time on a loaded machine, and the goal is CPU.
+	// hand-off between the two (scheduler wake-ups and one more copy) cost
+	// more CPU than it saved in wall time, and the goal is CPU.
 	defer rc.Close()
 	st, err = w.streamFrom(ctx, rc, sh.Part, nil, o, fn)
 	if err == nil && o.StatsOnly && st.Complete {

@@ -675,8 +675,7 @@ type sstReader struct {
 // textArena holds the text of many short strings in a few large arrays:
 // a shared-string table of tens of thousands of words made as many
 // allocations, each a small-object allocation that kept opening fresh
-// spans (a seventh of records' CPU on a 17,693-word table, page faults
-// included). A string longer than arenaLarge gets its own allocation, so
+// spans. A string longer than arenaLarge gets its own allocation, so
 // an array's unused end stays small.
 type textArena struct {
 	buf []byte

@@ -14,13 +14,12 @@ import (
 	"testing"
 )
 
-// Survivors of the 2026-12-02 run that only a failing disk write or a user
-// without root's rights can show; testdata/mutate.md lists them. Each runs
-// its body in a child test process: one with a file size limit, one as an
-// ordinary user.
+// What a failing disk write or a user without root's rights does to an
+// approval and a run copy. Each test runs its body in a child test
+// process: one with a file size limit, one as an ordinary user.
 
 // childEnv names the body a re-executed test binary runs.
-const childEnv = "REGISTRY_SURVIVOR_CHILD"
+const childEnv = "REGISTRY_TEST_CHILD"
 
 // inChild runs test's body (selected by name) in a copy of this test
 // binary started with the given setup, and fails t with the child's output

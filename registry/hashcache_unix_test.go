@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// Survivors of the 2026-12-02 run that need a change time (the hash cache
-// caches nothing without one); testdata/mutate.md lists them.
+// The hash cache needs a change time (it caches nothing without one).
 
 // A nil *HashCache hashes every time, as its doc says: every method works
 // on it. A cache reads a file once until Forget drops the folder holding

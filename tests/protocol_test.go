@@ -1,8 +1,8 @@
 package tests
 
-// Issue 9, part A: what a client sends (raw frames on stdio and HTTP) and
-// what a plugin answers can neither kill nor wedge `host serve`, every
-// request gets an answer under the id it was sent with, and SIGTERM drains.
+// What a client sends (raw frames on stdio and HTTP) and what a plugin
+// answers can neither kill nor wedge `host serve`, and every request gets
+// an answer under the id it was sent with.
 
 import (
 	"bytes"

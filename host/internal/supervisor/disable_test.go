@@ -7,6 +7,7 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,100 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/toolhost/toolhost/internal/testplugin"
-	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
-
-// TestMain lets this test binary serve as the plugins' reaper, as the
-// host's executable does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == ReaperArg {
-		os.Exit(Reap(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
-
-// fakeClock is a Clock that moves only when the test says.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []fakeWaiter
-}
-
-type fakeWaiter struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if d <= 0 {
-		ch <- c.now
-	} else {
-		c.waiters = append(c.waiters, fakeWaiter{c.now.Add(d), ch})
-	}
-	return ch
-}
-
-// Advance moves the clock on and fires the timers it passes.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
-		if w.at.After(c.now) {
-			kept = append(kept, w)
-		} else {
-			w.ch <- c.now
-		}
-	}
-	c.waiters = kept
-}
-
-// alive reports whether pid is a running (not zombie) process.
-func alive(pid int) bool {
-	st, ok := readStat(pid)
-	return ok && st.state != 'Z' && st.state != 'X'
-}
-
-// waitGone waits until pid is no longer running (a liveness bound, not a
-// speed assertion) and reports whether it went.
-func waitGone(pid int) bool {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if !alive(pid) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f *fixture) state(t *testing.T) *toolState {
-	t.Helper()
-	f.sup.mu.Lock()
-	defer f.sup.mu.Unlock()
-	st := f.sup.tools["testtool"]
-	if st == nil {
-		t.Fatal("no state for testtool")
-	}
-	return st
-}
-
-func pidOf(t *testing.T, f *fixture) int {
-	t.Helper()
-	return int(decode(t, f.call(t, context.Background(), "env", nil))["pid"].(float64))
-}
 
 // TestOneDeathCountsOnce: a plugin killed with four calls in flight fails
 // each of them with plugin_crashed but counts one crash, so it is not
@@ -221,156 +132,6 @@ func TestDisableBackoffHasACeiling(t *testing.T) {
 		}
 		clock.Advance(got)
 	}
-}
-
-// TestResultOverCapIsRefusedAsItArrives: a result far over the caller's cap
-// is refused by the gRPC receive bound, before the host holds it (issue 9,
-// defect 5: one 300 MB result took the host from 24 MB to 910 MB).
-func TestResultOverCapIsRefusedAsItArrives(t *testing.T) {
-	// A loaded machine takes a while to build the result; time is not the point.
-	f := newFixture(t, longTimeout, Options{})
-	ctx := context.Background()
-	call := func(bytes int) *wire.Result {
-		return f.sup.Call(ctx, f.tool(t), &wire.CallRequest{Action: "big", ArgsJson: []byte(fmt.Sprintf(`{"bytes":%d}`, bytes)),
-			Caller: &wire.Caller{MaxResultBytes: 40000}}, nil)
-	}
-	// Within the bound it arrives whole (the dispatcher applies the cap).
-	if r := call(60000); r.GetError() != nil || len(r.GetJson()) < 60000 {
-		t.Fatalf("a result within the receive bound did not arrive: %v", r.GetError())
-	}
-	const huge = 24 << 20
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	r := call(huge)
-	runtime.ReadMemStats(&after)
-	wantCode(t, r, wire.CodeResultTooLarge)
-	if !strings.Contains(r.GetError().GetNextStep(), "bytes") {
-		t.Fatalf("next step does not name narrow_with: %q", r.GetError().GetNextStep())
-	}
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > huge/3 {
-		t.Fatalf("the host allocated %d MiB receiving a result it refused", grew>>20)
-	}
-	t.Logf("refusing a %d MiB result allocated %d KiB in the host", huge>>20, (after.TotalAlloc-before.TotalAlloc)>>10)
-	// The plugin is unharmed: the bound failed the call, not the process.
-	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "after"}))
-}
-
-// TestOnlyXDGBaseDirsReachAPlugin: the four XDG base directories pass; no
-// other XDG_* variable does (issue 9, defect 9: XDG_SECRET_TOKEN did).
-func TestOnlyXDGBaseDirsReachAPlugin(t *testing.T) {
-	env := []string{"PATH=" + os.Getenv("PATH"), "XDG_SECRET_TOKEN=leak", "XDG_RUNTIME_DIR=/run/user/1", "XDG_SESSION_COOKIE=leak",
-		"XDG_CACHE_HOME=/c", "XDG_CONFIG_HOME=/g", "XDG_DATA_HOME=/d", "XDG_STATE_HOME=/s"}
-	f := newFixture(t, nil, Options{Environ: env})
-	names := fmt.Sprint(decode(t, f.call(t, context.Background(), "env", nil))["names"])
-	for _, want := range []string{"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
-		if !strings.Contains(names, want) {
-			t.Errorf("plugin env lacks %s: %s", want, names)
-		}
-	}
-	for _, leak := range []string{"XDG_SECRET_TOKEN", "XDG_RUNTIME_DIR", "XDG_SESSION_COOKIE"} {
-		if strings.Contains(names, leak) {
-			t.Errorf("plugin env has %s: %s", leak, names)
-		}
-	}
-}
-
-// TestSpawnedProcessesDieWithThePlugin: a child the plugin started is
-// killed with the plugin's process group when the plugin crashes, when it
-// is retired, and when the supervisor closes.
-func TestSpawnedProcessesDieWithThePlugin(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		stop func(t *testing.T, f *fixture)
-	}{
-		{"plugin crashes", func(t *testing.T, f *fixture) {
-			wantCode(t, f.call(t, context.Background(), "crash", nil), wire.CodePluginCrashed)
-		}},
-		{"plugin stops idle", func(t *testing.T, f *fixture) { f.sup.reapIdle(time.Now().Add(time.Hour)) }},
-		{"host closes", func(t *testing.T, f *fixture) { f.sup.Close() }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, nil, Options{})
-			m := decode(t, f.call(t, context.Background(), "spawn", nil))
-			pid, child := int(m["pid"].(float64)), int(m["child"].(float64))
-			if !alive(child) {
-				t.Fatalf("child %d not running", child)
-			}
-			tc.stop(t, f)
-			if !waitGone(pid) {
-				t.Fatalf("plugin %d still running", pid)
-			}
-			if !waitGone(child) {
-				t.Fatalf("the plugin's child %d outlived it", child)
-			}
-		})
-	}
-}
-
-// TestResourceCeilingsKillARunawayPluginAlone: over its manifest's memory or
-// cpu_time a plugin is killed, its call answers plugin_crashed with the
-// reason, and the other plugin's call in flight is untouched.
-func TestResourceCeilingsKillARunawayPluginAlone(t *testing.T) {
-	for _, tc := range []struct {
-		name, limit, action, args, reason string
-	}{
-		{"memory", "memory: 64MiB", "hog", `{"mb":256}`, "memory"},
-		{"cpu time", "cpu_time: 1s", "spin", `{}`, "cpu_time"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, func(m string) string {
-				return strings.Replace(m, "timeout: 5s", "timeout: 10m\n"+tc.limit, 1)
-			}, Options{WatchEvery: 50 * time.Millisecond})
-			ctx := context.Background()
-			other := f.installOther(t)
-			done := f.startSlow(t, ctx, other, 1500)
-			r := f.sup.Call(ctx, f.tool(t), &wire.CallRequest{Action: tc.action, ArgsJson: []byte(tc.args)}, nil)
-			wantCode(t, r, wire.CodePluginCrashed)
-			if !strings.Contains(r.GetError().GetMessage(), tc.reason) {
-				t.Fatalf("the answer does not say why: %s", r.GetError().GetMessage())
-			}
-			decode(t, <-done)
-			decode(t, f.call(t, ctx, "echo", map[string]any{"text": "relaunched"}))
-		})
-	}
-}
-
-// TestHostWideInflightBound: beyond MaxInflight running and its queue,
-// a call anywhere gets busy naming HOST_MAX_INFLIGHT. The running call
-// holds its slot until the test lets go (a 1 s call, as it was, could end
-// first on a loaded machine, and the call meant to be busy then queued).
-func TestHostWideInflightBound(t *testing.T) {
-	f := newFixture(t, longTimeout, Options{MaxInflight: 1, QueueFactor: 1})
-	ctx := context.Background()
-	decode(t, f.call(t, ctx, "echo", map[string]any{"text": "warm"}))
-	running, release := f.holdSlots(t, f.tool(t), 1)
-	waiting := make(chan *wire.Result, 1)
-	go func() { waiting <- f.call(t, ctx, "echo", map[string]any{"text": "queued"}) }()
-	for deadline := time.Now().Add(30 * time.Second); len(f.sup.queued) < 1; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the second call never queued")
-		}
-	}
-	r := f.call(t, ctx, "echo", map[string]any{"text": "one too many"})
-	wantCode(t, r, wire.CodeBusy)
-	if !strings.Contains(r.GetError().GetMessage(), "HOST_MAX_INFLIGHT") {
-		t.Fatalf("busy does not name the bound: %s", r.GetError().GetMessage())
-	}
-	release()
-	wantCode(t, <-running[0], wire.CodeCancelled)
-	decode(t, <-waiting)
-}
-
-// installOther adds a second plugin (the test binary as the agent
-// testagent) beside testtool and returns it.
-func (f *fixture) installOther(t *testing.T) *registry.Tool {
-	t.Helper()
-	testplugin.InstallAgent(t, f.plugins)
-	other, _ := f.reg.Scan().Tool("testagent")
-	if other == nil {
-		t.Fatal("testagent not loaded")
-	}
-	return other
 }
 
 // TestCrashStormLeavesNoGoroutines runs a small crash storm in process —
@@ -486,5 +247,121 @@ func TestRelaunchBackoffIsCapped(t *testing.T) {
 	}
 	if len(st.crashes) != 5 {
 		t.Fatalf("5 deaths each reported twice counted %d crashes", len(st.crashes))
+	}
+}
+
+// ReadDisabled lists the recorded disables still in force: not one that
+// expires now or earlier, nor a file that is not a record.
+func TestReadDisabledKeepsOnlyThoseInForce(t *testing.T) {
+	state := t.TempDir()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	write := func(name string, d any) {
+		b, _ := json.Marshal(d)
+		if err := os.MkdirAll(disabledDir(state), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(disabledDir(state), name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("on.json", Disabled{Tool: "on", Until: now.Add(time.Nanosecond)})
+	write("now.json", Disabled{Tool: "now", Until: now})
+	write("past.json", Disabled{Tool: "past", Until: now.Add(-time.Minute)})
+	write("nameless.json", Disabled{Until: now.Add(time.Hour)})
+	write("other.tmp", Disabled{Tool: "other", Until: now.Add(time.Hour)})
+	got, err := ReadDisabled(state, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	if len(got) != 1 || got["on"].Tool != "on" {
+		t.Fatalf("in force: %v, want on alone", names)
+	}
+	if got, err := ReadDisabled("", now); err != nil || len(got) != 0 {
+		t.Fatalf("no state folder: %v, %v", got, err)
+	}
+}
+
+// Clearing a disable record warns only when a record could not be
+// removed: not when it was, nor when there was none.
+func TestClearingADisableRecordWarnsOnlyOnFailure(t *testing.T) {
+	state := t.TempDir()
+	var log bytes.Buffer
+	s := New(Options{StateDir: state, Logger: hclog.New(&hclog.LoggerOptions{Output: &log, Level: hclog.Warn})})
+	t.Cleanup(s.Close)
+	until := time.Now().Add(time.Hour)
+	s.record("x", &Disabled{Tool: "x", Until: until})
+	if got, _ := ReadDisabled(state, time.Now()); !got["x"].Until.Equal(until) {
+		t.Fatalf("recorded %+v", got)
+	}
+	s.record("x", nil) // removes it
+	s.record("x", nil) // nothing left to remove
+	if got, _ := ReadDisabled(state, time.Now()); len(got) != 0 {
+		t.Fatalf("still recorded: %+v", got)
+	}
+	if log.Len() != 0 {
+		t.Fatalf("warned although every clear worked:\n%s", log.String())
+	}
+	// A folder in the record's place cannot be removed: that is worth a warning.
+	if err := os.MkdirAll(filepath.Join(disabledDir(state), "y.json", "keep"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s.record("y", nil)
+	if !strings.Contains(log.String(), "could not clear a disable record") {
+		t.Fatalf("no warning for a record that could not be removed:\n%s", log.String())
+	}
+}
+
+// waitClock is a fakeClock that says, on waits, each wait it is asked for.
+// The wait is registered before it is told: a test that advances the clock
+// as soon as it hears of a wait must find the timer there to fire (told
+// first, an Advance could run in between and the timer never fire — CI hung
+// here for 28 minutes).
+type waitClock struct {
+	*fakeClock
+	waits chan time.Duration
+}
+
+func (c waitClock) After(d time.Duration) <-chan time.Time {
+	ch := c.fakeClock.After(d)
+	c.waits <- d
+	return ch
+}
+
+// After a crash the next launch waits out the backoff on the supervisor's
+// clock; a caller that gives up meanwhile is told what it waited for.
+func TestRelaunchWaitsOutTheBackoff(t *testing.T) {
+	clock := waitClock{newFakeClock(), make(chan time.Duration, 16)}
+	f := newFixture(t, nil, Options{Clock: clock, Backoff: time.Minute, DisableFor: time.Hour})
+	wantCode(t, f.call(t, context.Background(), "crash", nil), wire.CodePluginCrashed)
+
+	call := func(ctx context.Context) <-chan *wire.Result {
+		done := make(chan *wire.Result, 1)
+		go func() { done <- f.call(t, ctx, "echo", map[string]any{"text": "back"}) }()
+		select {
+		case d := <-clock.waits:
+			if d != time.Minute {
+				t.Fatalf("the relaunch waits %v, want the backoff of 1m", d)
+			}
+		case r := <-done:
+			t.Fatalf("relaunched at once after a crash, without the backoff: %v", r)
+		}
+		return done
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := call(ctx)
+	cancel()
+	r := <-done
+	wantCode(t, r, wire.CodeCancelled)
+	if !strings.Contains(r.GetError().GetMessage(), "while waiting to relaunch after a crash") {
+		t.Fatalf("cancelled during the backoff: %s", r.GetError().GetMessage())
+	}
+	done = call(context.Background())
+	clock.Advance(time.Minute)
+	if m := decode(t, <-done); m["text"] != "back" {
+		t.Fatalf("after the backoff: %v", m)
 	}
 }
