@@ -87,7 +87,9 @@ func (m *Metrics) HTTPStatus(status int) { m.http.WithLabelValues(strconv.Itoa(s
 
 // Measured wraps next so that every call it runs is counted, timed and
 // seen in flight.
-func (m *Metrics) Measured(next dispatch.CallRunner) dispatch.CallRunner { return measured{m: m, next: next} }
+func (m *Metrics) Measured(next dispatch.CallRunner) dispatch.CallRunner {
+	return measured{m: m, next: next}
+}
 
 type measured struct {
 	m    *Metrics
