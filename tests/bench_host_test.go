@@ -76,12 +76,15 @@ func BenchmarkHostSpeed(b *testing.B) {
 			{name: "ping", call: host.ping},
 			{name: "lean run_tool", call: func() { lean.pipelined(b, 1, 1) }}, {name: "lean ping", call: func() { lean.ping(b) }}}
 		leanSide := &benchSide{name: "lean run_tool", pid: lean.cmd.Process.Pid, flight: func(n int) { lean.pipelined(b, n, 8) }}
+		floor := startSDKFloor(b)
+		floorSide := &benchSide{name: "sdk floor", pid: floor.cmd.Process.Pid, flight: func(n int) { floor.pipelined(b, n, 8) }}
 		for range calls / 10 { // warm: the plugins are launched and kept
 			for _, s := range sides {
 				s.call()
 			}
 		}
 		lean.pipelined(b, calls/10, 8)
+		floor.pipelined(b, calls/10, 8)
 		// Each in turn, in a new order each round (seeded: the same orders
 		// every run). Rotating one order instead kept each side behind the
 		// same one (run_tool always right after a raw call, the SDK's
@@ -95,7 +98,7 @@ func BenchmarkHostSpeed(b *testing.B) {
 			}
 		}
 		const rounds = 10
-		flight := []*benchSide{sides[0], leanSide, sides[1]}
+		flight := []*benchSide{sides[0], leanSide, sides[1], floorSide}
 		for range rounds {
 			for _, s := range flight {
 				client, server := selfCPU(), treeCPU(s.pid)
@@ -112,6 +115,7 @@ func BenchmarkHostSpeed(b *testing.B) {
 		}
 		closeRaw()
 		lean.close(b)
+		floor.close(b)
 		host.close(b)
 		execP50 := benchExec(b, bin, max(calls/40, 20))
 		start1, start50 := benchStarts(b, bin)
@@ -155,6 +159,14 @@ func BenchmarkHostSpeed(b *testing.B) {
 				rc+rs, rc, rs, lc+ls, lc, ls, hc+hs, hc, hs)
 			fmt.Printf("  so on saturated cores 8 in flight can reach at most %.2f of raw through the host (%.2f with the go-sdk client)\n",
 				float64(rc+rs)/float64(lc+ls), float64(rc+rs)/float64(hc+hs))
+			// The SDK's own floor: a bare go-sdk server with one trivial
+			// tool (tests/bench/sdkfloor) under the same lean client. No
+			// host on the SDK can cost less than it plus the raw call.
+			fc, fs := perCall(floorSide)
+			fmt.Printf("  sdk floor, 8 in flight: bare go-sdk server %.0f/s = %.2f of raw; CPU per call %v (lean client %v + server %v); host and plugin over it %v\n",
+				rate(floorSide), rate(floorSide)/rate(sides[0]), fc+fs, fc, fs, ls-fs)
+			fmt.Printf("  so a host on the SDK can reach at most %.2f of raw (CPU per call: floor %v + raw %v)\n",
+				float64(rc+rs)/float64(fc+fs+rc+rs), fc+fs, rc+rs)
 		}
 		b.ReportMetric(r1, "own/raw")
 		b.ReportMetric(r2, "exec/run_tool")

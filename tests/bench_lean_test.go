@@ -40,7 +40,24 @@ func startLeanClient(b testing.TB) *leanClient {
 	if dir := os.Getenv("HOST_BENCH_PROFILE"); dir != "" { // a CPU profile of the host serving
 		e.vars = append(e.vars, "HOST_CPUPROFILE="+filepath.Join(dir, "serve-lean.pprof"), "HOST_MEMPROFILE="+filepath.Join(dir, "serve-lean-allocs.pprof"))
 	}
-	l := &leanClient{cmd: e.serveCmd(), next: 1}
+	return startLean(b, e.serveCmd())
+}
+
+// startSDKFloor builds tests/bench/sdkfloor, a bare go-sdk server with one
+// trivial run_tool, and starts it under the lean client: the SDK's own
+// cost per call, measured by the same driver as the host's.
+func startSDKFloor(b testing.TB) *leanClient {
+	bin := filepath.Join(b.TempDir(), "sdkfloor")
+	if out, err := goBuild(bin, "./tests/bench/sdkfloor"); err != nil {
+		b.Fatalf("build sdkfloor: %v\n%s", err, out)
+	}
+	return startLean(b, exec.Command(bin))
+}
+
+// startLean starts cmd, an MCP server over stdio, and initialises the
+// session.
+func startLean(b testing.TB, cmd *exec.Cmd) *leanClient {
+	l := &leanClient{cmd: cmd, next: 1}
 	l.cmd.Stderr = os.Stderr
 	in, err := l.cmd.StdinPipe()
 	must(b, err)
@@ -224,6 +241,25 @@ func BenchmarkLeanInFlight(b *testing.B) {
 	b.ReportMetric(float64(c.Nanoseconds()), "client-cpu-ns/call")
 	b.ReportMetric(float64(h.Nanoseconds()), "host-cpu-ns/call")
 	b.ReportMetric(float64((s - h).Nanoseconds()), "plugin-cpu-ns/call")
+}
+
+// BenchmarkSDKFloorInFlight is BenchmarkLeanInFlight against a bare
+// go-sdk server with one trivial tool (tests/bench/sdkfloor): the SDK's
+// own CPU per tools/call, the floor under the host's.
+//
+//	go test ./tests -run '^$' -bench SDKFloorInFlight -benchtime 20000x
+func BenchmarkSDKFloorInFlight(b *testing.B) {
+	lean := startSDKFloor(b)
+	defer lean.close(b)
+	lean.pipelined(b, 200, 8)
+	pid := lean.cmd.Process.Pid
+	client, server := selfCPU(), treeCPU(pid)
+	b.ResetTimer()
+	lean.pipelined(b, b.N, 8)
+	b.StopTimer()
+	n := time.Duration(b.N)
+	b.ReportMetric(float64(((selfCPU() - client) / n).Nanoseconds()), "client-cpu-ns/call")
+	b.ReportMetric(float64(((treeCPU(pid) - server) / n).Nanoseconds()), "server-cpu-ns/call")
 }
 
 // BenchmarkRawInFlight is BenchmarkLeanInFlight's baseline: the raw
