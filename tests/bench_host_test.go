@@ -39,7 +39,10 @@ import (
 //     client there is a lean one (bench_lean_test.go), as the raw side's
 //     is a lean gRPC client: the go-sdk client alone costs more CPU per
 //     call than the whole raw path, so with it the ratio would measure the
-//     client. Its figure is printed beside, labelled;
+//     client. Its figure is printed beside, labelled, and so is the
+//     floor under it: a bare go-sdk server with one trivial tool
+//     (tests/bench/sdkfloor) under the same lean client, with the best
+//     ratio any host on the SDK could reach given its CPU per call;
 //  4. start to the first answer with 50 plugins installed over the same
 //     with one: goal ≤ 1.5× (warm: with the hash cache `host approve`
 //     filled; the start with the cache deleted is printed too).
