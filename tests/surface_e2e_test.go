@@ -275,7 +275,7 @@ func TestSurfaceCheckFailsOnDrift(t *testing.T) {
 
 	t.Run("irreversible action fails to load", func(t *testing.T) {
 		code, out := surfaceHost(t, func(p string) {
-			editManifest(t, p, "xlsx", "  - name: search\n    description: >-\n", "  - name: search\n    reversible: false\n    description: >-\n")
+			editManifest(t, p, "xlsx", "  - name: search\n", "  - name: search\n    reversible: false\n")
 			editManifest(t, p, "xlsx", "    read_only: true\n    reversible: true\n    args:\n      - {name: path, type: string, required: true, description: Local .xlsx or .xlsm file}\n      - {name: query",
 				"    args:\n      - {name: path, type: string, required: true, description: Local .xlsx or .xlsm file}\n      - {name: query")
 		}, "serve", "--surface", "chat")
