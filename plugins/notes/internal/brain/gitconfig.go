@@ -11,8 +11,10 @@ import (
 // reach, because their names are the brain's to choose: filter, merge and
 // diff drivers (a driver named union overrides git's built-in one that
 // log.md and index.md merge with), trailer commands, a remote's
-// upload-pack or receive-pack, and includes that could bring any of them.
-const configHazardKeys = `^(filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(command|textconv)|` +
+// upload-pack or receive-pack, a git:// proxy command (the first value
+// wins, so no -c override clears it), the command listing an alternate's
+// refs, and includes that could bring any of them.
+const configHazardKeys = `^(core\.(gitproxy|alternaterefscommand)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(command|textconv)|` +
 	`trailer\..+\.(cmd|command)|remote\..+\.(uploadpack|receivepack|vcs)|include\.path|includeif\..+\.path)$`
 
 // configHazards lists the keys of the brain's .git/config (and what it

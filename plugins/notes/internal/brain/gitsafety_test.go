@@ -79,7 +79,7 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 // program never runs.
 func TestGitConfigDriversAreRefused(t *testing.T) {
 	requireGit(t)
-	for _, key := range []string{"merge.union.driver", "filter.notes.smudge", "remote.origin.uploadpack"} {
+	for _, key := range []string{"merge.union.driver", "filter.notes.smudge", "remote.origin.uploadpack", "core.gitproxy", "core.alternaterefscommand"} {
 		t.Run(key, func(t *testing.T) {
 			remote := bareRemote(t)
 			a := machine(t, "laptop", remote, false)
