@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolhost/toolhost/host/internal/oauth"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
@@ -27,6 +28,9 @@ type ContentUser interface {
 // changed declaration is published again.
 type content struct {
 	published map[string]string
+	// owner maps each published key to the tool contributing it, whose
+	// scope a token needs to see or use it.
+	owner map[string]string
 	// silent maps a tool to the binary (sha256) that answered Unimplemented:
 	// it contributes nothing until the binary changes.
 	silent map[string]string
@@ -45,6 +49,7 @@ func (s *Server) SyncContent(snap *registry.Snapshot) {
 	s.contentMu.Lock()
 	defer s.contentMu.Unlock()
 	want := map[string]string{}
+	owner := map[string]string{}
 	adds := map[string]func(){}
 	for _, t := range snap.Tools {
 		if !t.Ready || s.content.silent[t.Name()] == t.SHA256 {
@@ -57,18 +62,21 @@ func (s *Server) SyncContent(snap *registry.Snapshot) {
 				mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 			}
 			key := "p:" + mp.Name
+			owner[key] = tool
 			want[key] = declJSON(mp)
 			adds[key] = func() { s.AddPrompt(mp, s.getPrompt(tool, p.Name, mp)) }
 		}
 		for _, r := range t.Manifest.Resources {
 			mr := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
 			key := "r:" + r.URI
+			owner[key] = tool
 			want[key] = declJSON(mr)
 			adds[key] = func() { s.AddResource(mr, s.readResource(tool)) }
 		}
 		for _, r := range t.Manifest.ResourceTemplates {
 			mt := &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
 			key := "t:" + r.URITemplate
+			owner[key] = tool
 			want[key] = declJSON(mt)
 			adds[key] = func() { s.AddResourceTemplate(mt, s.readResource(tool)) }
 		}
@@ -85,12 +93,14 @@ func (s *Server) SyncContent(snap *registry.Snapshot) {
 				s.RemoveResourceTemplates(id)
 			}
 			delete(s.content.published, key)
+			delete(s.content.owner, key)
 		}
 	}
 	for key, decl := range want {
 		if _, ok := s.content.published[key]; !ok {
 			adds[key]()
 			s.content.published[key] = decl
+			s.content.owner[key] = owner[key]
 		}
 	}
 }
@@ -138,6 +148,9 @@ func (s *Server) readyTool(name, what string) (*registry.Tool, error) {
 // plugin that answers Unimplemented is silenced, and a plugin that cannot
 // be reached comes back as the JSON-RPC error.
 func (s *Server) callContent(ctx context.Context, tool, what string, call func(context.Context, *wire.Client) error) error {
+	if err := scopeError(ctx, tool); err != nil {
+		return err
+	}
 	t, err := s.readyTool(tool, what)
 	if err != nil {
 		return err
@@ -150,6 +163,70 @@ func (s *Server) callContent(ctx context.Context, tool, what string, call func(c
 		return failure(fail.GetError(), nil)
 	}
 	return nil
+}
+
+// scopeError refuses a prompt or resource request whose token's scopes do
+// not allow tool, the tool contributing it: the same insufficient_scope
+// refusal as a tools/call (403 over OAuth), as a JSON-RPC error since
+// prompts and resources have no isError result. Requests without a token
+// pass.
+func scopeError(ctx context.Context, tool string) error {
+	refused := oauth.Check(ctx, tool)
+	if refused == nil {
+		return nil
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: string(refused.Code) + ": " + refused.Message + " (" + refused.NextStep + ")"}
+}
+
+// filterContent narrows a prompts/list, resources/list or
+// resources/templates/list answer to what the tools the request's token
+// allows contribute; requests without a token see everything.
+func (s *Server) filterContent(ctx context.Context, res mcp.Result) {
+	allow := oauth.ToolFilter(ctx)
+	if allow == nil {
+		return
+	}
+	s.contentMu.Lock()
+	defer s.contentMu.Unlock()
+	ok := func(key string) bool {
+		tool, found := s.content.owner[key]
+		return found && allow(tool)
+	}
+	switch r := res.(type) {
+	case *mcp.ListPromptsResult:
+		r.Prompts = keep(r.Prompts, func(p *mcp.Prompt) bool { return ok("p:" + p.Name) })
+	case *mcp.ListResourcesResult:
+		r.Resources = keep(r.Resources, func(x *mcp.Resource) bool { return ok("r:" + x.URI) })
+	case *mcp.ListResourceTemplatesResult:
+		r.ResourceTemplates = keep(r.ResourceTemplates, func(x *mcp.ResourceTemplate) bool { return ok("t:" + x.URITemplate) })
+	}
+}
+
+// keep returns a new slice of the elements of in that ok accepts (never
+// nil, so an empty list stays a JSON array).
+func keep[T any](in []T, ok func(T) bool) []T {
+	out := make([]T, 0, len(in))
+	for _, x := range in {
+		if ok(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// contentMiddleware filters the content lists by the token's scopes.
+func (s *Server) contentMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err == nil && res != nil {
+			switch method {
+			case "prompts/list", "resources/list", "resources/templates/list":
+				s.filterContent(ctx, res)
+			}
+		}
+		return res, err
+	}
 }
 
 // contentCaller is the caller of a prompt or resource request: always the
@@ -185,6 +262,9 @@ func failure(env *wire.ErrorEnvelope, notFound error) error {
 // getPrompt renders tool's prompt through its plugin, launched on demand.
 func (s *Server) getPrompt(tool, prompt string, decl *mcp.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if err := scopeError(ctx, tool); err != nil {
+			return nil, err
+		}
 		for _, a := range decl.Arguments {
 			if a.Required && req.Params.Arguments[a.Name] == "" {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,

@@ -63,7 +63,7 @@ call capabilities with {} for the list, {"search":"the task in your words"} for 
 // New builds the server and its six tools.
 func New(opts Options) *Server {
 	s := &Server{opts: opts, stateKey: newStateKey(),
-		content: content{published: map[string]string{}, silent: map[string]string{}}}
+		content: content{published: map[string]string{}, owner: map[string]string{}, silent: map[string]string{}}}
 	defs := s.toolDefs()
 	tools := make([]mcpproto.Tool, len(defs))
 	for i, d := range defs {
@@ -71,6 +71,7 @@ func New(opts Options) *Server {
 	}
 	s.Server = mcpproto.New(mcpproto.Options{Name: ServerName, Title: "toolhost", Version: opts.Version,
 		Instructions: Instructions, Tools: tools, Logger: opts.Logger})
+	s.MCP().AddReceivingMiddleware(s.contentMiddleware)
 	if opts.Registry != nil {
 		s.SyncContent(opts.Registry.Snapshot())
 	}

@@ -17,7 +17,9 @@
 // agent, or the tool behind a curated surface's published name.
 // capabilities, get_skill, tools/list and the other methods that only
 // describe need only a valid token; capabilities shows only the tools and
-// agents the scopes allow (ToolFilter).
+// agents the scopes allow (ToolFilter). The prompts and resources a tool
+// contributes (notes/…, notes://…) need the tool's scope too (Check), and
+// their lists show only those of allowed tools.
 package oauth
 
 import (
@@ -529,24 +531,34 @@ func Scoped(next dispatch.CallRunner) dispatch.CallRunner { return scoped{next: 
 type scoped struct{ next dispatch.CallRunner }
 
 func (s scoped) Run(ctx context.Context, call dispatch.Call, onProgress func(*wire.Progress)) dispatch.Outcome {
-	ti := auth.TokenInfoFromContext(ctx)
-	if ti == nil {
-		return s.next.Run(ctx, call, onProgress)
+	if refused := Check(ctx, call.Name); refused != nil {
+		return dispatch.Fail(refused)
 	}
-	if !Allows(ti.Scopes, call.Name) {
-		scope := ToolScopePrefix + call.Name
-		msg := fmt.Sprintf("forbidden: the token's scopes %q do not allow %q: ask the authorization server for scope %q (or %q)",
-			ti.Scopes, call.Name, scope, AllTools)
-		if ref, ok := ctx.Value(refusalKey{}).(*refusal); ok {
-			ref.mu.Lock()
-			ref.scope, ref.msg = scope, msg
-			ref.mu.Unlock()
-		}
-		return dispatch.Fail(&wire.Error{Code: CodeInsufficientScope, Message: msg,
-			NextStep: fmt.Sprintf("get a token with scope %q", scope)})
+	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
+		call.Subject = ti.UserID
 	}
-	call.Subject = ti.UserID
 	return s.next.Run(ctx, call, onProgress)
+}
+
+// Check judges a request about to reach tool's plugin (a call, or one of
+// the prompts and resources the tool contributes): nil when the request
+// carried no token (stdio, the terminal, HOST_HTTP_TOKEN) or its scopes
+// allow tool; else the insufficient_scope error, recorded so that
+// Middleware answers the request 403.
+func Check(ctx context.Context, tool string) *wire.Error {
+	ti := auth.TokenInfoFromContext(ctx)
+	if ti == nil || Allows(ti.Scopes, tool) {
+		return nil
+	}
+	scope := ToolScopePrefix + tool
+	msg := fmt.Sprintf("forbidden: the token's scopes %q do not allow %q: ask the authorization server for scope %q (or %q)",
+		ti.Scopes, tool, scope, AllTools)
+	if ref, ok := ctx.Value(refusalKey{}).(*refusal); ok {
+		ref.mu.Lock()
+		ref.scope, ref.msg = scope, msg
+		ref.mu.Unlock()
+	}
+	return &wire.Error{Code: CodeInsufficientScope, Message: msg, NextStep: fmt.Sprintf("get a token with scope %q", scope)}
 }
 
 // ToolFilter reports, for a request that carried a token, which tools and
