@@ -104,13 +104,13 @@ func TestHashCacheFileWithoutEntries(t *testing.T) {
 // compute that MAC) never counts, even when the host has no key either.
 func TestApprovalNeedsAKey(t *testing.T) {
 	a := &Approval{Digest: "sha256:00"}
-	a.MAC = a.mac("alpha", nil)
-	if a.valid("alpha", nil) {
+	a.MAC = a.mac("/p.lock", "alpha", nil)
+	if a.valid("/p.lock", "alpha", nil) {
 		t.Fatal("an approval signed with the empty key was valid")
 	}
 	key := []byte("0123456789abcdef0123456789abcdef")
-	a.MAC = a.mac("alpha", key)
-	if !a.valid("alpha", key) || a.valid("beta", key) {
-		t.Fatal("a keyed approval: want valid for its name only")
+	a.MAC = a.mac("/p.lock", "alpha", key)
+	if !a.valid("/p.lock", "alpha", key) || a.valid("/p.lock", "beta", key) || a.valid("/q.lock", "alpha", key) {
+		t.Fatal("a keyed approval: want valid for its name in its lock file only")
 	}
 }

@@ -65,7 +65,10 @@ type Approval struct {
 	// the sequence existed.
 	Seq uint64 `json:"seq,omitempty"`
 	// MAC is the hex HMAC-SHA256, under the user's approval key, of the
-	// tool's name and every field above.
+	// lock file's absolute path, the tool's name and every field above: an
+	// entry is valid only in the lock file it was approved in, so one
+	// copied into another plugins folder, where the sequence has no latest
+	// approval to compare it with, approves nothing.
 	MAC string `json:"mac"`
 }
 
@@ -76,20 +79,35 @@ type ApprovedAction struct {
 	Irreversible bool   `json:"irreversible"`
 }
 
-// mac signs name and a's fields (all but MAC) with key.
-func (a *Approval) mac(name string, key []byte) string {
+// mac signs lock (the lock file's absolute path, see sequenceKey), name
+// and a's fields (all but MAC) with key.
+func (a *Approval) mac(lock, name string, key []byte) string {
+	c := *a
+	c.MAC = ""
+	body, _ := json.Marshal(struct {
+		Lock string    `json:"lock"`
+		Name string    `json:"name"`
+		A    *Approval `json:"approval"`
+	}{lock, name, &c})
+	return macHex(key, body)
+}
+
+// valid reports whether a was signed for name in lock with key.
+func (a *Approval) valid(lock, name string, key []byte) bool {
+	return len(key) > 0 && a.MAC != "" && hmac.Equal([]byte(a.MAC), []byte(a.mac(lock, name, key)))
+}
+
+// unboundMAC reports whether a was signed for name with key by a host
+// that did not yet sign the lock file's path: such an entry is refused
+// like any other that does not verify, but the refusal says why.
+func (a *Approval) unboundMAC(name string, key []byte) bool {
 	c := *a
 	c.MAC = ""
 	body, _ := json.Marshal(struct {
 		Name string    `json:"name"`
 		A    *Approval `json:"approval"`
 	}{name, &c})
-	return macHex(key, body)
-}
-
-// valid reports whether a was signed for name with key.
-func (a *Approval) valid(name string, key []byte) bool {
-	return len(key) > 0 && a.MAC != "" && hmac.Equal([]byte(a.MAC), []byte(a.mac(name, key)))
+	return len(key) > 0 && a.MAC != "" && hmac.Equal([]byte(a.MAC), []byte(macHex(key, body)))
 }
 
 // ReadLock reads root's lock file; a missing one is an empty lock.
@@ -412,13 +430,13 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			continue
 		}
 		old := l.Tools[t.Name()]
-		if old != nil && !old.valid(t.Name(), key) {
+		if old != nil && !old.valid(sequenceKey(root), t.Name(), key) {
 			ch.What = append(ch.What, "its old entry was not signed with this user's approval key: ignored")
 			old = nil
 		}
 		cur := approvalOf(t, &FolderDigest{Sum: t.Digest, Files: t.Files}, by, now)
 		cur.Seq = seqs.next(sequenceKey(root), t.Name())
-		cur.MAC = cur.mac(t.Name(), key)
+		cur.MAC = cur.mac(sequenceKey(root), t.Name(), key)
 		l.Tools[t.Name()] = cur
 		ch.What = append(ch.What, describeChange(old, cur)...)
 		ch.What = append(ch.What, withheld(t.Manifest)...)

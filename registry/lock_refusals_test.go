@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,30 @@ func TestLockRefusesWhatWasNotApproved(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "older than its latest approval"},
+		{"older lock and folder copied into another plugins folder searched first", func(t *testing.T, root string, r *Registry) {
+			// The sequence knows only the lock files this user approved
+			// in: a plugins folder that never had one (HOST_PLUGIN_PATH,
+			// or the installation's folder, searched before the data
+			// folder) has no latest approval to compare with.
+			oldLock, err := os.ReadFile(LockPath(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := filepath.Join(t.TempDir(), "plugins")
+			addTool(t, other, "alpha", "", true)
+			writeFile(t, filepath.Join(other, "alpha", "lib", "helper.py"), "print('hi')\n", 0o644)
+			writeFile(t, helper(root), "print('fixed')\n", 0o644)
+			if _, err := r.Approve([]string{"alpha"}, "tester"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(LockPath(other), oldLock, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r.opts.PluginDirs = []string{other, root}
+			if tool := alpha(t, r); tool.Dir != filepath.Join(other, "alpha") {
+				t.Fatalf("alpha loaded from %s, want the copy in %s", tool.Dir, other)
+			}
+		}, "approved in another lock file"},
 	}
 	for _, lazy := range []bool{false, true} {
 		for _, tt := range tests {
@@ -188,4 +213,79 @@ func TestApproveShowsEveryManifestChange(t *testing.T) {
 	if strings.Contains(what, "withheld: AWS_SECRET_ACCESS_KEY") {
 		t.Errorf("a variable the plugin does get is called withheld:\n%s", what)
 	}
+}
+
+// TestLockEntryBelongsToItsLockFile: an entry's signature names the lock
+// file it was approved in, and the sequence counts per lock file, so a
+// person may approve one tool name in two plugins folders and both run,
+// while a plugins folder moved or renamed waits for a person again.
+func TestLockEntryBelongsToItsLockFile(t *testing.T) {
+	t.Run("same name approved in two plugins folders", func(t *testing.T) {
+		_, r := lockedRegistry(t)
+		other := filepath.Join(t.TempDir(), "plugins")
+		addTool(t, other, "alpha", "", true)
+		r2 := New(Options{PluginDirs: []string{other}, RequireApproval: true, StateDir: r.opts.StateDir,
+			RunDir: r.opts.RunDir, Getenv: r.opts.Getenv})
+		for _, reg := range []*Registry{r, r2, r} {
+			if _, err := reg.Approve(nil, "tester"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, reg := range []*Registry{r, r2} {
+			if tool := alpha(t, reg); !tool.Ready {
+				t.Fatalf("alpha in %s not ready after both approvals: %s", reg.opts.PluginDirs[0], tool.NotReady)
+			}
+		}
+	})
+	t.Run("plugins folder renamed", func(t *testing.T) {
+		root, r := lockedRegistry(t)
+		if _, err := r.Approve(nil, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		moved := filepath.Join(filepath.Dir(root), "renamed")
+		if err := os.Rename(root, moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(LockPath(root), LockPath(moved)); err != nil {
+			t.Fatal(err)
+		}
+		r.opts.PluginDirs = []string{moved}
+		if tool := alpha(t, r); tool.Ready || !strings.Contains(tool.NotReady, "approved in another lock file") {
+			t.Fatalf("renamed folder: ready=%v %q, want it refused naming the other lock file", tool.Ready, tool.NotReady)
+		}
+		if _, err := r.Approve([]string{"alpha"}, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		if tool := alpha(t, r); !tool.Ready {
+			t.Fatalf("renamed folder approved again: not ready: %s", tool.NotReady)
+		}
+	})
+	t.Run("entry signed before the lock file was", func(t *testing.T) {
+		root, r := lockedRegistry(t)
+		if _, err := r.Approve(nil, "tester"); err != nil {
+			t.Fatal(err)
+		}
+		key, err := ReadKey(r.opts.StateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := ReadLock(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := l.Tools["alpha"]
+		c := *a
+		c.MAC = ""
+		body, _ := json.Marshal(struct {
+			Name string    `json:"name"`
+			A    *Approval `json:"approval"`
+		}{"alpha", &c})
+		a.MAC = macHex(key, body)
+		if err := l.write(root); err != nil {
+			t.Fatal(err)
+		}
+		if tool := alpha(t, r); tool.Ready || !strings.Contains(tool.NotReady, "older toolhost") {
+			t.Fatalf("entry without its lock file signed: ready=%v %q", tool.Ready, tool.NotReady)
+		}
+	})
 }

@@ -286,10 +286,11 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 		var lk lockView
 		if r.opts.RequireApproval {
 			lk.path = LockPath(root)
+			lk.abs = sequenceKey(root)
 			lk.lock, lk.err = ReadLock(root)
 			lk.key = key
 			if seqs != nil {
-				lk.latest = seqs.Latest[sequenceKey(root)]
+				lk.latest = seqs.Latest[lk.abs]
 			}
 			if lk.err == nil {
 				lk.err = keyErr
@@ -349,6 +350,8 @@ func (r *Registry) scan(lazy bool) *Snapshot {
 // lockView is a plugins folder's lock as one scan reads it.
 type lockView struct {
 	path string
+	// abs is the lock file's absolute path, which its entries' MACs sign.
+	abs  string
 	lock *Lock
 	key  []byte
 	// latest is each tool's latest approval number in this lock, from
@@ -473,8 +476,11 @@ func (r *Registry) lockEntry(t *Tool, lk *lockView) *Approval {
 	case a == nil:
 		notApproved(t, ApprovalNew, fmt.Sprintf("%s has no approval for it", lk.path))
 		return nil
-	case !a.valid(name, lk.key):
-		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key (edited by hand, or approved by another user)", lk.path))
+	case a.unboundMAC(name, lk.key):
+		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s was signed by an older toolhost that did not bind an entry to its lock file", lk.path))
+		return nil
+	case !a.valid(lk.abs, name, lk.key):
+		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is not signed with this user's approval key for this lock file (edited by hand, approved by another user, or approved in another lock file and copied here)", lk.path))
 		return nil
 	case a.Seq < lk.latest[name]:
 		notApproved(t, ApprovalChanged, fmt.Sprintf("its entry in %s is approval %d, older than its latest approval (%d, %s): an older lock file was put back, so the folder it approved runs only when a person approves it again",

@@ -18,7 +18,10 @@ const SequenceFile = "approvals.seq.json"
 // takes the next number, and Latest keeps each tool's last one per lock
 // file. A lock entry older than its tool's latest approval is a lock file
 // put back (with, likely, the folder it approved): it runs nothing until a
-// person approves it again.
+// person approves it again. Numbers are kept per lock file, not per tool
+// name, so one name approved in two plugins folders runs from both; an
+// entry carried to a lock file without a record is refused by its MAC,
+// which signs the lock file's path.
 type sequences struct {
 	// Comment says what the file is, for the person who opens it.
 	Comment string `json:"comment"`
