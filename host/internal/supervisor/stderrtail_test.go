@@ -27,7 +27,7 @@ func TestAPluginThatExitsBeforeTheHandshakeSaysWhy(t *testing.T) {
 	}{
 		{"python without grpc",
 			"Traceback (most recent call last):\n  File \"text.py\", line 3, in <module>\nModuleNotFoundError: No module named 'grpc'\n",
-			[]string{"testtool could not start", "the plugin's last lines on stderr", "ModuleNotFoundError: No module named 'grpc'", `File "text.py", line 3`},
+			[]string{"testtool could not start", "testtool did not complete the plugin handshake", "the plugin's last lines on stderr", "ModuleNotFoundError: No module named 'grpc'", `File "text.py", line 3`},
 			"install the Debian package python3-grpcio"},
 		{"python without an unknown module",
 			"ModuleNotFoundError: No module named 'numpy.linalg'\n",
