@@ -242,7 +242,11 @@ def serve(actions):
         stopped.set()
         return b""
 
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16))
+    # SO_REUSEPORT off: with gRPC's default (on), a second plugin binds the
+    # port another already listens on, the kernel splits the host's
+    # connections between them, and the host meets the other's certificate.
+    # Off, a taken port fails to bind and the loop below tries the next.
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=16), options=[("grpc.so_reuseport", 0)])
     plugin_pb2_grpc.add_PluginServicer_to_server(PluginServicer(), server)
     health_pb2_grpc.add_HealthServicer_to_server(HealthServicer(), server)
     # go-plugin's controller: Shutdown(Empty) returns Empty, both zero bytes,

@@ -24,6 +24,7 @@ import (
 // stops or the host's handle closes.
 type procRunner struct {
 	cmd    *exec.Cmd
+	binary string // the plugin's, where cmd may run the reaper
 	stdout io.ReadCloser
 	stderr io.ReadCloser
 	pid    int
@@ -70,7 +71,7 @@ func newRunner(binary, reaper, dir string, env []string, lim limits, started fun
 		if err != nil {
 			return nil, fmt.Errorf("supervisor: stderr pipe: %w", err)
 		}
-		return &procRunner{cmd: cmd, stdout: stdout, stderr: stderr, reaper: viaReaper, limits: lim, started: started}, nil
+		return &procRunner{cmd: cmd, binary: binary, stdout: stdout, stderr: stderr, reaper: viaReaper, limits: lim, started: started}, nil
 	}
 }
 
@@ -91,7 +92,7 @@ func (r *procRunner) Start(context.Context) error {
 }
 
 func (r *procRunner) Diagnose(context.Context) string {
-	return fmt.Sprintf("%s did not complete the plugin handshake: is it built with the toolhost SDK (sdk.Main) for this machine?", r.cmd.Path)
+	return fmt.Sprintf("%s did not complete the plugin handshake: is it a toolhost plugin (the Go SDK's sdk.Main or the Python SDK's main()) for this machine?", r.binary)
 }
 
 func (r *procRunner) Stdout() io.ReadCloser                            { return r.stdout }

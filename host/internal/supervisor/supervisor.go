@@ -551,8 +551,11 @@ func (s *Supervisor) acquire(ctx context.Context, st *toolState, tool *registry.
 					}
 					return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s is not ready: %s", tool.Name(), na.Reason), na.NextStep)
 				}
-				return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s could not start: %v", tool.Name(), err),
-					"run `host check` to see what is wrong with the plugin")
+				next := "run `host check` to see what is wrong with the plugin"
+				if le, ok := errors.AsType[*launchError](err); ok && le.nextStep != "" {
+					next = le.nextStep
+				}
+				return nil, wire.Failure(wire.CodeNotReady, fmt.Sprintf("%s could not start: %v", tool.Name(), err), next)
 			}
 			st.cur = np
 			st.live = append(st.live, np)
@@ -621,7 +624,8 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 	if !limitsEnforced && (tool.Manifest.Memory > 0 || tool.Manifest.CPUTime > 0) {
 		logger.Warn("memory and cpu_time are not enforced on this platform (Linux and Windows enforce them)", "manifest", tool.Manifest.Path)
 	}
-	var group int // set by the runner as the process starts, before Client returns
+	tail := &stderrTail{} // what the plugin last said on stderr, for a failed launch
+	var group int         // set by the runner as the process starts, before Client returns
 	var viaReaper bool
 	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
@@ -637,27 +641,32 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		Logger:       logger,
 		SyncStdout:   logWriter{logger, "stdout"},
 		SyncStderr:   logWriter{logger, "stderr"},
+		Stderr:       tail,
 		StartTimeout: s.opts.StartTimeout,
 	}
 	cfg.GRPCDialOptions = pluginDialOptions()
 	client := plugin.NewClient(cfg)
 	rpcClient, err := client.Client()
-	if err != nil {
+	// failed stops the plugin, which waits for go-plugin to read its
+	// stderr to the end, and returns err with the stderr's last lines.
+	failed := func(err error) error {
 		client.Kill()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+		out := tail.String()
+		return &launchError{err: err, stderr: out, nextStep: launchNextStep(out)}
+	}
+	if err != nil {
+		return nil, failed(fmt.Errorf("start %s: %w", bin, err))
 	}
 	raw, err := rpcClient.Dispense(wire.PluginName)
 	if err != nil {
-		client.Kill()
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, failed(fmt.Errorf("connect: %w", err))
 	}
 	c := raw.(*wire.Client)
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	d, err := c.Describe(dctx, &wire.DescribeRequest{})
 	if err != nil {
-		client.Kill()
-		return nil, fmt.Errorf("describe: %w", err)
+		return nil, failed(fmt.Errorf("describe: %w", err))
 	}
 	if diff := DescribeDiff(tool.Manifest.ActionNames(), d.GetActions()); diff != "" {
 		client.Kill()
