@@ -103,7 +103,10 @@ func printApproval(w io.Writer, changes []registry.Change) {
 // gitUnclean says why a plugin folder is not one whose sources git tracks
 // unmodified, or "" when it is. The only files git may not track, and only
 // as ignored files, are the built entrypoint and the Python runtime's files
-// that `make plugins` copies from sdk/python unchanged. For a Go plugin the
+// that `make plugins` copies from sdk/python unchanged, and a node_modules
+// folder that `npm ci` filled from a package-lock.json git tracks beside it
+// (npmLocked: each file equal to its package's tarball in npm's cache, the
+// tarball checked against the lockfile's integrity). For a Go plugin the
 // module's own packages it imports, go.mod and go.sum must be clean too.
 func gitUnclean(t *registry.Tool) string {
 	top, err := git(t.Dir, "rev-parse", "--show-toplevel")
@@ -120,6 +123,7 @@ func gitUnclean(t *registry.Tool) string {
 		return "git status failed: " + err.Error()
 	}
 	var dirty []string
+	npm := newNPMLocked(top)
 	for _, rec := range strings.Split(status, "\x00") {
 		if len(rec) < 4 {
 			continue
@@ -127,6 +131,15 @@ func gitUnclean(t *registry.Tool) string {
 		code, path := rec[:2], rec[3:]
 		if code == "!!" && (filepath.FromSlash(path) == entry || python.IsRuntimeCopy(filepath.Join(top, path))) {
 			continue
+		}
+		if code == "!!" {
+			ok, why := npm.accepts(path)
+			if ok {
+				continue
+			}
+			if why != "" {
+				return "files git ignores that npm ci did not produce from a tracked package-lock.json: " + why
+			}
 		}
 		dirty = append(dirty, strings.TrimSpace(code)+" "+path)
 	}
