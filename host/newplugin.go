@@ -58,7 +58,7 @@ func newNewPluginCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "wrote %s: %s\n", o.Dir, strings.Join(files, ", "))
 			if err := buildAndTest(cmd.Context(), out, o, root); err != nil {
-				return fmt.Errorf("new-plugin: %w (the folder is left as written: fix it, then `host approve %s`)", err, o.Name)
+				return fmt.Errorf("new-plugin: %w (the folder is left as written: fix it, then %s)", err, hostCmd("approve "+o.Name))
 			}
 			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false, false)
 			defer a.close()
@@ -79,7 +79,7 @@ func newNewPluginCmd() *cobra.Command {
 				status = "not ready: " + t.NotReady
 			}
 			fmt.Fprintf(out, "%s  %s  %s  %d action(s)  %s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
-			fmt.Fprintf(out, "try it: host call %s greet --arg name=Ana\n", o.Name)
+			fmt.Fprintf(out, "try it: %s\n", hostCmd("call "+o.Name+" greet --arg name=Ana"))
 			return nil
 		},
 	}
@@ -167,6 +167,6 @@ func notOnPluginPath(name, dir string) string {
 	if cur == "" {
 		why = fmt.Sprintf(" (the trailing %q keeps the default folders, which hold the shipped plugins)", sep)
 	}
-	return fmt.Sprintf("%s is not in a plugins folder the host reads: run the host with HOST_PLUGIN_PATH=%s%s%s%s, then `%s approve %s`\n",
-		name, dir, sep, cur, why, "host", name)
+	return fmt.Sprintf("%s is not in a plugins folder the host reads: run the host with HOST_PLUGIN_PATH=%s%s%s%s, then %s\n",
+		name, dir, sep, cur, why, hostCmd("approve "+name))
 }
