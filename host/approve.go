@@ -45,7 +45,7 @@ func newApproveCmd() *cobra.Command {
 				names = nil
 				for _, t := range a.registry.Scan().Tools {
 					if why := gitUnclean(t); why != "" {
-						fmt.Fprintf(out, "left for a person to approve: %s: %s\n", t.Name(), why)
+						fmt.Fprintf(out, "left for a person to approve: %s: %s (check the folder, then %s)\n", t.Name(), why, hostCmd("approve "+t.Name()))
 						continue
 					}
 					names = append(names, t.Name())

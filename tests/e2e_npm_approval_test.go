@@ -85,6 +85,15 @@ func TestTrackedAcceptsNodeModulesFromTheTrackedLockfile(t *testing.T) {
 		}
 	}
 	approve("notes: approved (it was new)")
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		// What a person is told to do: the command as it was run.
+		drop := filepath.Join(nm, "stray.js")
+		must(t, os.WriteFile(drop, nil, 0o644))
+		approve("(check the folder, then `" + hostBin + " approve notes`)")
+	}()
 	if tool := e.listed(t, "notes"); tool == nil || tool["ready"] != true {
 		t.Fatalf("notes after npm ci and approve --tracked: %v, want ready", tool)
 	}
