@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/toolhost/toolhost/host/internal/supervisor"
+	"github.com/toolhost/toolhost/registry"
 )
 
 func main() {
@@ -49,6 +50,7 @@ func main() {
 	stopAllocs := record("HOST_MEMPROFILE", func(w io.Writer) error { allocs = w; return nil },
 		func() { _ = pprof.Lookup("allocs").WriteTo(allocs, 0) })
 	invokedAs = commandName(os.Args[0])
+	registry.Command = invokedAs
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
 	stopAllocs()
 	stopTrace()

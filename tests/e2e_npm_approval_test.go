@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,6 +94,9 @@ func TestTrackedAcceptsNodeModulesFromTheTrackedLockfile(t *testing.T) {
 		drop := filepath.Join(nm, "stray.js")
 		must(t, os.WriteFile(drop, nil, 0o644))
 		approve("(check the folder, then `" + hostBin + " approve notes`)")
+		if tool := e.listed(t, "notes"); tool == nil || !strings.Contains(fmt.Sprint(tool["next_step"]), "`"+hostBin+" approve notes`") {
+			t.Errorf("host list's next step for the changed notes: %v, want the approve command as the host was run", tool)
+		}
 	}()
 	if tool := e.listed(t, "notes"); tool == nil || tool["ready"] != true {
 		t.Fatalf("notes after npm ci and approve --tracked: %v, want ready", tool)
