@@ -30,7 +30,9 @@ func newApproveCmd() *cobra.Command {
 			"beside its plugins folder (plugins/ → plugins.lock), signed with this user's approval key. The host\n" +
 			"runs only approved folders; a serving host picks the approval up without a restart.\n\n" +
 			"--tracked approves only the folders whose files git tracks unmodified (and, for a Go plugin, the\n" +
-			"module's packages it is built from): what `make build` runs, so a folder an agent wrote stays new.",
+			"module's packages it is built from): what `make build` runs, so a folder an agent wrote stays new.\n" +
+			"Besides the built binary and the Python runtime's copies, it accepts a node_modules folder beside a\n" +
+			"tracked package-lock.json when every file in it equals its package's tarball in npm's cache.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) > 0) == (all || tracked) {
 				return errors.New("name the tools to approve, or give --all (every tool) or --tracked (the ones git tracks unmodified)")
