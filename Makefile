@@ -17,8 +17,9 @@ all: build
 
 # After building, approve the plugin folders whose sources git tracks
 # unmodified (plugins.lock), so `make run` serves the shipped plugins at
-# once; a folder an agent wrote stays "new — needs approval" until a person
-# runs `bin/host approve NAME`.
+# once (the notes model that `make notes-model` installs from its tracked
+# package-lock.json included); a folder an agent wrote stays "new — needs
+# approval" until a person runs `bin/host approve NAME`.
 build: host plugins
 	@./bin/host approve --tracked >&2
 

@@ -46,7 +46,8 @@ func BuildArgs(a *manifests.Action, flags []Flag, argsJSON string) (json.RawMess
 		if arg := lookup(a, f.Name); arg != nil {
 			conv, err := arg.FromString(f.Value)
 			if err != nil {
-				return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: fmt.Sprintf("arg '%s': %v", f.Name, err)}
+				// FromString's error already names the arg and what it got.
+				return nil, &wire.Error{Code: wire.CodeInvalidArgs, Message: err.Error(), NextStep: valueHint(arg)}
 			}
 			v = conv
 		}
@@ -71,4 +72,37 @@ func lookup(a *manifests.Action, name string) *manifests.Arg {
 		return nil
 	}
 	return a.Arg(name)
+}
+
+// valueHint is the next step for a value of the wrong type: what to give
+// the arg instead, with an example (its default when it has one).
+func valueHint(a *manifests.Arg) string {
+	like := func(example string) string {
+		if a.Default != nil {
+			if b, err := json.Marshal(a.Default); err == nil {
+				example = string(b)
+			}
+		}
+		return " (e.g. " + example + ")"
+	}
+	var what string
+	switch a.Type {
+	case manifests.TypeInteger:
+		what = "a whole number" + like("5")
+	case manifests.TypeNumber:
+		what = "a number" + like("2.5")
+	case manifests.TypeBoolean:
+		what = "true or false"
+	case manifests.TypeArray:
+		if it, _ := a.Items["type"].(string); it != "" && it != "string" {
+			what = "a JSON array of " + it + like("[1,2]")
+		} else {
+			what = "a comma-separated list or a JSON array" + like("a,b")
+		}
+	case manifests.TypeObject:
+		what = "a JSON object" + like(`{"key":"value"}`)
+	default:
+		what = "a " + string(a.Type)
+	}
+	return "give " + a.Name + " " + what
 }

@@ -63,6 +63,30 @@ func TestBuildArgs(t *testing.T) {
 	}
 }
 
+// TestMistypedValueSaysOnceWhatToGive: a value of the wrong type is named
+// once (not "arg 'n': arg n: …") and the error says what to give instead.
+func TestMistypedValueSaysOnceWhatToGive(t *testing.T) {
+	a := action(t)
+	for _, tc := range []struct {
+		flag Flag
+		next string
+	}{
+		{Flag{"times", "two"}, "give times a whole number"},
+		{Flag{"loud", "maybe"}, "give loud true or false"},
+	} {
+		_, e := BuildArgs(a, []Flag{tc.flag}, "")
+		if e == nil {
+			t.Fatalf("%v: no error", tc.flag)
+		}
+		if n := strings.Count(e.Message, tc.flag.Name); n != 1 {
+			t.Errorf("%v: the message names the arg %d times: %q", tc.flag, n, e.Message)
+		}
+		if !strings.Contains(e.NextStep, tc.next) {
+			t.Errorf("%v: next step %q, want it to say %q", tc.flag, e.NextStep, tc.next)
+		}
+	}
+}
+
 func TestParsePair(t *testing.T) {
 	if f, e := ParsePair("path=a=b.xlsx"); e != nil || f != (Flag{"path", "a=b.xlsx"}) {
 		t.Errorf("got %v, %v; want path = a=b.xlsx", f, e)

@@ -160,28 +160,41 @@ func installDir() string {
 }
 
 // pluginPath is HOST_PLUGIN_PATH, or the installation's plugins/ and the
-// user's data folder's plugins/.
+// user's data folder's plugins/. HOST_PLUGIN_PATH names the folders
+// exactly (tests and deployments rely on seeing only those); an empty entry
+// in it (a leading or trailing separator, or two together) stands for the
+// default folders, so `HOST_PLUGIN_PATH=DIR:` adds DIR and keeps the
+// shipped plugins.
 func pluginPath() []string {
-	if p := os.Getenv("HOST_PLUGIN_PATH"); p != "" {
-		return splitList(p)
-	}
+	return pathList(os.Getenv("HOST_PLUGIN_PATH"), defaultPluginPath())
+}
+
+func defaultPluginPath() []string {
 	return []string{filepath.Join(installDir(), "plugins"), filepath.Join(registry.DefaultDataDir(), "plugins")}
 }
 
 // skillPath is HOST_SKILL_PATH, or the installation's skills/ and the
-// user's. Skills inside plugin folders are always found.
+// user's, an empty entry standing for those as in pluginPath. Skills
+// inside plugin folders are always found.
 func skillPath() []string {
-	if p := os.Getenv("HOST_SKILL_PATH"); p != "" {
-		return splitList(p)
-	}
-	return []string{filepath.Join(installDir(), "skills"), filepath.Join(registry.DefaultDataDir(), "skills")}
+	return pathList(os.Getenv("HOST_SKILL_PATH"),
+		[]string{filepath.Join(installDir(), "skills"), filepath.Join(registry.DefaultDataDir(), "skills")})
 }
 
-func splitList(s string) []string {
+// pathList reads a path-list variable: unset or empty gives defaults; an
+// empty entry in it is replaced by defaults (once).
+func pathList(v string, defaults []string) []string {
+	if strings.TrimSpace(v) == "" {
+		return defaults
+	}
 	var out []string
-	for _, p := range strings.Split(s, string(os.PathListSeparator)) {
+	seen := false
+	for _, p := range strings.Split(v, string(os.PathListSeparator)) {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
+		} else if !seen {
+			seen = true
+			out = append(out, defaults...)
 		}
 	}
 	return out

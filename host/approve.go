@@ -30,7 +30,9 @@ func newApproveCmd() *cobra.Command {
 			"beside its plugins folder (plugins/ → plugins.lock), signed with this user's approval key. The host\n" +
 			"runs only approved folders; a serving host picks the approval up without a restart.\n\n" +
 			"--tracked approves only the folders whose files git tracks unmodified (and, for a Go plugin, the\n" +
-			"module's packages it is built from): what `make build` runs, so a folder an agent wrote stays new.",
+			"module's packages it is built from): what `make build` runs, so a folder an agent wrote stays new.\n" +
+			"Besides the built binary and the Python runtime's copies, it accepts a node_modules folder beside a\n" +
+			"tracked package-lock.json when every file in it equals its package's tarball in npm's cache.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) > 0) == (all || tracked) {
 				return errors.New("name the tools to approve, or give --all (every tool) or --tracked (the ones git tracks unmodified)")
@@ -45,7 +47,7 @@ func newApproveCmd() *cobra.Command {
 				names = nil
 				for _, t := range a.registry.Scan().Tools {
 					if why := gitUnclean(t); why != "" {
-						fmt.Fprintf(out, "left for a person to approve: %s: %s\n", t.Name(), why)
+						fmt.Fprintf(out, "left for a person to approve: %s: %s (check the folder, then %s)\n", t.Name(), why, hostCmd("approve "+t.Name()))
 						continue
 					}
 					names = append(names, t.Name())
@@ -103,7 +105,10 @@ func printApproval(w io.Writer, changes []registry.Change) {
 // gitUnclean says why a plugin folder is not one whose sources git tracks
 // unmodified, or "" when it is. The only files git may not track, and only
 // as ignored files, are the built entrypoint and the Python runtime's files
-// that `make plugins` copies from sdk/python unchanged. For a Go plugin the
+// that `make plugins` copies from sdk/python unchanged, and a node_modules
+// folder that `npm ci` filled from a package-lock.json git tracks beside it
+// (npmLocked: each file equal to its package's tarball in npm's cache, the
+// tarball checked against the lockfile's integrity). For a Go plugin the
 // module's own packages it imports, go.mod and go.sum must be clean too.
 func gitUnclean(t *registry.Tool) string {
 	top, err := git(t.Dir, "rev-parse", "--show-toplevel")
@@ -120,6 +125,7 @@ func gitUnclean(t *registry.Tool) string {
 		return "git status failed: " + err.Error()
 	}
 	var dirty []string
+	npm := newNPMLocked(top)
 	for _, rec := range strings.Split(status, "\x00") {
 		if len(rec) < 4 {
 			continue
@@ -127,6 +133,15 @@ func gitUnclean(t *registry.Tool) string {
 		code, path := rec[:2], rec[3:]
 		if code == "!!" && (filepath.FromSlash(path) == entry || python.IsRuntimeCopy(filepath.Join(top, path))) {
 			continue
+		}
+		if code == "!!" {
+			ok, why := npm.accepts(path)
+			if ok {
+				continue
+			}
+			if why != "" {
+				return "files git ignores that npm ci did not produce from a tracked package-lock.json: " + why
+			}
 		}
 		dirty = append(dirty, strings.TrimSpace(code)+" "+path)
 	}

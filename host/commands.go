@@ -31,6 +31,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
 		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd(), newCacheCmd())
+	markUsageErrors(root)
 	return root
 }
 
@@ -276,7 +277,7 @@ func newSkillCmd() *cobra.Command {
 			defer a.close()
 			sk, suggestions := a.registry.Scan().Skill(args[0])
 			if sk == nil {
-				hint := "`host list` lists the skills"
+				hint := hostCmd("list") + " lists the skills"
 				if len(suggestions) > 0 {
 					hint = "did you mean " + strings.Join(suggestions, " or ") + "? " + hint
 				}
@@ -364,7 +365,7 @@ func markUnchecked(snap *registry.Snapshot, problems map[string]string) {
 		if p, ok := problems[t.Name()]; ok {
 			t.Ready = false
 			t.NotReady = p
-			t.NextStep = "fix or rebuild the plugin so it implements its tool.yaml's actions, then run `host check`"
+			t.NextStep = "fix or rebuild the plugin so it implements its tool.yaml's actions, then run " + hostCmd("check")
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/toolhost/toolhost/host/internal/supervisor"
+	"github.com/toolhost/toolhost/registry"
 )
 
 func main() {
@@ -48,6 +49,8 @@ func main() {
 	var allocs io.Writer
 	stopAllocs := record("HOST_MEMPROFILE", func(w io.Writer) error { allocs = w; return nil },
 		func() { _ = pprof.Lookup("allocs").WriteTo(allocs, 0) })
+	invokedAs = commandName(os.Args[0])
+	registry.Command = invokedAs
 	code := run(withForce(ctx, force), os.Args[1:], os.Stdout, os.Stderr)
 	stopAllocs()
 	stopTrace()
@@ -110,6 +113,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := root.ExecuteContext(ctx); err != nil {
 		if ec, ok := err.(exitCode); ok {
 			return int(ec)
+		}
+		if u, ok := asUsage(err); ok {
+			fmt.Fprintf(stderr, "error: %v\nnext: %s\n", u.err, u.next)
+			return 2
 		}
 		fmt.Fprintln(stderr, "error:", err)
 		return 1

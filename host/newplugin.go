@@ -58,12 +58,12 @@ func newNewPluginCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "wrote %s: %s\n", o.Dir, strings.Join(files, ", "))
 			if err := buildAndTest(cmd.Context(), out, o, root); err != nil {
-				return fmt.Errorf("new-plugin: %w (the folder is left as written: fix it, then `host approve %s`)", err, o.Name)
+				return fmt.Errorf("new-plugin: %w (the folder is left as written: fix it, then %s)", err, hostCmd("approve "+o.Name))
 			}
 			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false, false)
 			defer a.close()
 			if t, _ := a.registry.Scan().Tool(o.Name); t == nil {
-				fmt.Fprintf(out, "%s is not in a plugins folder the host reads: add %s to HOST_PLUGIN_PATH, then run `host approve %s`\n", o.Name, abs, o.Name)
+				fmt.Fprint(out, notOnPluginPath(o.Name, abs))
 				return nil
 			}
 			changes, err := a.registry.Approve([]string{o.Name}, approver()+" via host new-plugin")
@@ -79,7 +79,7 @@ func newNewPluginCmd() *cobra.Command {
 				status = "not ready: " + t.NotReady
 			}
 			fmt.Fprintf(out, "%s  %s  %s  %d action(s)  %s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
-			fmt.Fprintf(out, "try it: host call %s greet --arg name=Ana\n", o.Name)
+			fmt.Fprintf(out, "try it: %s\n", hostCmd("call "+o.Name+" greet --arg name=Ana"))
 			return nil
 		},
 	}
@@ -154,4 +154,19 @@ func buildAndTest(ctx context.Context, out io.Writer, o scaffold.Options, root s
 		}
 	}
 	return nil
+}
+
+// notOnPluginPath is new-plugin's advice when the folder it wrote into is
+// not one the host reads: put it in front of the current HOST_PLUGIN_PATH,
+// or, when that is unset, in front of an empty entry, which keeps the
+// default folders (and so the shipped plugins) on the path.
+func notOnPluginPath(name, dir string) string {
+	sep := string(os.PathListSeparator)
+	cur := os.Getenv("HOST_PLUGIN_PATH")
+	why := ""
+	if cur == "" {
+		why = fmt.Sprintf(" (the trailing %q keeps the default folders, which hold the shipped plugins)", sep)
+	}
+	return fmt.Sprintf("%s is not in a plugins folder the host reads: run the host with HOST_PLUGIN_PATH=%s%s%s%s, then %s\n",
+		name, dir, sep, cur, why, hostCmd("approve "+name))
 }

@@ -31,13 +31,13 @@ func hostWords(s *wire.Step) string {
 	var b strings.Builder
 	switch s.Run {
 	case wire.StepSkill:
-		b.WriteString("run `host skill " + cli.Quote(s.Tool) + "`")
+		b.WriteString("run `" + invokedAs + " skill " + cli.Quote(s.Tool) + "`")
 	case wire.StepCall:
 		if s.Confirm && len(s.Args) == 0 {
-			b.WriteString("run the same `host call " + cli.Quote(s.Tool) + " " + cli.Quote(s.Action) + " …` again with --confirm")
+			b.WriteString("run the same `" + invokedAs + " call " + cli.Quote(s.Tool) + " " + cli.Quote(s.Action) + " …` again with --confirm")
 			break
 		}
-		b.WriteString("run `host call " + cli.Quote(s.Tool) + " " + cli.Quote(s.Action))
+		b.WriteString("run `" + invokedAs + " call " + cli.Quote(s.Tool) + " " + cli.Quote(s.Action))
 		for _, k := range slices.Sorted(maps.Keys(s.Args)) {
 			b.WriteString(" --arg " + cli.Quote(k+"="+cli.ArgText(s.Args[k])))
 		}
@@ -46,7 +46,7 @@ func hostWords(s *wire.Step) string {
 		}
 		b.WriteString("`")
 	default:
-		b.WriteString("run `host capabilities")
+		b.WriteString("run `" + invokedAs + " capabilities")
 		for _, w := range []string{s.Tool, s.Action} {
 			if w != "" {
 				b.WriteString(" " + cli.Quote(w))

@@ -121,7 +121,7 @@ func ReadLock(root string) (*Lock, error) {
 		return nil, fmt.Errorf("registry: read lock: %w", err)
 	}
 	if err := json.Unmarshal(raw, l); err != nil {
-		return nil, fmt.Errorf("registry: read lock: %s is not a toolhost lock file (%v): delete it and approve the plugins again with `host approve --all`", LockPath(root), err)
+		return nil, fmt.Errorf("registry: read lock: %s is not a toolhost lock file (%v): delete it and approve the plugins again with `%s approve --all`", LockPath(root), err, Command)
 	}
 	if l.Tools == nil {
 		l.Tools = map[string]*Approval{}

@@ -72,6 +72,11 @@ type Options struct {
 	VerifyAtLaunch bool
 }
 
+// Command is the host command as the person runs it (`bin/host`, or
+// `host` when on PATH), for the commands the registry's messages tell them
+// to run; the host sets it at start.
+var Command = "host"
+
 // DefaultStateDir is $XDG_STATE_HOME/toolhost (default
 // ~/.local/state/toolhost): the approval key, the audit log and the host's
 // other records that outlive a session, such as disabled tools.
@@ -460,7 +465,7 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 func notApproved(t *Tool, state ApprovalState, why string) {
 	t.Approval = state
 	t.NotReady = fmt.Sprintf("%s — needs approval: %s", state, why)
-	t.NextStep = fmt.Sprintf("a person checks %s and approves it with `host approve %s`", t.Dir, t.Name())
+	t.NextStep = fmt.Sprintf("a person checks %s and approves it with `%s approve %s`", t.Dir, Command, t.Name())
 }
 
 // lockEntry returns t's valid, signed entry in its lock, or nil after

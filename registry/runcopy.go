@@ -135,8 +135,8 @@ func verifyRunCopy(t *Tool, dst string, hc *HashCache, approved map[string]strin
 		return fmt.Errorf("%w: %s: %v", ErrRunCopyChanged, dst, err)
 	}
 	if d.Sum != t.Digest {
-		return fmt.Errorf("%w: the run copy %s of %s no longer matches the approved folder (%s): something replaced it; `host approve %s` removes it and makes it again",
-			ErrRunCopyChanged, dst, t.Name(), strings.Join(ChangedFiles(t.Files, d.Files), " "), t.Name())
+		return fmt.Errorf("%w: the run copy %s of %s no longer matches the approved folder (%s): something replaced it; `%s approve %s` removes it and makes it again",
+			ErrRunCopyChanged, dst, t.Name(), strings.Join(ChangedFiles(t.Files, d.Files), " "), Command, t.Name())
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func readSequences(stateDir string) (*sequences, error) {
 		return nil, fmt.Errorf("registry: read approval sequence: %w", err)
 	}
 	if err := json.Unmarshal(raw, s); err != nil {
-		return nil, fmt.Errorf("registry: read approval sequence: %s is damaged (%v): delete it and approve the plugins again with `host approve --all`", path, err)
+		return nil, fmt.Errorf("registry: read approval sequence: %s is damaged (%v): delete it and approve the plugins again with `%s approve --all`", path, err, Command)
 	}
 	if s.Latest == nil {
 		s.Latest = map[string]map[string]uint64{}

@@ -119,16 +119,18 @@ func TestHostCallOnATerminalAndPiped(t *testing.T) {
 		{name: "no progress when stderr is piped", vars: noColour, tty: true, args: []string{"call", "testtool", "slow", "--arg", "ms=60"},
 			want: []string{"slept_ms"}, refuse: []string{"working"}, stderrNo: "working"},
 		{name: "an unknown action in the terminal's words", vars: noColour, tty: true, args: []string{"call", "testtool", "ehco"}, code: 2,
-			want:   []string{"error: testtool has no action \"ehco\"", "did you mean: echo", "next: run `host capabilities testtool` to list its actions"},
+			want:   []string{"error: testtool has no action \"ehco\"", "did you mean: echo", "next: run `" + hostBin + " capabilities testtool` to list its actions"},
 			refuse: []string{"call capabilities with", `"error"`}},
 		{name: "piped: the envelope as it always was", vars: noColour, args: []string{"call", "testtool", "ehco"}, code: 2,
 			want: []string{`"code": "unknown_action"`, `"next_step": "call capabilities with {\"name\":\"testtool\"} to list its actions"`}},
 		{name: "a mistyped arg names the action's args", vars: noColour, tty: true, args: []string{"call", "testtool", "echo", "--arg", "txt=hi"}, code: 2,
-			want: []string{"did you mean: text", "host capabilities testtool echo` for the args"}},
+			want: []string{"did you mean: text", "`" + hostBin + " capabilities testtool echo` for the args"}},
+		{name: "a mistyped value, named once, says what to give", vars: noColour, tty: true, args: []string{"call", "testtool", "slow", "--arg", "ms=five"}, code: 2,
+			want: []string{`arg ms: want integer, got "five"`, "give ms a whole number"}, refuse: []string{"arg 'ms'"}},
 		{name: "the gate asks for --confirm", vars: noColour, tty: true, args: []string{"call", "testtool", "delete-thing", "--arg", "text=x"}, code: 1,
 			want: []string{"irreversible", "again with --confirm"}, refuse: []string{"run_tool_confirmed"}},
 		{name: "an unknown tool", vars: noColour, tty: true, args: []string{"call", "nosuch", "echo"}, code: 2,
-			want: []string{"error: no tool named \"nosuch\"", "run `host capabilities` to list what is available"}},
+			want: []string{"error: no tool named \"nosuch\"", "run `" + hostBin + " capabilities` to list what is available"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
