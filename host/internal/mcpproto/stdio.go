@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
@@ -145,6 +147,7 @@ func newLineFilter(out io.Writer, versions []string, logger hclog.Logger, stop <
 func (f *lineFilter) readLoop(in io.Reader, max int) {
 	defer close(f.inputEnded)
 	r := bufio.NewReaderSize(in, 64*1024)
+	var returnMemory *time.Timer
 	for {
 		line, tooLong, err := readLine(r, max)
 		if f.stopping() {
@@ -155,6 +158,9 @@ func (f *lineFilter) readLoop(in io.Reader, max int) {
 				return
 			}
 		}
+		if tooLong || len(line) >= largeLine {
+			returnMemory = afterLargeLine(returnMemory)
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				f.logger.Warn("reading stdin", "error", err)
@@ -162,6 +168,21 @@ func (f *lineFilter) readLoop(in io.Reader, max int) {
 			return
 		}
 	}
+}
+
+// largeLine is the size from which a line's buffers are worth handing
+// back to the system once the burst they came in is over.
+const largeLine = 1 << 20
+
+// afterLargeLine (re)arms the timer that returns freed memory to the system
+// a second after the last large line: the runtime would keep the pages of a
+// burst of large or oversized lines for minutes otherwise.
+func afterLargeLine(t *time.Timer) *time.Timer {
+	if t == nil {
+		return time.AfterFunc(time.Second, debug.FreeOSMemory)
+	}
+	t.Reset(time.Second)
+	return t
 }
 
 // hand writes one line to the SDK; false once the SDK side is closed.
