@@ -102,7 +102,10 @@ func wrap(s string, n int) string {
 // scanner (issue 29, finding 10), built at test time: an RSA key as
 // unarmoured base64 DER, a ghp_ token base64-wrapped and hex-encoded, a
 // token split across two Markdown table cells, and a password stated in
-// prose.
+// prose; and the variants an attacker review found past those fixes: an
+// OpenSSH key body without armour, hex written apart (colons, 0x lists),
+// a token split across table rows, spaced out or in full-width letters,
+// gzip then base64, and passwords in prose in other words and languages.
 // The keys are generated afresh on each call; the seed fixes the token.
 func Hidden(seed uint64) map[string]string {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
