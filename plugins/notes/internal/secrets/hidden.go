@@ -94,13 +94,15 @@ func normalize(text string) (string, bool) {
 	if ascii {
 		return text, false
 	}
-	n := norm.NFKC.String(text)
-	n = strings.Map(func(r rune) rune {
+	// Format characters go first so that folding, which creates none,
+	// leaves a text that is already normal.
+	n := strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
 		}
 		return r
-	}, n)
+	}, text)
+	n = norm.NFKC.String(n)
 	return n, n != text
 }
 
