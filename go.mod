@@ -89,7 +89,7 @@ require (
 	github.com/xuri/nfp v0.0.2-0.20250530014748-2ddeb826f9a9 // indirect
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
-	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.52.0 // indirect

@@ -10,9 +10,9 @@ import (
 	"github.com/toolhost/toolhost/plugins/notes/internal/secrets/secretstest"
 )
 
-// TestHiddenSecretsNeverReachHistory: the five forms that reached the
-// remote (an RSA key as unarmoured base64 DER, a ghp_ token in base64 and
-// in hex, a token split across two table cells, a password stated in
+// TestHiddenSecretsNeverReachHistory: the forms that reached the remote
+// (secretstest.Hidden: keys as unarmoured DER or OpenSSH bodies, tokens
+// encoded, compressed, split, spaced or full-width, passwords stated in
 // prose) are refused by an agent's write (secret_detected) and block
 // sync when a person wrote them by hand (secrets lists each file; nothing
 // is pushed).

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Finding is one suspected secret. It never carries the matched value.
@@ -170,16 +171,22 @@ var (
 
 // Scan returns the suspected secrets in text, in order of position; nil when
 // there are none.
-func Scan(text string) []Finding { return scan(text, 0) }
+func Scan(text string) []Finding { return scan(text, 0, &budget{left: maxDerived}) }
 
 // maxDepth bounds how many encodings deep a secret is looked for (a token
 // base64-wrapped inside hex is depth 2).
 const maxDepth = 2
 
-// scan is Scan of a text found depth decodings or joins deep.
-func scan(text string, depth int) []Finding {
+// scan is Scan of a text found depth decodings or joins deep; b bounds
+// what it may decode and join.
+func scan(text string, depth int, b *budget) []Finding {
 	if text == "" {
 		return nil
+	}
+	if n, ok := normalize(text); ok {
+		// Full-width letters and invisible joiners hide a token's shape:
+		// scan the folded text, each finding placed on its line.
+		return relocate(text, n, scan(n, depth, b))
 	}
 	lower := strings.ToLower(text)
 	var out []Finding
@@ -259,7 +266,7 @@ func scan(text string, depth int) []Finding {
 				}
 			}
 		}
-		quiet = append(quiet, hidden(string(view), depth, add)...)
+		quiet = append(quiet, hidden(string(view), depth, b, add)...)
 	}
 	// Entropy check on what is left once data URLs and URLs (whose
 	// credentials the rules above already checked) are blanked out.
@@ -895,6 +902,28 @@ func Entropy(s string) float64 {
 		h -= p * math.Log2(p)
 	}
 	return h
+}
+
+// relocate moves findings in folded, the normalized form of text, to
+// text: folding keeps lines, and a column is counted in characters.
+func relocate(text, folded string, found []Finding) []Finding {
+	lines := strings.Split(text, "\n")
+	flines := strings.Split(folded, "\n")
+	for i, f := range found {
+		if f.Line > len(lines) || f.Line > len(flines) {
+			continue
+		}
+		fl, l := flines[f.Line-1], lines[f.Line-1]
+		runes := utf8.RuneCountInString(fl[:min(f.Column-1, len(fl))])
+		col := 0
+		for runes > 0 && col < len(l) {
+			_, w := utf8.DecodeRuneInString(l[col:])
+			col += w
+			runes--
+		}
+		found[i].Column = col + 1
+	}
+	return found
 }
 
 func position(text string, off int) (line, col int) {

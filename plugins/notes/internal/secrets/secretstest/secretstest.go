@@ -4,7 +4,10 @@
 package secretstest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	crand "crypto/rand"
 	"crypto/rsa"
@@ -13,6 +16,8 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"strings"
+
+	"golang.org/x/crypto/ssh"
 )
 
 // Character sets of the generated strings.
@@ -80,11 +85,14 @@ func Fixtures(seed uint64) map[string]string {
 
 // Wrap64 cuts s into lines of 64 characters, as PEM bodies and most
 // tools wrap base64.
-func Wrap64(s string) string {
+func Wrap64(s string) string { return wrap(s, 64) }
+
+// wrap cuts s into lines of n characters (ssh-keygen wraps at 70).
+func wrap(s string, n int) string {
 	var b strings.Builder
-	for len(s) > 64 {
-		b.WriteString(s[:64] + "\n")
-		s = s[64:]
+	for len(s) > n {
+		b.WriteString(s[:n] + "\n")
+		s = s[n:]
 	}
 	b.WriteString(s)
 	return b.String()
@@ -94,7 +102,10 @@ func Wrap64(s string) string {
 // scanner (issue 29, finding 10), built at test time: an RSA key as
 // unarmoured base64 DER, a ghp_ token base64-wrapped and hex-encoded, a
 // token split across two Markdown table cells, and a password stated in
-// prose.
+// prose; and the variants an attacker review found past those fixes: an
+// OpenSSH key body without armour, hex written apart (colons, 0x lists),
+// a token split across table rows, spaced out or in full-width letters,
+// gzip then base64, and passwords in prose in other words and languages.
 // The keys are generated afresh on each call; the seed fixes the token.
 func Hidden(seed uint64) map[string]string {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
@@ -116,17 +127,54 @@ func Hidden(seed uint64) map[string]string {
 	if err != nil {
 		panic(err) // only a broken random source fails
 	}
+	_, edKey, err := ed25519.GenerateKey(crand.Reader)
+	if err != nil {
+		panic(err) // only a broken random source fails
+	}
+	openssh, err := ssh.MarshalPrivateKey(edKey, "")
+	if err != nil {
+		panic(err) // only an unknown key type fails
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("ci token: " + ghp + "\n"))
+	_ = zw.Close()
+	hexBytes := func(sep, prefix string) string {
+		parts := make([]string, len(ghp))
+		for i := range ghp {
+			parts[i] = prefix + hex.EncodeToString([]byte{ghp[i]})
+		}
+		return strings.Join(parts, sep)
+	}
+	fullWidth := strings.Map(func(r rune) rune {
+		if r > 0x20 && r < 0x7f {
+			return r + 0xfee0
+		}
+		return r
+	}, ghp)
 	return map[string]string{
-		"rsa key, base64 DER, wrapped":    "Deploy key for the build box:\n\n" + Wrap64(base64.StdEncoding.EncodeToString(pkcs1)) + "\n",
-		"rsa key, base64 DER, one line":   "key: " + base64.StdEncoding.EncodeToString(pkcs8),
-		"ec key, base64 DER":              "The signer's key is " + base64.StdEncoding.EncodeToString(ecDER) + " (P-256).",
-		"ghp token, base64":               "CI secret (encoded): " + base64.StdEncoding.EncodeToString([]byte(ghp)),
-		"ghp token, base64 of a line":     "Paste this into the runner: " + base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="+ghp+"\n")),
-		"ghp token, hex":                  "token hex: " + hex.EncodeToString([]byte(ghp)),
-		"ghp token, split in a table":     "| service | token part 1 | token part 2 |\n|---|---|---|\n| ci | " + ghp[:20] + " | " + ghp[20:] + " |\n",
-		"ghp token, wrapped across lines": "The CI token is\n" + ghp[:22] + "\n" + ghp[22:] + "\nkeep it safe.",
-		"password in prose":               "Note for on-call: the prod DB password is Tr0ub4dor&3xK9 until the rotation on Friday.",
-		"password in prose, quoted":       `Ask Bruno; he said the admin password was "Kx7#mQ2vL9" last week.`,
-		"passphrase in prose, set to":     "We set the vault passphrase to zN4!pq8Rw2 for the migration.",
+		"openssh key body, no armour":            "Bastion key:\n" + wrap(base64.StdEncoding.EncodeToString(openssh.Bytes), 70) + "\n",
+		"ghp token, hex with colons":             "fingerprint-ish: " + hexBytes(":", ""),
+		"ghp token, 0x byte list":                "bytes: {" + hexBytes(", ", "0x") + "}",
+		"ghp token, split across table rows":     "| token |\n|---|\n| " + ghp[:14] + " |\n| " + ghp[14:28] + " |\n| " + ghp[28:] + " |\n",
+		"ghp token, spaced characters":           "token: " + strings.Join(strings.Split(ghp, ""), " ") + " (spaced)",
+		"ghp token, full-width":                  "CI token " + fullWidth + " for the runner.",
+		"ghp token, gzip then base64":            "blob: " + base64.URLEncoding.EncodeToString(gz.Bytes()),
+		"password in prose, pw:":                 "database pw: Hq7!vR2mZp9 (staging)",
+		"password in prose, login with user and": "Login to the console with user admin and Wd4#kLm9Qx then rotate.",
+		"password in prose, Portuguese":          "Lembrete: a senha do banco de produção é Pz8$gTq3Lw até sexta.",
+		"password in prose, Spanish":             "La contraseña del servidor es Mk5%tRv8Nq.",
+		"password in prose, Russian":             "Пароль от сервера: Fy6&bNc2Hs",
+		"rsa key, base64 DER, wrapped":           "Deploy key for the build box:\n\n" + Wrap64(base64.StdEncoding.EncodeToString(pkcs1)) + "\n",
+		"rsa key, base64 DER, one line":          "key: " + base64.StdEncoding.EncodeToString(pkcs8),
+		"ec key, base64 DER":                     "The signer's key is " + base64.StdEncoding.EncodeToString(ecDER) + " (P-256).",
+		"ghp token, base64":                      "CI secret (encoded): " + base64.StdEncoding.EncodeToString([]byte(ghp)),
+		"ghp token, base64 of a line":            "Paste this into the runner: " + base64.StdEncoding.EncodeToString([]byte("GITHUB_TOKEN="+ghp+"\n")),
+		"ghp token, hex":                         "token hex: " + hex.EncodeToString([]byte(ghp)),
+		"ghp token, split in a table":            "| service | token part 1 | token part 2 |\n|---|---|---|\n| ci | " + ghp[:20] + " | " + ghp[20:] + " |\n",
+		"ghp token, wrapped across lines":        "The CI token is\n" + ghp[:22] + "\n" + ghp[22:] + "\nkeep it safe.",
+		"password in prose":                      "Note for on-call: the prod DB password is Tr0ub4dor&3xK9 until the rotation on Friday.",
+		"password in prose, quoted":              `Ask Bruno; he said the admin password was "Kx7#mQ2vL9" last week.`,
+		"passphrase in prose, set to":            "We set the vault passphrase to zN4!pq8Rw2 for the migration.",
 	}
 }
