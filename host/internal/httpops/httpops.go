@@ -34,7 +34,8 @@ type Options struct {
 	// MCPPath is the one path that serves MCP (default /mcp); any other
 	// path that is not a probe or a route is 404.
 	MCPPath string
-	// MaxBodyBytes bounds a request body to the MCP path (default 16 MiB):
+	// MaxBodyBytes bounds a request body to the MCP path (default
+	// DefaultMaxBodyBytes):
 	// a larger declared length is refused before anything is read, and a
 	// body read is cut off there.
 	MaxBodyBytes int64

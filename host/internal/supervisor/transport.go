@@ -6,9 +6,8 @@ import "google.golang.org/grpc"
 // connection, of the host's connection to a plugin. A window set at dial
 // turns off gRPC's bandwidth-delay estimation, which otherwise sends a
 // PING (and reads its ACK) after nearly every call's answer: on a local
-// socket carrying small answers that is pure cost on every warm call.
-// 1 MiB holds the largest answer the host
-// accepts (twice HOST_MAX_RESULT_BYTES plus 64 KiB by default) many times.
+// socket carrying small answers that is pure cost on every warm call. The
+// window holds the largest answer the host accepts many times over.
 const pluginWindow = 1 << 20
 
 // pluginDialOptions are the gRPC options of the host's connection to a
