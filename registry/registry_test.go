@@ -105,25 +105,6 @@ func TestLookupsSuggest(t *testing.T) {
 	}
 }
 
-func TestSearchRanksNamesFirst(t *testing.T) {
-	root := t.TempDir()
-	addTool(t, root, "xlsx", "", true)
-	snap := New(Options{PluginDirs: []string{root}}).Scan()
-	got := snap.Search("sheet", "")
-	if len(got) == 0 || got[0].Action != "read-sheet" {
-		t.Fatalf("got %+v", got)
-	}
-	if got := snap.Search("credential", "tool"); len(got) != 1 || got[0].Action != "list-credentials" {
-		t.Fatalf("got %+v", got)
-	}
-	if got := snap.Search("sheet", "agent"); len(got) != 0 {
-		t.Fatalf("kind filter ignored: %+v", got)
-	}
-	if got := snap.Search("nothing-like-it", ""); len(got) != 0 {
-		t.Fatalf("got %+v", got)
-	}
-}
-
 func TestDigestChangesWithBinary(t *testing.T) {
 	root := t.TempDir()
 	addTool(t, root, "alpha", "", true)

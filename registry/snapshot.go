@@ -5,8 +5,6 @@
 package registry
 
 import (
-	"sort"
-	"strings"
 
 	"github.com/toolhost/toolhost/manifests"
 )
@@ -98,92 +96,6 @@ func (s *Snapshot) Skill(name string) (*Skill, []string) {
 		names[i] = sk.Name
 	}
 	return nil, manifests.Suggest(name, names)
-}
-
-// Match is one search hit: an action of a tool or agent, or a skill.
-type Match struct {
-	// Kind is "tool", "agent" or "skill".
-	Kind string
-	// Name is the tool, agent or skill name.
-	Name string
-	// Action is the action name; empty for a skill.
-	Action string
-	// Description is the action's (or skill's) description.
-	Description string
-	// Score ranks the hit: higher is better.
-	Score int
-}
-
-// Search ranks the actions and skills that match every word of query (in
-// names first, then descriptions), best first. kind, when not empty,
-// filters to "tool", "agent" or "skill".
-func (s *Snapshot) Search(query, kind string) []Match {
-	terms := strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(query)))
-	if len(terms) == 0 {
-		return nil
-	}
-	var out []Match
-	for _, t := range s.Tools {
-		k := string(t.Manifest.Kind)
-		if kind != "" && kind != k {
-			continue
-		}
-		for _, a := range t.Manifest.Actions {
-			if score := matchScore(terms, t.Name()+" "+a.Name, a.Description); score > 0 {
-				out = append(out, Match{Kind: k, Name: t.Name(), Action: a.Name, Description: a.Description, Score: score})
-			}
-		}
-	}
-	if kind == "" || kind == "skill" {
-		for _, sk := range s.Skills {
-			if score := matchScore(terms, sk.Name, sk.Description); score > 0 {
-				out = append(out, Match{Kind: "skill", Name: sk.Name, Description: sk.Description, Score: score})
-			}
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].Action < out[j].Action
-	})
-	return out
-}
-
-// matchScore scores a hit: every term must appear in the name or the
-// description; a term in the name counts more than one in the description,
-// a whole name word more than a part.
-func matchScore(terms []string, name, description string) int {
-	name = strings.ToLower(name)
-	nameWords := strings.FieldsFunc(name, func(r rune) bool { return r == '-' || r == ' ' || r == '_' })
-	desc := strings.ToLower(description)
-	score := 0
-	for _, term := range terms {
-		stem := strings.TrimSuffix(term, "s")
-		switch {
-		case hasWord(nameWords, term) || hasWord(nameWords, stem):
-			score += 10
-		case strings.Contains(name, stem):
-			score += 6
-		case strings.Contains(desc, stem):
-			score += 2
-		default:
-			return 0
-		}
-	}
-	return score
-}
-
-func hasWord(words []string, w string) bool {
-	for _, x := range words {
-		if x == w || strings.TrimSuffix(x, "s") == w {
-			return true
-		}
-	}
-	return false
 }
 
 // newSnapshot indexes tools and skills and computes the digest.
