@@ -5,7 +5,6 @@
 package registry
 
 import (
-
 	"github.com/toolhost/toolhost/manifests"
 )
 
