@@ -300,11 +300,12 @@ func (b *Brain) clearStaleGitLocks(j *journal) {
 	if err != nil {
 		return
 	}
-	names := []string{"index.lock", "HEAD.lock", "ORIG_HEAD.lock"}
-	// `git commit -- PATHS` builds the commit in a temporary index,
-	// .git/next-index-<pid>.lock, which a killed commit leaves too.
-	if tmp, err := filepath.Glob(filepath.Join(b.Root, ".git", "next-index-*.lock")); err == nil {
-		for _, p := range tmp {
+	// Every lock in .git itself: index.lock, HEAD.lock, the temporary
+	// index of `git commit -- PATHS` (next-index-<pid>.lock), the message
+	// a revert writes (MERGE_MSG.lock) and any other git takes there.
+	var names []string
+	if locks, err := filepath.Glob(filepath.Join(b.Root, ".git", "*.lock")); err == nil {
+		for _, p := range locks {
 			names = append(names, filepath.Base(p))
 		}
 	}

@@ -9,8 +9,8 @@ import (
 
 // TestClearStaleGitLocks: the locks a killed git child leaves inside the
 // interrupted operation's time are removed — index.lock, the branch's ref
-// lock and `git commit -- PATHS`'s temporary index (next-index-<pid>.lock) —
-// and a lock older than the operation is left to whoever made it.
+// lock, `git commit -- PATHS`'s temporary index (next-index-<pid>.lock) and
+// the message a killed revert was writing (MERGE_MSG.lock) — and a lock older than the operation is left to whoever made it.
 func TestClearStaleGitLocks(t *testing.T) {
 	root := t.TempDir()
 	git := filepath.Join(root, ".git")
@@ -30,6 +30,8 @@ func TestClearStaleGitLocks(t *testing.T) {
 		{"index.lock", started, true},
 		{"next-index-20025.lock", started, true},
 		{"refs/heads/main.lock", started, true},
+		{"MERGE_MSG.lock", started, true},
+		{"config.lock", started, true},
 		{"next-index-11.lock", old, false},
 		{"HEAD.lock", old, false},
 	}
