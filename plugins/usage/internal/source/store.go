@@ -86,6 +86,8 @@ type Store struct {
 	families map[string]uint64
 	// builtFrom is len(refs) when calls was last built from them.
 	builtFrom int
+	// loaded: files came from a saved index and are not in the index yet.
+	loaded bool
 
 	found        map[string]bool
 	discoverErrs []Degraded
@@ -237,6 +239,9 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				rebuild = true // a fork's parent is known only after its first read
 			}
 		}
+	}
+	if s.loaded {
+		rebuild, changed, s.loaded = true, true, false
 	}
 	if rebuild {
 		s.families = s.familyRoots()
