@@ -15,6 +15,11 @@ import (
 
 func main() {
 	svc := newService(os.Getenv)
+	if len(os.Args) > 1 && os.Args[1] == "statusline" {
+		// Run by Claude Code on every update: its own fast path, not an
+		// action (stdin is Claude Code's JSON, stdout one line of text).
+		os.Exit(svc.statusline(context.Background(), os.Args[2:], os.Stdin, os.Stdout))
+	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		svc.memoryFloor = memoryFloor
 		debug.SetMemoryLimit(memoryFloor)
@@ -34,6 +39,7 @@ func (s *service) actions() map[string]sdk.Handler {
 		"get-savings": s.getSavings,
 		"blocks":      s.blocks,
 		"status":      s.status,
+		"budget":      s.budgetAction,
 	}
 }
 

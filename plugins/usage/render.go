@@ -24,6 +24,8 @@ type usageData struct {
 	SkippedLines int64             `json:"skipped_lines"`
 	PricesAsOf   string            `json:"prices_as_of"`
 	Truncated    bool              `json:"truncated,omitempty"`
+	// Budgets, when a budgets file is set, is their standing now.
+	Budgets *budgetState `json:"budgets,omitempty"`
 }
 
 // savingsData is get-savings' structured result.

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/toolhost/toolhost/plugins/usage/internal/budget"
 	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
 	"github.com/toolhost/toolhost/plugins/usage/internal/report"
 	"github.com/toolhost/toolhost/plugins/usage/internal/source"
@@ -226,17 +228,20 @@ func (s *service) table(ctx context.Context) (*pricing.Table, time.Time, []sourc
 	return t, s.pricesAt, warn
 }
 
-func (s *service) cacheFile() string {
-	dir := s.env("USAGE_CACHE_DIR")
-	if dir == "" {
-		base := s.env("XDG_CACHE_HOME")
-		if base == "" {
-			base = filepath.Join(s.env("HOME"), ".cache")
-		}
-		dir = filepath.Join(base, "toolhost-usage")
+// cacheDir holds the plugin's caches: USAGE_CACHE_DIR, else
+// toolhost-usage under XDG_CACHE_HOME or ~/.cache.
+func (s *service) cacheDir() string {
+	if dir := s.env("USAGE_CACHE_DIR"); dir != "" {
+		return dir
 	}
-	return filepath.Join(dir, "litellm-prices.json")
+	base := s.env("XDG_CACHE_HOME")
+	if base == "" {
+		base = filepath.Join(s.env("HOME"), ".cache")
+	}
+	return filepath.Join(base, "toolhost-usage")
 }
+
+func (s *service) cacheFile() string { return filepath.Join(s.cacheDir(), "litellm-prices.json") }
 
 // shared runs compute once for all identical concurrent calls (same key).
 // The computation runs under the service's own context, so a caller that
@@ -325,7 +330,36 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 	if err != nil {
 		return nil, err
 	}
+	if res, err = s.withBudgets(ctx, res, w.loc); err != nil {
+		return nil, err
+	}
 	return fit(res, req.Caller.MaxResultBytes), nil
+}
+
+// withBudgets adds the budgets' standing to a get-usage result when a
+// budgets file is set (a copy: the memoised result stays as it was).
+func (s *service) withBudgets(ctx context.Context, res *sdk.Result, loc *time.Location) (*sdk.Result, error) {
+	d, ok := res.Data.(*usageData)
+	if !ok {
+		return res, nil
+	}
+	cfg, path, err := s.loadBudgets()
+	if err != nil || cfg == nil || len(cfg.Budgets) == 0 {
+		return res, err
+	}
+	prices, _, _ := s.table(ctx)
+	c := *d
+	s.store.View(func(snap *source.Snapshot) {
+		c.Budgets = evalBudgets(cfg, path, snap.Calls, prices, loc, s.now())
+	})
+	var b strings.Builder
+	b.WriteString(res.Markdown)
+	fmt.Fprintf(&b, "\n\n**Budgets: %s**", c.Budgets.State)
+	for _, r := range budget.Breached(c.Budgets.Budgets) {
+		fmt.Fprintf(&b, " · %s %s: %s", mdEscape(r.Name), r.State, mdEscape(r.Why))
+	}
+	b.WriteString(" (the budget action has the table)\n")
+	return &sdk.Result{Data: &c, Markdown: b.String()}, nil
 }
 
 // savingsArgs are get-savings' args.

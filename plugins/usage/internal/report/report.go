@@ -375,3 +375,13 @@ func ranked(m map[string]*acc, limit int, recent bool) ([]Row, int) {
 	}
 	return rows, n
 }
+
+// NewCoster prices calls one at a time by t under mode: the cost, and false
+// when the model has no price.
+func NewCoster(t *pricing.Table, mode pricing.Mode) func(c *source.Call) (float64, bool) {
+	pr := newPricer(t, mode)
+	return func(c *source.Call) (float64, bool) {
+		ch := pr.cost(c)
+		return ch.usd, ch.ok
+	}
+}

@@ -229,3 +229,10 @@ func (s *Store) Load(path string) error {
 	s.files, s.nextID, s.loaded = files, idx.NextID, true
 	return nil
 }
+
+// Files counts the files the store holds parse state for.
+func (s *Store) Files() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.files)
+}
