@@ -237,7 +237,8 @@ func (c *Config) matches(l *Limit, call *source.Call) bool {
 
 // Evaluate gives each budget's standing at now: the spend of its period's
 // calls up to now, the linear forecast to the period's end, and the state —
-// over when the spend exceeds the limit; warn when it reaches warn_at of
+// over when the spend exceeds the limit in whole cents (a limit set to the
+// spend as shown is reached, not exceeded); warn when it reaches warn_at of
 // it, or when the forecast exceeds the limit once a quarter of the period
 // has passed; else ok.
 func (c *Config) Evaluate(calls []*source.Call, cost Coster, loc *time.Location, now time.Time) []Result {
@@ -268,7 +269,7 @@ func (c *Config) Evaluate(calls []*source.Call, cost Coster, loc *time.Location,
 		}
 		r.SpentPct = round(100 * r.SpentUSD / l.LimitUSD)
 		switch {
-		case r.SpentUSD > l.LimitUSD:
+		case cents(r.SpentUSD) > cents(l.LimitUSD):
 			r.State, r.Why = StateOver, fmt.Sprintf("spent $%.2f of $%.2f", r.SpentUSD, l.LimitUSD)
 		case r.SpentUSD >= l.WarnAt*l.LimitUSD:
 			r.State, r.Why = StateWarn, fmt.Sprintf("spent %.0f%% of $%.2f (warns at %.0f%%)", r.SpentPct, l.LimitUSD, 100*l.WarnAt)
@@ -307,5 +308,6 @@ func Breached(rs []Result) []Result {
 	return out
 }
 
+func cents(f float64) int64    { return int64(math.Round(f * 100)) }
 func round(f float64) float64  { return math.Round(f*100) / 100 }
 func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
