@@ -47,7 +47,7 @@ func configPath(c clientconfig.Client) (string, error) {
 }
 
 func newInstallClientCmd() *cobra.Command {
-	var printOnly, dryRun bool
+	var printOnly, dryRun, statusLine bool
 	cmd := &cobra.Command{
 		Use:   "install-client CLIENT [--dry-run | --print]",
 		Short: "Add toolhost to an MCP client's config (" + strings.Join(clientconfig.Names(), ", ") + ")",
@@ -59,6 +59,9 @@ func newInstallClientCmd() *cobra.Command {
 			c, err := lookupClient("install-client", args[0])
 			if err != nil {
 				return err
+			}
+			if statusLine && c.Name != "claude-code" {
+				return fmt.Errorf("install-client: --statusline is for claude-code only, not %s", c.Name)
 			}
 			exe, err := os.Executable()
 			if err != nil {
@@ -80,11 +83,15 @@ func newInstallClientCmd() *cobra.Command {
 			}
 			report(cmd.OutOrStdout(), o, dryRun, "toolhost is already installed in %s, unchanged",
 				"added toolhost to %s; restart "+c.Name+" to pick it up")
+			if statusLine {
+				return installStatusLine(cmd.OutOrStdout(), dryRun)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&printOnly, "print", false, "print the config entry instead of writing it")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and write nothing")
+	cmd.Flags().BoolVar(&statusLine, "statusline", false, "claude-code: also set its status line to the usage plugin's statusline")
 	return cmd
 }
 
