@@ -23,7 +23,9 @@ type usageData struct {
 	Degraded     []source.Degraded `json:"degraded"`
 	SkippedLines int64             `json:"skipped_lines"`
 	PricesAsOf   string            `json:"prices_as_of"`
-	Truncated    bool              `json:"truncated,omitempty"`
+	// PricesStale, when set, names the model the price table is older than.
+	PricesStale *report.StalePrices `json:"prices_stale,omitempty"`
+	Truncated   bool                `json:"truncated,omitempty"`
 	// Budgets, when a budgets file is set, is their standing now.
 	Budgets *budgetState `json:"budgets,omitempty"`
 }
@@ -66,11 +68,12 @@ func degradedNote(d []source.Degraded) string {
 	return b.String()
 }
 
-func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table, degraded []source.Degraded, skipped int64) *sdk.Result {
+func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table, stale *report.StalePrices, degraded []source.Degraded, skipped int64) *sdk.Result {
 	if degraded == nil {
 		degraded = []source.Degraded{}
 	}
-	d := &usageData{window: w, Pricing: a.Pricing, By: a.By, Usage: u, Degraded: degraded, SkippedLines: skipped, PricesAsOf: prices.AsOf}
+	d := &usageData{window: w, Pricing: a.Pricing, By: a.By, Usage: u, Degraded: degraded, SkippedLines: skipped,
+		PricesAsOf: prices.AsOf, PricesStale: stale}
 	if u.Totals.Calls == 0 {
 		what := "no usage recorded " + periodWords(w) + " yet"
 		if a.Provider != "" {
@@ -79,12 +82,15 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 		d.Usage = nil
 		d.Empty = true
 		d.Message = what + " — run some coding sessions, or widen the period (e.g. period=last_30_days)."
-		return &sdk.Result{Data: d, Markdown: d.Message + degradedNote(degraded)}
+		var b strings.Builder
+		b.WriteString(d.Message)
+		staleNote(&b, stale)
+		return &sdk.Result{Data: d, Markdown: b.String() + degradedNote(degraded)}
 	}
 	var b strings.Builder
 	t := u.Totals
-	fmt.Fprintf(&b, "**AI coding usage %s** (%s, %s pricing): **%s** over %d calls",
-		periodWords(w), w.Timezone, a.Pricing, rowCost(&t), t.Calls)
+	fmt.Fprintf(&b, "**AI coding usage %s** (%s, %s pricing, prices as of %s): **%s** over %d calls",
+		periodWords(w), w.Timezone, a.Pricing, prices.AsOf, rowCost(&t), t.Calls)
 	if t.Sessions > 0 {
 		fmt.Fprintf(&b, " in %d sessions", t.Sessions)
 	}
@@ -104,8 +110,22 @@ func renderUsage(w *window, a *usageArgs, u *report.Usage, prices *pricing.Table
 			fmt.Fprintf(&b, "\n_%d of %d rows; raise limit to see more._\n", len(u.Rows), u.RowsTotal)
 		}
 	}
+	staleNote(&b, stale)
 	readNotes(&b, u.Unpriced, skipped, degraded)
 	return &sdk.Result{Data: d, Markdown: b.String()}
+}
+
+// staleNote flags a price table older than a model in the logs.
+func staleNote(b *strings.Builder, s *report.StalePrices) {
+	if s == nil {
+		return
+	}
+	what := "its price may be out of date"
+	if !s.Priced {
+		what = "it has no price (n/a)"
+	}
+	fmt.Fprintf(b, "\n_Prices are as of %s, older than %s (first seen %s): %s; set USAGE_PRICE_REFRESH=1 or give prices in USAGE_PRICES_FILE._\n",
+		s.AsOf, s.Model, s.FirstSeen, what)
 }
 
 // table writes ranked rows; a day's or session's models follow it as

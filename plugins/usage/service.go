@@ -325,7 +325,7 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
 			Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
 		u := report.BuildUsage(snap.Calls, q)
-		return renderUsage(w, &a, u, prices, degraded, snap.SkippedLines)
+		return renderUsage(w, &a, u, prices, report.CheckPrices(snap.Calls, prices), degraded, snap.SkippedLines)
 	})
 	if err != nil {
 		return nil, err

@@ -104,9 +104,11 @@ func (s *service) statusText(ctx context.Context, in io.Reader) (string, error) 
 	cfg, path, berr := s.loadBudgets()
 	var st *report.Status
 	var bs *budgetState
+	var stale *report.StalePrices
 	s.store.View(func(snap *source.Snapshot) {
 		q := &report.Query{Loc: loc, Mode: pricing.ModeProvider, Prices: prices}
 		st = report.BuildStatus(snap.Calls, q, inp.SessionID, now)
+		stale = report.CheckPrices(snap.Calls, prices)
 		if cfg != nil && len(cfg.Budgets) > 0 {
 			bs = evalBudgets(cfg, path, snap.Calls, prices, loc, now)
 		}
@@ -158,6 +160,9 @@ func (s *service) statusText(ctx context.Context, in io.Reader) (string, error) 
 	}
 	if len(st.Unpriced) > 0 {
 		parts = append(parts, part{3, p.paint(yellow, "n/a: no price for "+strings.Join(st.Unpriced, ", "))})
+	}
+	if stale != nil {
+		parts = append(parts, part{4, p.paint(yellow, "prices of "+stale.AsOf+" older than "+stale.Model)})
 	}
 	width, _ := strconv.Atoi(s.env("COLUMNS"))
 	return fitParts(parts, width), nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/toolhost/toolhost/plugins/usage/internal/pricing"
 	"github.com/toolhost/toolhost/plugins/usage/internal/source"
 )
 
@@ -87,4 +88,49 @@ func recentChain(calls []*source.Call, now time.Time) []*source.Call {
 		}
 	}
 	return all
+}
+
+// StalePrices says that the price table is older than a model the logs
+// hold: the model first seen after the table's date.
+type StalePrices struct {
+	AsOf      string `json:"as_of"`
+	Model     string `json:"newest_model"`
+	FirstSeen string `json:"first_seen"`
+	// Priced is false when the table has no price for it at all.
+	Priced bool `json:"priced"`
+}
+
+// CheckPrices finds the model first seen last in calls and, when that was
+// after the day the table is dated (asOf, YYYY-MM-DD), says so; nil when
+// the table is not older than any model seen (or is undated).
+func CheckPrices(calls []*source.Call, t *pricing.Table) *StalePrices {
+	asOf, err := time.Parse("2006-01-02", t.AsOf)
+	if err != nil {
+		return nil
+	}
+	first := map[string]int64{}
+	var last *source.Origin // runs of calls share an origin: one lookup a run
+	var lastFirst int64
+	for _, c := range calls {
+		if c.Origin == last && lastFirst <= c.Time {
+			continue
+		}
+		f, ok := first[c.Model()]
+		if !ok || c.Time < f {
+			f = c.Time
+			first[c.Model()] = f
+		}
+		last, lastFirst = c.Origin, f
+	}
+	var newest string
+	for m, f := range first {
+		if newest == "" || f > first[newest] || f == first[newest] && m < newest {
+			newest = m
+		}
+	}
+	if newest == "" || first[newest] < asOf.AddDate(0, 0, 1).UnixMilli() {
+		return nil
+	}
+	_, priced := t.Lookup(newest)
+	return &StalePrices{AsOf: t.AsOf, Model: newest, FirstSeen: time.UnixMilli(first[newest]).UTC().Format("2006-01-02"), Priced: priced}
 }
