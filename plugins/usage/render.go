@@ -224,9 +224,24 @@ func renderSavings(w *window, s *report.Savings, degraded []source.Degraded, ski
 
 func renderStatus(d *statusData) string {
 	var b strings.Builder
-	b.WriteString("| Provider | Found | Files | Lines | Skipped | Calls |\n|---|---|---:|---:|---:|---:|\n")
+	where := map[string]string{}
+	for _, a := range d.Agents {
+		where[a.Agent] = a.Where
+	}
+	b.WriteString("| Provider | Where | Found | Files | Lines | Skipped | Calls |\n|---|---|---|---:|---:|---:|---:|\n")
 	for _, p := range d.Providers {
-		fmt.Fprintf(&b, "| %s | %v | %d | %d | %d | %d |\n", p.Provider, p.Found, p.Files, p.Lines, p.SkippedLines, p.Calls)
+		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %d | %d |\n", p.Provider, mdEscape(where[p.Provider]), p.Found, p.Files, p.Lines, p.SkippedLines, p.Calls)
+	}
+	b.WriteString("\nOther agents looked for (not read by this plugin):\n\n| Agent | Where | Found |\n|---|---|---|\n")
+	for _, a := range d.Agents {
+		if a.Read {
+			continue
+		}
+		found := "no"
+		if a.Present {
+			found = fmt.Sprintf("yes, %d entries — not read, not in the totals", a.Entries)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", a.Agent, mdEscape(a.Where), found)
 	}
 	c := d.Cache
 	fmt.Fprintf(&b, "\nLast scan %s: %d files parsed, %s bytes read (%s in all over %d scans), %d calls indexed. Prices as of %s (%s).\n",

@@ -309,7 +309,8 @@ func (s *service) report(ctx context.Context, key string, req *sdk.Request,
 	build func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result) (*sdk.Result, error) {
 	return s.shared(ctx, key, req, func(ctx context.Context, progress source.Progress) (*sdk.Result, error) {
 		return s.scanned(ctx, key, progress, func(snap *source.Snapshot, prices *pricing.Table, warn []source.Degraded) (*sdk.Result, error) {
-			return build(snap, prices, append(append([]source.Degraded{}, warn...), snap.Degraded...)), nil
+			degraded := append(append([]source.Degraded{}, warn...), snap.Degraded...)
+			return build(snap, prices, append(degraded, source.UnreadAgents(source.LookForAgents(s.env))...)), nil
 		})
 	})
 }
@@ -389,7 +390,9 @@ func (s *service) status(ctx context.Context, req *sdk.Request) (*sdk.Result, er
 	s.store.Refresh(ctx, func(done, total int) { req.Progress(float64(done), float64(total), "parsing session logs") })
 	var data statusData
 	s.store.View(func(snap *source.Snapshot) {
-		data = statusData{Providers: snap.Providers, Degraded: append(append([]source.Degraded{}, warn...), snap.Degraded...),
+		agents := source.LookForAgents(s.env)
+		data = statusData{Providers: snap.Providers, Agents: agents,
+			Degraded:     append(append(append([]source.Degraded{}, warn...), snap.Degraded...), source.UnreadAgents(agents)...),
 			SkippedLines: snap.SkippedLines, Cache: snap.Stats,
 			Prices: pricesInfo{AsOf: prices.AsOf, Sources: prices.Sources}}
 	})
@@ -405,11 +408,14 @@ type pricesInfo struct {
 }
 
 type statusData struct {
-	Providers    []source.ProviderStatus `json:"providers"`
-	Degraded     []source.Degraded       `json:"degraded"`
-	SkippedLines int64                   `json:"skipped_lines"`
-	Cache        source.Stats            `json:"cache"`
-	Prices       pricesInfo              `json:"prices"`
+	Providers []source.ProviderStatus `json:"providers"`
+	// Agents are every agent ccusage reads: where each was looked for,
+	// whether its logs are here, and whether this plugin reads them.
+	Agents       []source.AgentStatus `json:"agents"`
+	Degraded     []source.Degraded    `json:"degraded"`
+	SkippedLines int64                `json:"skipped_lines"`
+	Cache        source.Stats         `json:"cache"`
+	Prices       pricesInfo           `json:"prices"`
 }
 
 // blocksArgs are blocks' args.

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/plugins/usage/internal/source"
+)
+
+// TestAgentsPresentButUnread: status lists every agent ccusage reads, where
+// it was looked for (as $VAR or ~/…, never the absolute path) and what was
+// found; agents whose logs are here but not read are named in every
+// report's degraded, so a partial bill says what it leaves out.
+func TestAgentsPresentButUnread(t *testing.T) {
+	home := t.TempDir()
+	testplugin.WriteFile(t, filepath.Join(home, ".local", "share", "amp", "threads", "T-1.json"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".qwen", "tmp", "abc", "chats", "session-1.json"), "{}")
+	kimi := filepath.Join(t.TempDir(), "kimi")
+	testplugin.WriteFile(t, filepath.Join(kimi, "sessions", "a.jsonl"), "")
+	s := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": kimi})
+
+	res, b := call(t, s, "status", nil)
+	var st struct {
+		Agents   []source.AgentStatus `json:"agents"`
+		Degraded []source.Degraded    `json:"degraded"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Agents) != len(source.Agents) {
+		t.Errorf("%d agents listed, want all %d", len(st.Agents), len(source.Agents))
+	}
+	want := map[string]struct {
+		where   string
+		present bool
+	}{
+		"amp":     {"~/.local/share/amp", true},
+		"qwen":    {"~/.qwen", true},
+		"kimi":    {"$KIMI_DATA_DIR", true},
+		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose, ~/Library/Application Support/Block/goose", false},
+		"copilot": {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
+		"claude":  {"~/.config/claude, ~/.claude", false},
+	}
+	for _, a := range st.Agents {
+		if w, ok := want[a.Agent]; ok && (a.Where != w.where || a.Present != w.present) {
+			t.Errorf("%s: where %q present %v, want %q %v", a.Agent, a.Where, a.Present, w.where, w.present)
+		}
+	}
+	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), kimi) {
+		t.Error("status shows an absolute path")
+	}
+	if !strings.Contains(res.Markdown, "| amp | ~/.local/share/amp | yes, 1 entries — not read, not in the totals |") {
+		t.Errorf("status Markdown:\n%s", res.Markdown)
+	}
+	_, u := usageOf(t, s, map[string]any{"period": "today"})
+	var named []string
+	for _, d := range u.Degraded {
+		if strings.Contains(d.Reason, "but not read") {
+			named = append(named, d.Provider)
+		}
+	}
+	if strings.Join(named, ",") != "amp,kimi,qwen" {
+		t.Errorf("get-usage names %v as present but unread, want amp, kimi, qwen", named)
+	}
+}
