@@ -103,3 +103,53 @@ USAGE_BENCH_DATA="$DATA/claude" USAGE_BENCH_OUT="$WORK/resident.json" \
 	/warm_ratio/ {gsub(/[}" ]/, "", $2); printf "warm call: %.3f%% of the cold scan (goal <= 1%%)\n", $2*100}
 	/append_ratio/ {gsub(/[}" ]/, "", $2); printf "after +1 MB: %.3f%% of the cold scan (goal <= 3%%)\n", $2*100}
 	/append_bytes_read/ {gsub(/[}" ]/, "", $2); printf "bytes re-read after the append: %s\n", $2}' "$WORK/resident.json"
+
+echo
+echo "== statusline: ccusage statusline against usage statusline, same home"
+# A session of the logs, as Claude Code names it in its statusline JSON.
+TRANSCRIPT=$(find "$DATA/claude/projects" -name '*.jsonl' -not -path '*/subagents/*' | sort | awk 'NR == 1')
+SESSION=$(basename "$TRANSCRIPT" .jsonl)
+printf '{"hook_event_name":"Status","session_id":"%s","transcript_path":"%s","cwd":"/home/dev","model":{"id":"claude-sonnet-4-5","display_name":"Sonnet 4.5"},"workspace":{"current_dir":"/home/dev","project_dir":"/home/dev"},"version":"2.0.14","cost":{"total_cost_usd":0.5,"total_duration_ms":1000}}\n' \
+	"$SESSION" "$TRANSCRIPT" >"$WORK/statusline.json"
+# The appended megabyte is taken off again at the end: the data is reused.
+SIZE0=$(stat -c %s "$TRANSCRIPT")
+trap 'truncate -s "$SIZE0" "$TRANSCRIPT"' EXIT
+rm -rf "$EMPTY/.cache/toolhost-usage" /tmp/ccusage-semaphore
+# sl LABEL CMD...: one statusline run, stdin the JSON; CPU-seconds to LABEL.stat.
+sl() {
+	local label=$1
+	shift
+	"${ISOLATED[@]}" /usr/bin/time -v "$@" <"$WORK/statusline.json" >"$WORK/$label.out" 2>"$WORK/$label.time" || {
+		echo "bench-usage: $label failed:" >&2
+		tail -20 "$WORK/$label.time" >&2
+		exit 1
+	}
+	awk -F': ' -v l="$label" '/User time \(seconds\)/ {u=$2} /System time \(seconds\)/ {s=$2}
+		END {printf "%s %.3f\n", l, u+s}' "$WORK/$label.time" >"$WORK/$label.stat"
+}
+# ccusage keeps its last line for --refresh-interval (1 s): Claude Code's
+# updates further apart than that make it compute again, as measured here
+# (each run 1.5 s after the one before); its cached answer is shown too.
+sl cc_first "$CC" statusline --offline
+sleep 1.5
+sl cc_warm "$CC" statusline --offline
+sl cc_cached "$CC" statusline --offline
+sl us_cold "$WORK/bin/usage" statusline
+sl us_warm "$WORK/bin/usage" statusline
+# Append ~1 MB of Claude Code lines (other sessions', whole lines) to the transcript.
+{ find "$DATA/claude/projects" -name '*.jsonl' -not -path '*/subagents/*' | sort | awk 'NR > 1' |
+	xargs cat 2>/dev/null | head -c 1048576 || true; } | sed '$d' >>"$TRANSCRIPT"
+APPENDED=$(($(stat -c %s "$TRANSCRIPT") - SIZE0))
+sleep 1.5
+sl cc_append "$CC" statusline --offline
+sl us_append "$WORK/bin/usage" statusline
+for l in cc_first cc_warm cc_cached us_cold us_warm cc_append us_append; do read -r _ "v_$l" <"$WORK/$l.stat"; done
+printf '%-44s %10s\n' "statusline, ${size_mb} MB of logs" "CPU-s"
+printf '%-44s %10.3f\n' "ccusage, first run" "$v_cc_first" "ccusage, again after 1.5 s (recomputes)" "$v_cc_warm" \
+	"ccusage, again within 1 s (its cached line)" "$v_cc_cached" "usage, first run (no index yet)" "$v_us_cold" \
+	"usage, warm (index, logs unchanged)" "$v_us_warm" "ccusage, after +$APPENDED bytes" "$v_cc_append" \
+	"usage, after +$APPENDED bytes" "$v_us_append"
+awk -v w="$v_us_warm" -v cw="$v_cc_warm" -v a="$v_us_append" -v ca="$v_cc_append" 'BEGIN {
+	printf "ratios usage/ccusage: warm %.3fx (goal <= 0.2), after the append %.3fx (goal <= 0.5)\n", w/cw, a/ca }'
+echo "lines: ccusage: $(head -1 "$WORK/cc_warm.out")"
+echo "       usage:   $(head -1 "$WORK/us_warm.out")"
