@@ -17,7 +17,7 @@ import (
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
 	testplugin.WriteFile(t, filepath.Join(home, ".local", "share", "amp", "threads", "T-1.json"), "{}")
-	testplugin.WriteFile(t, filepath.Join(home, ".qwen", "tmp", "abc", "chats", "session-1.json"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
 	kimi := filepath.Join(t.TempDir(), "kimi")
 	testplugin.WriteFile(t, filepath.Join(kimi, "sessions", "a.jsonl"), "")
 	s := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": kimi})
@@ -38,7 +38,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		present bool
 	}{
 		"amp":     {"~/.local/share/amp", true},
-		"qwen":    {"~/.qwen", true},
+		"hermes":  {"~/.hermes", true},
+		"qwen":    {"~/.qwen", false},
 		"kimi":    {"$KIMI_DATA_DIR", true},
 		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose, ~/Library/Application Support/Block/goose", false},
 		"copilot": {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
@@ -62,7 +63,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "amp,kimi,qwen" {
-		t.Errorf("get-usage names %v as present but unread, want amp, kimi, qwen", named)
+	if strings.Join(named, ",") != "amp,hermes,kimi" {
+		t.Errorf("get-usage names %v as present but unread, want amp, hermes, kimi", named)
 	}
 }

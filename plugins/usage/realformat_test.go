@@ -462,3 +462,38 @@ func TestTasksOfOtherAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestQwenChats: Qwen Code's chat recordings
+// (~/.qwen/projects/<project>/chats/<session>.jsonl; the record shape of
+// QwenLM/qwen-code chatRecordingService.ts, the layout ccusage 20's
+// adapter/qwen reads, its fixture's usageMetadata): the cached prompt
+// moves out of input into cache read, thoughts are output, a record with
+// only totalTokenCount counts it as output, a copied record counts once,
+// a user record opens a turn; the project is the record's cwd.
+func TestQwenChats(t *testing.T) {
+	root := t.TempDir()
+	rec := func(typ, ts, model, usage string) string {
+		line := fmt.Sprintf(`{"uuid":"u-%s","sessionId":"qs-1","timestamp":%q,"type":%q,"cwd":"/home/dev/shop","version":"0.8.2","model":%q,"message":{"role":"model","parts":[{"text":"ok"}]}`, ts, ts, typ, model)
+		if usage != "" {
+			line += `,"usageMetadata":` + usage
+		}
+		return line + "}\n"
+	}
+	a := rec("assistant", "2026-06-09T09:00:05.120Z", "qwen3-coder-plus",
+		`{"promptTokenCount":12000,"candidatesTokenCount":300,"thoughtsTokenCount":40,"cachedContentTokenCount":8000,"totalTokenCount":12340}`)
+	testplugin.WriteFile(t, filepath.Join(root, "projects", "-home-dev-shop", "chats", "qs-1.jsonl"),
+		rec("user", "2026-06-09T09:00:00.000Z", "", "")+a+a+
+			rec("assistant", "2026-06-09T09:01:00.000Z", "qwen3-coder-plus", `{"totalTokenCount":321}`)+
+			"{\"type\":\"assistant\",\"usageMetadata\":{\"promptTok\n")
+	s := newTestService(t, map[string]string{"QWEN_DATA_DIR": root})
+	got, out := byModel(t, s, "2026-06-09", nil)
+	r := got["qwen3-coder-plus"]
+	if r.Calls != 2 || r.InputTokens != 4000 || r.CacheReadTokens != 8000 || r.OutputTokens != 340+321 ||
+		!sameCost(r.CostUSD, (4000*1+661*5+8000*0.1)/1e6) {
+		t.Errorf("got %+v (degraded %v)", r, out.Degraded)
+	}
+	_, p := usageOf(t, s, map[string]any{"from": "2026-06-09", "to": "2026-06-09", "by": "project", "include-project-names": true, "timezone": "UTC"})
+	if len(p.Rows) != 1 || p.Rows[0].Key != "shop" || p.SkippedLines != 1 {
+		t.Errorf("projects %+v, skipped %d", p.Rows, p.SkippedLines)
+	}
+}

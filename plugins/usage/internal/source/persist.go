@@ -83,7 +83,7 @@ func restoreCarry(provider string, sc *savedCarry) (any, bool) {
 	case provider == "codex" && len(s) == 4 && len(n) == 5:
 		return &codexCarry{model: s[0], cwd: s[1], name: s[2], session: s[3], turn: sc.Turn, metaSeen: sc.Flag,
 			max: codexUsage{input: n[0], cached: n[1], output: n[2], reasoning: n[3], total: n[4]}}, true
-	case provider == "gemini" && len(s) == 1:
+	case (provider == "gemini" || provider == "qwen") && len(s) == 1:
 		return &geminiCarry{session: s[0], turn: sc.Turn}, true
 	}
 	return nil, false
