@@ -114,40 +114,47 @@ func Set(doc []byte, key, name string, value any) ([]byte, bool, error) {
 			servers = &top.Members[i]
 		}
 	}
+	changed := false
 	if servers == nil {
-		v, err := render(map[string]any{name: value}, unit, unit)
-		if err != nil {
-			return nil, false, err
+		changed, err = putMember(doc, top, key, map[string]any{name: value}, "", unit)
+	} else {
+		obj, ok := servers.Value.Value.(*hujson.Object)
+		if !ok {
+			return nil, false, fmt.Errorf("%q is not an object: fix it by hand", key)
 		}
-		insertFirst(top, unit, key, v, "")
-		return root.Pack(), true, nil
+		changed, err = putMember(doc, obj, name, value, lineIndent(doc, servers.Name.StartOffset), unit)
 	}
-	obj, ok := servers.Value.Value.(*hujson.Object)
-	if !ok {
-		return nil, false, fmt.Errorf("%q is not an object: fix it by hand", key)
+	if err != nil || !changed {
+		return doc, false, err
 	}
-	outer := lineIndent(doc, servers.Name.StartOffset)
+	return root.Pack(), true, nil
+}
+
+// putMember makes obj (whose closing line is indented by outer) hold
+// name: value: an equal member stays (false), another value is replaced
+// where it is, a missing member goes first.
+func putMember(doc []byte, obj *hujson.Object, name string, value any, outer, unit string) (bool, error) {
 	for i := range obj.Members {
 		m := &obj.Members[i]
 		if memberName(m) != name {
 			continue
 		}
 		if sameJSON(m.Value, value) {
-			return doc, false, nil
+			return false, nil
 		}
 		v, err := render(value, lineIndent(doc, m.Name.StartOffset), unit)
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
 		m.Value.Value = v
-		return root.Pack(), true, nil
+		return true, nil
 	}
 	v, err := render(value, outer+unit, unit)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	insertFirst(obj, outer+unit, name, v, outer)
-	return root.Pack(), true, nil
+	return true, nil
 }
 
 // Remove takes name out of doc's object under key, changing nothing else;

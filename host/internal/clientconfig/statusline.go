@@ -42,26 +42,9 @@ func SetTop(doc []byte, name string, value any) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	unit := indentUnit(doc, top)
-	for i := range top.Members {
-		m := &top.Members[i]
-		if memberName(m) != name {
-			continue
-		}
-		if sameJSON(m.Value, value) {
-			return doc, false, nil
-		}
-		v, err := render(value, lineIndent(doc, m.Name.StartOffset), unit)
-		if err != nil {
-			return nil, false, err
-		}
-		m.Value.Value = v
-		return root.Pack(), true, nil
+	changed, err := putMember(doc, top, name, value, "", indentUnit(doc, top))
+	if err != nil || !changed {
+		return doc, false, err
 	}
-	v, err := render(value, unit, unit)
-	if err != nil {
-		return nil, false, err
-	}
-	insertFirst(top, unit, name, v, "")
 	return root.Pack(), true, nil
 }
