@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,5 +86,41 @@ func TestBudgetCheckExitCodes(t *testing.T) {
 	}
 	if out, code := run("budget", "--check"); code != 1 || !strings.Contains(out, `period \"fortnight\" is not day, week or month`) {
 		t.Errorf("bad file: exit %d: %s", code, out)
+	}
+}
+
+// TestProjectGroups: the budgets file's groups count several repositories
+// as one project in get-usage too (pseudonymised unless names are asked
+// for); a malformed budgets file is named in degraded and the usage is
+// still answered.
+func TestProjectGroups(t *testing.T) {
+	dir := t.TempDir()
+	for i, cwd := range []string{"/home/dev/api", "/home/dev/worker", "/home/dev/docs"} {
+		sess := fmt.Sprintf("5f0c2f9e-7777-4a4a-9b9b-00000000000%d", i)
+		id := fmt.Sprintf("msg_g%d", i)
+		testplugin.WriteFile(t, filepath.Join(dir, "projects", "-home-dev-"+filepath.Base(cwd), sess+".jsonl"),
+			claudeLine(false, cwd, sess, id, "req_"+id, "claude-sonnet-4-5", "2026-06-20T10:00:00.000Z", claudeUsage(1000*(i+1), 0, 0, 100, "")))
+	}
+	budgets := filepath.Join(t.TempDir(), "usage-budgets.yaml")
+	testplugin.WriteFile(t, budgets, "groups:\n  billing: [api, /home/dev/worker]\n")
+	s := newTestService(t, map[string]string{"CLAUDE_CONFIG_DIR": dir, "USAGE_BUDGETS_FILE": budgets})
+	args := map[string]any{"period": "today", "by": "project", "timezone": "UTC", "include-project-names": true}
+	_, u := usageOf(t, s, args)
+	got := map[string]int64{}
+	for _, r := range u.Rows {
+		got[r.Key] = r.InputTokens
+	}
+	if len(got) != 2 || got["billing"] != 3000 || got["docs"] != 3000 {
+		t.Errorf("by project with a group: %v, want billing 3000 (api + worker), docs 3000", got)
+	}
+	args["include-project-names"] = false
+	res, u := usageOf(t, s, args)
+	if len(u.Rows) != 2 || strings.Contains(res.Markdown, "billing") {
+		t.Errorf("pseudonymised: %+v\n%s", u.Rows, res.Markdown)
+	}
+	testplugin.WriteFile(t, budgets, "groups: [billing]\n")
+	res, u = usageOf(t, s, map[string]any{"period": "today", "timezone": "UTC"})
+	if u.Totals.InputTokens != 6000 || len(u.Degraded) != 1 || u.Degraded[0].Provider != "budgets" || !strings.Contains(res.Markdown, "usage-budgets.yaml") {
+		t.Errorf("malformed budgets file: totals %+v degraded %+v", u.Totals, u.Degraded)
 	}
 }

@@ -322,32 +322,43 @@ func (s *service) getUsage(ctx context.Context, req *sdk.Request) (*sdk.Result, 
 	if err != nil {
 		return nil, err
 	}
+	cfg, _, berr := s.loadBudgets()
+	var group func(o *source.Origin) string
+	if cfg != nil && len(cfg.Groups) > 0 {
+		group = cfg.GroupOf
+		b, _ := json.Marshal(cfg.Groups)
+		key += " groups " + string(b) // the budgets file's project groups shape the rows
+	}
 	res, err := s.report(ctx, key, req, func(snap *source.Snapshot, prices *pricing.Table, degraded []source.Degraded) *sdk.Result {
 		q := &report.Query{From: w.from, To: w.to, Loc: w.loc, By: a.By, Limit: a.Limit,
-			Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices}
+			Mode: pricing.Mode(a.Pricing), Provider: a.Provider, IncludeNames: a.IncludeNames, Prices: prices, Group: group}
 		u := report.BuildUsage(snap.Calls, q)
 		return renderUsage(w, &a, u, prices, report.CheckPrices(snap.Calls, prices), degraded, snap.SkippedLines)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res, err = s.withBudgets(ctx, res, w.loc); err != nil {
-		return nil, err
-	}
-	return fit(res, req.Caller.MaxResultBytes), nil
+	return fit(s.withBudgets(ctx, res, w.loc, cfg, berr), req.Caller.MaxResultBytes), nil
 }
 
 // withBudgets adds the budgets' standing to a get-usage result when a
-// budgets file is set (a copy: the memoised result stays as it was).
-func (s *service) withBudgets(ctx context.Context, res *sdk.Result, loc *time.Location) (*sdk.Result, error) {
+// budgets file is set (a copy: the memoised result stays as it was); a
+// budgets file that cannot be read is named in degraded, and the usage
+// is still answered.
+func (s *service) withBudgets(ctx context.Context, res *sdk.Result, loc *time.Location, cfg *budget.Config, berr error) *sdk.Result {
 	d, ok := res.Data.(*usageData)
 	if !ok {
-		return res, nil
+		return res
 	}
-	cfg, path, err := s.loadBudgets()
-	if err != nil || cfg == nil || len(cfg.Budgets) == 0 {
-		return res, err
+	if berr != nil {
+		c := *d
+		c.Degraded = append(append([]source.Degraded{}, d.Degraded...), source.Degraded{Provider: "budgets", Reason: berr.Error()})
+		return &sdk.Result{Data: &c, Markdown: res.Markdown + degradedNote(c.Degraded[len(d.Degraded):])}
 	}
+	if cfg == nil || len(cfg.Budgets) == 0 {
+		return res
+	}
+	path := budget.Path(s.env)
 	prices, _, _ := s.table(ctx)
 	c := *d
 	s.store.View(func(snap *source.Snapshot) {
@@ -360,7 +371,7 @@ func (s *service) withBudgets(ctx context.Context, res *sdk.Result, loc *time.Lo
 		fmt.Fprintf(&b, " · %s %s: %s", mdEscape(r.Name), r.State, mdEscape(r.Why))
 	}
 	b.WriteString(" (the budget action has the table)\n")
-	return &sdk.Result{Data: &c, Markdown: b.String()}, nil
+	return &sdk.Result{Data: &c, Markdown: b.String()}
 }
 
 // savingsArgs are get-savings' args.

@@ -215,6 +215,27 @@ func (c *Config) bounds(period string, now time.Time, loc *time.Location) (time.
 	return day, day.AddDate(0, 0, 1)
 }
 
+// GroupOf is the project group holding o's project (by its folder name or
+// full path), "" when none does; of several, the first by name.
+func (c *Config) GroupOf(o *source.Origin) string {
+	if c == nil || len(c.Groups) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(c.Groups))
+	for g := range c.Groups {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		for _, p := range c.Groups[g] {
+			if p == o.Name || p == o.Project {
+				return g
+			}
+		}
+	}
+	return ""
+}
+
 // matches reports whether the call counts towards l.
 func (c *Config) matches(l *Limit, call *source.Call) bool {
 	o := call.Origin

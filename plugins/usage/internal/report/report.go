@@ -32,6 +32,9 @@ type Query struct {
 	IncludeNames bool
 	// Prices is the price table.
 	Prices *pricing.Table
+	// Group, when set, names the project group a call's project belongs
+	// to ("" for none): a group is shown as one project.
+	Group func(o *source.Origin) string
 }
 
 // Totals are summed usage.
@@ -181,14 +184,30 @@ func (d *dayer) day(ms int64) string {
 type Namer struct {
 	include bool
 	cache   map[string]string
+	group   func(o *source.Origin) string
+	groups  map[*source.Origin]string
 }
 
 // NewNamer returns a Namer; include shows real names (the last path
 // element), else the pseudonym project-<6 hex of sha256>.
 func NewNamer(include bool) *Namer { return &Namer{include: include, cache: map[string]string{}} }
 
-// Name returns the shown name of a call's project.
+// Name returns the shown name of a call's project: its group's, when it
+// is in one (pseudonymised as a project is).
 func (n *Namer) Name(c *source.Call) string {
+	if n.group != nil {
+		g, ok := n.groups[c.Origin]
+		if !ok {
+			g = n.group(c.Origin)
+			n.groups[c.Origin] = g
+		}
+		if g != "" {
+			if n.include {
+				return g
+			}
+			return Pseudonym("group:" + g)
+		}
+	}
 	if n.include {
 		if c.Origin.Name != "" {
 			return c.Origin.Name
@@ -257,6 +276,9 @@ func BuildUsage(calls []*source.Call, q *Query) *Usage {
 	pr := newPricer(q.Prices, q.Mode)
 	u := &Usage{}
 	namer := NewNamer(q.IncludeNames)
+	if q.Group != nil {
+		namer.group, namer.groups = q.Group, map[*source.Origin]string{}
+	}
 	needTurns := q.By == "" || q.By == "task"
 	var turns *turnSet
 	if needTurns {
