@@ -41,7 +41,7 @@ type surfaceCall struct {
 // volatile are result keys that differ between any two runs (clocks,
 // timings, commit hashes); they are left out of the comparison, and so are
 // ULIDs (notes' ids, operation ids and session handles) inside strings.
-var volatile = []string{"op", "commit", "created", "updated", "session_handle", "last_scan_us"}
+var volatile = []string{"op", "commit", "created", "updated", "session_handle", "last_scan", "last_scan_us"}
 
 var ulid = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 

@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			ours := usageDaily(t, plugin, env, provider)
@@ -91,6 +91,9 @@ var knownDiffs = map[string]knownDiff{
 	// output but leaves them out of outputTokens, as for Gemini.
 	"qwen 2026-06-09 qwen3-coder-plus": {input: -20000, output: 40, cost: -0.02,
 		why: "the cached prompt counts once (ccusage also counts it as input); thoughts are output tokens"},
+	// ccusage bills Droid's thinkingTokens as output but leaves them out
+	// of outputTokens.
+	"droid 2026-06-10 claude-sonnet-4-5": {output: 900, why: "thinking tokens are output tokens"},
 }
 
 // dayUsage is one day and model's figures.
@@ -419,7 +422,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// five agents' logs.
+// six agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

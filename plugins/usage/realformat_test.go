@@ -497,3 +497,41 @@ func TestQwenChats(t *testing.T) {
 		t.Errorf("projects %+v, skipped %d", p.Rows, p.SkippedLines)
 	}
 }
+
+// TestDroidSessions: Factory Droid's <session>.settings.json (the fields
+// ccusage 20's adapter/droid reads; its fixtures' shapes): one call a
+// session with its cumulative tokenUsage, thinking as output, the model
+// label normalised, else named by the session's .jsonl; an archived copy
+// of a session counts once (the larger); only totalTokens counts as output.
+func TestDroidSessions(t *testing.T) {
+	root := t.TempDir()
+	settings := func(model, at, usage string) string {
+		return fmt.Sprintf(`{"model":%q,"providerLock":"anthropic","providerLockTimestamp":%q,"tokenUsage":%s}`, model, at, usage)
+	}
+	testplugin.WriteFile(t, filepath.Join(root, "proj", "s1.settings.json"),
+		settings("custom:Claude-Sonnet-4.5-[Anthropic]-", "2026-06-10T14:20:00.000Z", `{"inputTokens":4000,"outputTokens":500,"cacheCreationTokens":1000,"cacheReadTokens":20000,"thinkingTokens":100}`))
+	testplugin.WriteFile(t, filepath.Join(root, "archive", "s1.settings.json"),
+		settings("Claude-Sonnet-4.5-[Anthropic]", "2026-06-10T14:20:00.000Z", `{"inputTokens":2000,"outputTokens":200}`))
+	testplugin.WriteFile(t, filepath.Join(root, "proj", "s2.settings.json"),
+		`{"providerLockTimestamp":"2026-06-10T15:00:00.000Z","tokenUsage":{"inputTokens":100,"outputTokens":10}}`)
+	testplugin.WriteFile(t, filepath.Join(root, "proj", "s2.jsonl"), `{"content":"Model: Claude Opus 4.5 Thinking [Anthropic]"}`+"\n")
+	testplugin.WriteFile(t, filepath.Join(root, "proj", "s3.settings.json"),
+		settings("gpt-5", "2026-06-10T16:00:00.000Z", `{"totalTokens":456}`))
+	s := newTestService(t, map[string]string{"DROID_SESSIONS_DIR": root})
+	got, out := byModel(t, s, "2026-06-10", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5":        {Calls: 1, InputTokens: 4000, OutputTokens: 600, CacheWriteTokens: 1000, CacheReadTokens: 20000},
+		"claude-opus-4-5-thinking": {Calls: 1, InputTokens: 100, OutputTokens: 10},
+		"gpt-5":                    {Calls: 1, OutputTokens: 456},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+}

@@ -27,7 +27,7 @@ var Agents = []Agent{
 	{Name: "codex", Env: "CODEX_HOME", Defaults: []string{".codex"}, Read: true},
 	{Name: "opencode", Env: "USAGE_OPENCODE_DB", Defaults: []string{"$XDG_DATA_HOME/opencode"}, Read: true},
 	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}},
-	{Name: "droid", Env: "DROID_SESSIONS_DIR", Defaults: []string{".factory/sessions"}},
+	{Name: "droid", Env: "DROID_SESSIONS_DIR", Defaults: []string{".factory/sessions"}, Read: true},
 	{Name: "codebuff", Env: "CODEBUFF_DATA_DIR", Defaults: []string{".config/manicode"}},
 	{Name: "hermes", Env: "HERMES_HOME", Defaults: []string{".hermes"}},
 	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode and qwen, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen and droid, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out
