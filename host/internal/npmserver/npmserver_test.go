@@ -86,3 +86,38 @@ func TestManifestQuotesWhatYAMLWouldMisread(t *testing.T) {
 		}
 	}
 }
+
+func TestFromCommandReadsNPXEntries(t *testing.T) {
+	tests := []struct {
+		name     string
+		command  string
+		args     []string
+		spec     string
+		rest     []string
+		whyMatch string
+	}{
+		{"npx -y", "npx", []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ana/docs"}, "@modelcontextprotocol/server-filesystem@2026.8.31", []string{"/home/ana/docs"}, ""},
+		{"bare npx", "/usr/local/bin/npx", []string{"chrome-devtools-mcp@latest"}, "chrome-devtools-mcp@latest", []string{}, ""},
+		{"windows", "cmd", []string{"/c", "npx", "-y", "@upstash/context7-mcp"}, "@upstash/context7-mcp", []string{}, ""},
+		{"uvx", "uvx", []string{"mcp-server-fetch"}, "", nil, "a Python server (uvx)"},
+		{"docker", "docker", []string{"run", "-i", "ghcr.io/github/github-mcp-server"}, "", nil, "runs in a container"},
+		{"node script", "node", []string{"/home/ana/srv/index.js"}, "", nil, "a script on this machine"},
+		{"npx -p", "npx", []string{"-p", "pkg", "other"}, "", nil, "npx -p runs a command"},
+		{"expansion", "npx", []string{"-y", "pkg", "${HOME}/x"}, "", nil, "only the client expands"},
+		{"binary", "/opt/bin/github-mcp-server", []string{"stdio"}, "", nil, "a program on this machine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, rest, why := FromCommand(tt.command, tt.args)
+			if tt.whyMatch != "" {
+				if !strings.Contains(why, tt.whyMatch) {
+					t.Fatalf("why = %q, want %q", why, tt.whyMatch)
+				}
+				return
+			}
+			if why != "" || spec != tt.spec || strings.Join(rest, " ") != strings.Join(tt.rest, " ") {
+				t.Fatalf("got %q %q %q, want %q %q", spec, rest, why, tt.spec, tt.rest)
+			}
+		})
+	}
+}
