@@ -73,6 +73,7 @@ var nonKebab = regexp.MustCompile(`[^a-z0-9]+`)
 // of it, looking each npm package up.
 func planImport(ctx context.Context, srcs []serverSource, dir string) ([]*importPlan, error) {
 	var plans []*importPlan
+	looked := map[string]lookup{}
 	byName := map[string]*importPlan{}
 	envOwner := map[string]*importPlan{}
 	for _, src := range srcs {
@@ -93,7 +94,7 @@ func planImport(ctx context.Context, srcs []serverSource, dir string) ([]*import
 			}
 			p := &importPlan{src: src, name: n}
 			plans = append(plans, p)
-			p.why = planEntry(ctx, p, entries[n], dir)
+			p.why = planEntry(ctx, p, entries[n], dir, looked)
 			if p.why != "" {
 				continue
 			}
@@ -124,9 +125,15 @@ func planImport(ctx context.Context, srcs []serverSource, dir string) ([]*import
 	return plans, nil
 }
 
+// lookup is npm's answer for one package spec, asked once per import.
+type lookup struct {
+	pkg npmserver.Package
+	err error
+}
+
 // planEntry fills p from one config entry; it returns why the entry
 // cannot be imported, or "".
-func planEntry(ctx context.Context, p *importPlan, e map[string]any, dir string) string {
+func planEntry(ctx context.Context, p *importPlan, e map[string]any, dir string, looked map[string]lookup) string {
 	typ, _ := e["type"].(string)
 	if url, ok := e["url"].(string); ok || (typ != "" && typ != "stdio") {
 		p.shown = strings.TrimSpace(typ + " " + url)
@@ -174,7 +181,12 @@ func planEntry(ctx context.Context, p *importPlan, e map[string]any, dir string)
 	if _, err := os.Stat(pl.Dir); err == nil {
 		return fmt.Sprintf("%s exists already: remove it or rename the entry, and run again", pl.Dir)
 	}
-	pkg, err := npmserver.Lookup(ctx, "", spec)
+	l, seen := looked[spec]
+	if !seen {
+		l.pkg, l.err = npmserver.Lookup(ctx, "", spec)
+		looked[spec] = l
+	}
+	pkg, err := l.pkg, l.err
 	if err != nil {
 		return err.Error()
 	}
