@@ -41,6 +41,9 @@ type Manifest struct {
 	// Args, for an MCP server, are its command-line arguments after the
 	// entrypoint.
 	Args []string
+	// Roots, for an MCP server, are the absolute folders the host answers
+	// the server's roots/list with: the folders it may use.
+	Roots []string
 	// SHA256 is the optional pin of the binary's hex sha256.
 	SHA256 string
 	// Timeout is the per-call limit (default 30s).

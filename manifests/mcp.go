@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +129,17 @@ func (p *parser) launch(fs map[string]entry, m *Manifest) {
 		}
 		if !m.MCP() {
 			p.addf(e.val, "args", "only an MCP server (protocol: mcp) takes args; a go-plugin plugin is started without any")
+		}
+	}
+	if e, ok := fs["roots"]; ok {
+		m.Roots = p.stringSet(e, func(s string) string {
+			if !filepath.IsAbs(s) {
+				return fmt.Sprintf("%q is not an absolute folder (~ and $HOME are not expanded)", s)
+			}
+			return ""
+		})
+		if !m.MCP() {
+			p.addf(e.val, "roots", "only an MCP server (protocol: mcp) asks for roots; a go-plugin plugin is told its folders by env")
 		}
 	}
 	if !m.MCP() {

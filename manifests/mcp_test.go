@@ -15,6 +15,7 @@ const mcpHead = "name: memory\ndescription: d\nprotocol: mcp\nentrypoint: node_m
 func TestMCPManifest(t *testing.T) {
 	m, err := parseString(t, mcpHead+`interpreter: node
 args: ["--root", "/tmp", 3]
+roots: [/srv/notes]
 actions:
   - {name: delete_entities, reversible: false}
   - {name: read_graph, keywords: [graph, everything remembered]}
@@ -25,6 +26,9 @@ actions:
 	}
 	if !m.MCP() || m.Interpreter != "node" || len(m.Actions) != 0 {
 		t.Errorf("got protocol %q, interpreter %q, %d actions", m.Protocol, m.Interpreter, len(m.Actions))
+	}
+	if len(m.Roots) != 1 || m.Roots[0] != "/srv/notes" {
+		t.Errorf("roots: %v", m.Roots)
 	}
 	if diff := cmp.Diff([]string{"--root", "/tmp", "3"}, m.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
@@ -50,6 +54,8 @@ func TestMCPManifestRefusals(t *testing.T) {
 		{"interpreter on go-plugin", "name: x\ndescription: d\nentrypoint: x\ninterpreter: node\nactions: [{name: a, description: d}]\n", "only an MCP server (protocol: mcp) has an interpreter"},
 		{"args on go-plugin", "name: x\ndescription: d\nentrypoint: x\nargs: [a]\nactions: [{name: a, description: d}]\n", "only an MCP server (protocol: mcp) takes args"},
 		{"unknown protocol", "name: x\ndescription: d\nentrypoint: x\nprotocol: grpc\nactions: [{name: a, description: d}]\n", `unknown protocol "grpc"`},
+		{"relative root", mcpHead + "roots: [notes]\n", `roots[0]: "notes" is not an absolute folder`},
+		{"roots on go-plugin", "name: x\ndescription: d\nentrypoint: x\nroots: [/a]\nactions: [{name: a, description: d}]\n", "only an MCP server (protocol: mcp) asks for roots"},
 		{"agent", mcpHead + "kind: agent\n", "an MCP server is a tool"},
 		{"prompts", mcpHead + "prompts: [{name: p, description: d}]\n", "does not declare prompts"},
 		{"bad tool name", mcpHead + "actions: [{name: 'read graph'}]\n", `"read graph" is not an MCP tool name`},
