@@ -43,6 +43,9 @@ type importPlan struct {
 	why string
 }
 
+// sharedScope is the scope of a project's .mcp.json, which its team shares.
+const sharedScope = "project, shared"
+
 // importSources lists the config files and objects holding c's servers.
 func importSources(c clientconfig.Client, main string) ([]serverSource, error) {
 	switch c.Name {
@@ -60,7 +63,7 @@ func importSources(c clientconfig.Client, main string) ([]serverSource, error) {
 			}
 		}
 		if wd, err := os.Getwd(); err == nil {
-			srcs = append(srcs, serverSource{file: filepath.Join(wd, ".mcp.json"), loc: []string{"mcpServers"}, scope: "project, shared"})
+			srcs = append(srcs, serverSource{file: filepath.Join(wd, ".mcp.json"), loc: []string{"mcpServers"}, scope: sharedScope})
 		}
 		return srcs, nil
 	}
@@ -233,6 +236,9 @@ func importServers(ctx context.Context, out io.Writer, c clientconfig.Client, ma
 	fmt.Fprintf(out, "%d of %d server entries become plugin folders in %s:\n", len(ok), len(plans), dir)
 	for _, p := range ok {
 		fmt.Fprintf(out, "  %s (%s, %s): %s\n", p.name, p.src.scope, p.src.file, p.shown)
+		if p.src.scope == sharedScope {
+			fmt.Fprintf(out, "      %s is the project's, often shared through git: the entry leaves it for everyone who checks it out\n", filepath.Base(p.src.file))
+		}
 		if p.sameAs != nil {
 			fmt.Fprintf(out, "      the same server as %s (%s): its plugin %s serves both\n", p.sameAs.name, p.sameAs.src.scope, p.plugin.Name)
 			continue
