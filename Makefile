@@ -80,11 +80,17 @@ proto:
 	cd sdk/wire && PATH="$(CURDIR)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
 		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin.proto
 
-# The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
-npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)
+# The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json),
+# and the reference MCP servers they host as plugins (tests/mcp-servers, installed
+# without .bin links: a plugin folder holds no symlink).
+npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed) tests/mcp-servers/node_modules/.installed
 
 tests/node_modules/.installed: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund
+	touch $@
+
+tests/mcp-servers/node_modules/.installed: tests/mcp-servers/package.json tests/mcp-servers/package-lock.json
+	cd tests/mcp-servers && npm ci --no-bin-links --no-audit --no-fund
 	touch $@
 
 # The notes plugin's sentence model (search by meaning): Universal Sentence
