@@ -325,7 +325,7 @@ func Write(ctx context.Context, npmCmd string, pl Plugin, log func(string)) (err
 	if npmCmd == "" {
 		npmCmd = "npm"
 	}
-	args := []string{"install", "--ignore-scripts", "--no-audit", "--no-fund", "--save-exact"}
+	args := []string{"install", "--ignore-scripts", "--no-bin-links", "--no-audit", "--no-fund", "--save-exact"}
 	if log != nil {
 		log("$ npm " + strings.Join(args, " "))
 	}
