@@ -16,6 +16,8 @@ func fakeHome(t *testing.T) (home, project string) {
 	t.Helper()
 	needNPM(t)
 	t.Setenv("npm_config_cache", npmCacheDir())
+	// Exact versions are pinned: npm may take package data from its cache.
+	t.Setenv("npm_config_prefer_offline", "true")
 	if real, err := os.UserHomeDir(); err == nil && os.Getenv("npm_config_userconfig") == "" {
 		t.Setenv("npm_config_userconfig", filepath.Join(real, ".npmrc"))
 	}

@@ -29,7 +29,7 @@ func TestFromNPMServerIsApprovedFoundAndCalled(t *testing.T) {
 	}
 	vars := append(filteredEnviron(), "HOST_PLUGIN_PATH="+plugins, "HOST_SKILL_PATH="+t.TempDir(),
 		"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_DATA_HOME="+filepath.Join(home, "data"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"), "npm_config_cache="+cache, "MEMORY_FILE_PATH="+memory)
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "npm_config_cache="+cache, "npm_config_prefer_offline=true", "MEMORY_FILE_PATH="+memory)
 	host := func(args ...string) (string, error) {
 		cmd := exec.Command(hostBin, args...)
 		cmd.Env = vars
@@ -59,16 +59,19 @@ func TestFromNPMServerIsApprovedFoundAndCalled(t *testing.T) {
 	if out, err := host("approve", "memory"); err != nil {
 		t.Fatalf("approve: %v\n%s", err, out)
 	}
-	out, err := host("capabilities", "--search", "remember that Ana works at Acme")
-	if err != nil || !strings.Contains(out, `"name": "memory"`) {
-		t.Errorf("capabilities search does not find the memory server's tools: %v\n%s", err, out)
+	out, err := host("capabilities", "--search", "search my memory for Acme")
+	if err != nil || !strings.Contains(out, `"action": "search_nodes"`) {
+		t.Errorf("capabilities search does not find the memory server's search_nodes: %v\n%s", err, out)
 	}
+	// create_entities says it destroys nothing (destructiveHint false), so
+	// it runs unattended; delete_entities says it does, so it waits for a person.
 	args := `{"entities":[{"name":"Ana","entityType":"person","observations":["works at Acme"]}]}`
-	if out, err := host("call", "memory", "create_entities", "--args", args); err == nil || !strings.Contains(out, "approval_required") {
-		t.Errorf("create_entities without --confirm: %v\n%s", err, out)
+	if out, err := host("call", "memory", "create_entities", "--args", args); err != nil {
+		t.Fatalf("create_entities: %v\n%s", err, out)
 	}
-	if out, err := host("call", "memory", "create_entities", "--args", args, "--confirm"); err != nil {
-		t.Fatalf("create_entities --confirm: %v\n%s", err, out)
+	del := `{"entityNames":["Ana"]}`
+	if out, err := host("call", "memory", "delete_entities", "--args", del); err == nil || !strings.Contains(out, "approval_required") {
+		t.Errorf("delete_entities without --confirm: %v\n%s", err, out)
 	}
 	out, err = host("call", "memory", "read_graph", "--json")
 	if err != nil || !strings.Contains(out, "works at Acme") {
@@ -76,5 +79,11 @@ func TestFromNPMServerIsApprovedFoundAndCalled(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(memory); !strings.Contains(string(b), "Acme") {
 		t.Errorf("the server did not write MEMORY_FILE_PATH (%s), which tool.yaml passes by name: %q", memory, b)
+	}
+	if out, err := host("call", "memory", "delete_entities", "--args", del, "--confirm"); err != nil {
+		t.Errorf("delete_entities --confirm: %v\n%s", err, out)
+	}
+	if out, err := host("call", "memory", "read_graph", "--json"); err != nil || strings.Contains(out, "Acme") {
+		t.Errorf("read_graph after the delete: %v\n%s", err, out)
 	}
 }
