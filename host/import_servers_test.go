@@ -59,7 +59,8 @@ const claudeJSON = `{
 const mcpJSON = `{
   "mcpServers": {
     "github": {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_x"}},
-    "graph": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"], "env": {"MEMORY_FILE_PATH": "/elsewhere.jsonl"}}
+    "graph": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"], "env": {"MEMORY_FILE_PATH": "/elsewhere.jsonl"}},
+    "kg": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"], "env": {"MEMORY_FILE_PATH": "/home/ana/secret-memory.jsonl"}}
   }
 }
 `
@@ -83,7 +84,7 @@ func TestImportServersMovesClaudeCodesServers(t *testing.T) {
 	}
 	for _, want := range []string{
 		"dry run, nothing written",
-		"2 of 7 server entries become plugin folders in " + plugins,
+		"3 of 8 server entries become plugin folders in " + plugins,
 		"-> " + filepath.Join(plugins, "memory") + "  @modelcontextprotocol/server-memory@2026.8.31",
 		"env MEMORY_FILE_PATH: the values move to the toolhost entry's env in " + cfg,
 		"memory (local to /home/ana/app, " + cfg + ")",
@@ -93,6 +94,7 @@ func TestImportServersMovesClaudeCodesServers(t *testing.T) {
 		"is-number@7.0.0 is not an MCP server",
 		"it runs in a container (docker)",
 		"its MEMORY_FILE_PATH differs from the one of memory (user)",
+		".mcp.json is the project's, often shared through git",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the dry run does not say %q:\n%s", want, out)
@@ -152,8 +154,16 @@ func TestImportServersMovesClaudeCodesServers(t *testing.T) {
 	if b, _ := os.ReadFile(backups[0]); string(b) != claudeJSON {
 		t.Errorf("the backup is not the file as it was:\n%s", b)
 	}
-	if got, _ := os.ReadFile(filepath.Join(project, ".mcp.json")); string(got) != mcpJSON {
-		t.Errorf(".mcp.json, where nothing was imported from, changed:\n%s", got)
+	mcp := filepath.Join(project, ".mcp.json")
+	raw, _ = os.ReadFile(mcp)
+	shared, _, err := clientconfig.Servers(raw, "mcpServers")
+	if err != nil || shared["kg"] != nil || shared["github"] == nil || shared["graph"] == nil || shared["toolhost"] != nil {
+		t.Errorf("%s should lose kg (the same server as memory) and keep the rest, without a toolhost entry (%v):\n%s", mcp, err, raw)
+	}
+	if backups, _ := filepath.Glob(mcp + ".bak-import-*"); len(backups) != 1 {
+		t.Errorf("backups of .mcp.json %v, want one", backups)
+	} else if b, _ := os.ReadFile(backups[0]); string(b) != mcpJSON {
+		t.Errorf("the backup is not .mcp.json as it was:\n%s", b)
 	}
 }
 
