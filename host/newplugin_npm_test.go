@@ -36,6 +36,7 @@ func TestNewPluginFromNPMRefusesWhatIsNoServer(t *testing.T) {
 		{"no such package", []string{"--from-npm", "toolhost-no-such-package-zz@1.0.0"}, 1, "npm has no package toolhost-no-such-package-zz"},
 		{"no such version", []string{"--from-npm", "@modelcontextprotocol/server-memory@0.0.1"}, 1, "has no version 0.0.1"},
 		{"not a server", []string{"--from-npm", "is-number@7.0.0"}, 1, "is not an MCP server toolhost can start: its package.json names no bin"},
+		{"no MCP in it", []string{"--from-npm", "semver@7.6.0"}, 1, "semver@7.6.0 does not look like an MCP server: it depends on no MCP library"},
 		{"bad name", []string{"--from-npm", memorySpec, "Memory"}, 1, `plugin name "Memory": use lowercase kebab-case`},
 		{"dry run", []string{"--from-npm", memorySpec, "--dry-run", "--server-arg", "--x"}, 0, "entrypoint: node_modules/@modelcontextprotocol/server-memory/dist/index.js\n    interpreter: node\n    args: [\"--x\"]"},
 	}
