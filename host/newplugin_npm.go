@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolhost/toolhost/host/internal/npmserver"
@@ -37,6 +38,10 @@ func newPluginFromNPM(ctx context.Context, out io.Writer, parent string, o npmOp
 		return fmt.Errorf("new-plugin: %w", err)
 	}
 	fmt.Fprintf(out, "wrote %s: %s (%s@%s)\n", pl.Dir, strings.Join(pl.Files(), ", "), pl.Package.Name, pl.Package.Version)
+	if !slices.Contains(absPaths(pluginPath()), filepath.Dir(pl.Dir)) {
+		fmt.Fprint(out, notOnPluginPath(pl.Name, filepath.Dir(pl.Dir)))
+		return nil
+	}
 	fmt.Fprintf(out, "next: %s starts the server, lists its tools and pins them; then they are actions of %s\n", hostCmd("approve "+pl.Name), pl.Name)
 	return nil
 }
@@ -69,6 +74,17 @@ func planNPMPlugin(ctx context.Context, parent, spec, name string, args, env []s
 		return pl, err
 	}
 	return pl, nil
+}
+
+// absPaths makes each folder of dirs absolute.
+func absPaths(dirs []string) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // indentBlock indents every line of s by four spaces.
