@@ -69,6 +69,9 @@ func newInstallClientCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if importAll && printOnly {
+				return &usageError{err: errors.New("install-client: --print does not go with --import-servers, which shows what it would do without --confirm"), next: hostCmd("install-client --help")}
+			}
 			if (confirm || dir != "") && !importAll {
 				return &usageError{err: errors.New("install-client: --confirm and --dir go with --import-servers"), next: hostCmd("install-client --help")}
 			}
