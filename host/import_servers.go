@@ -74,7 +74,7 @@ var nonKebab = regexp.MustCompile(`[^a-z0-9]+`)
 
 // planImport reads every server entry of srcs and decides what becomes
 // of it, looking each npm package up.
-func planImport(ctx context.Context, srcs []serverSource, dir string) ([]*importPlan, error) {
+func planImport(ctx context.Context, srcs []serverSource, dir string, hostEnv map[string]string) ([]*importPlan, error) {
 	var plans []*importPlan
 	looked := map[string]lookup{}
 	byName := map[string]*importPlan{}
@@ -110,6 +110,9 @@ func planImport(ctx context.Context, srcs []serverSource, dir string) ([]*import
 				continue
 			}
 			for k, v := range p.env {
+				if h, ok := hostEnv[k]; ok && h != v {
+					p.why = fmt.Sprintf("its %s differs from the one the toolhost entry sets already, and the host passes one value of each variable to every plugin that names it", k)
+				}
 				if q := envOwner[k]; q != nil && q.env[k] != v {
 					p.why = fmt.Sprintf("its %s differs from the one of %s (%s), and the host passes one value of each variable to every plugin that names it", k, q.name, q.src.scope)
 				}
@@ -214,7 +217,19 @@ func importServers(ctx context.Context, out io.Writer, c clientconfig.Client, ma
 	if err != nil {
 		return err
 	}
-	plans, err := planImport(ctx, srcs, dir)
+	hostEnv := map[string]string{}
+	if doc, err := os.ReadFile(main); err == nil && len(strings.TrimSpace(string(doc))) > 0 {
+		cur, _, err := clientconfig.Servers(doc, c.Key)
+		if err != nil {
+			return fmt.Errorf("%s: %w", main, err)
+		}
+		if env, ok := cur[clientconfig.ServerName]["env"].(map[string]any); ok {
+			for k, v := range env {
+				hostEnv[k] = fmt.Sprint(v)
+			}
+		}
+	}
+	plans, err := planImport(ctx, srcs, dir, hostEnv)
 	if err != nil {
 		return err
 	}

@@ -169,14 +169,17 @@ func TestImportServersMovesClaudeCodesServers(t *testing.T) {
 
 // TestImportServersReadsClaudeDesktop: Claude Desktop's
 // claude_desktop_config.json (no type field, args after the package) is
-// read, and an entry whose folder exists already stays.
+// read; an entry whose folder exists already stays, and so does one
+// whose variable the toolhost entry sets to another value.
 func TestImportServersReadsClaudeDesktop(t *testing.T) {
 	home, _ := fakeHome(t)
 	cfg := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
 	orig := `{
   "mcpServers": {
     "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ana/Desktop", "/home/ana/Downloads"]},
-    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]}
+    "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]},
+    "graph": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"], "env": {"MEMORY_FILE_PATH": "/b.jsonl"}},
+    "toolhost": {"command": "/opt/toolhost/bin/host", "args": ["serve"], "env": {"MEMORY_FILE_PATH": "/a.jsonl"}}
   }
 }
 `
@@ -191,6 +194,7 @@ func TestImportServersReadsClaudeDesktop(t *testing.T) {
 		"filesystem (Claude Desktop, " + cfg + ")",
 		`-> ` + filepath.Join(plugins, "filesystem") + `  @modelcontextprotocol/server-filesystem@2026.8.31  args ["/home/ana/Desktop" "/home/ana/Downloads"]`,
 		filepath.Join(plugins, "memory") + " exists already",
+		"its MEMORY_FILE_PATH differs from the one the toolhost entry sets already",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the dry run does not say %q:\n%s", want, out)
