@@ -477,6 +477,9 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			changes = append(changes, ch)
 			continue
 		}
+		if len(toolsNow) > 0 {
+			ch.Was = ApprovalChanged
+		}
 		old := l.Tools[t.Name()]
 		if old != nil && !old.valid(sequenceKey(root), t.Name(), key) {
 			ch.What = append(ch.What, "its old entry was not signed with this user's approval key: ignored")

@@ -226,7 +226,12 @@ func ListTools(ctx context.Context, c Config, stderr io.Writer, prepare, started
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer func() {
+		// Stopped at once: a server need not exit when its stdin closes,
+		// and a graceful close would wait for it.
+		_ = s.cmd.Process.Kill()
+		_ = s.Close()
+	}()
 	return s.Tools(ctx)
 }
 
