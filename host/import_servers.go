@@ -187,6 +187,11 @@ func planEntry(ctx context.Context, p *importPlan, e map[string]any, dir string,
 	if _, err := os.Stat(pl.Dir); err == nil {
 		return fmt.Sprintf("%s exists already: remove it or rename the entry, and run again", pl.Dir)
 	}
+	for _, d := range pluginPath() {
+		if _, err := os.Stat(filepath.Join(d, name, "tool.yaml")); err == nil {
+			return fmt.Sprintf("a plugin named %s is in %s already: rename the entry in the client's config and run again", name, d)
+		}
+	}
 	l, seen := looked[spec]
 	if !seen {
 		l.pkg, l.err = npmserver.Lookup(ctx, "", spec)

@@ -169,8 +169,9 @@ func TestImportServersMovesClaudeCodesServers(t *testing.T) {
 
 // TestImportServersReadsClaudeDesktop: Claude Desktop's
 // claude_desktop_config.json (no type field, args after the package) is
-// read; an entry whose folder exists already stays, and so does one
-// whose variable the toolhost entry sets to another value.
+// read; an entry whose folder exists already stays, so does one named
+// like a plugin in another plugins folder, and one whose variable the
+// toolhost entry sets to another value.
 func TestImportServersReadsClaudeDesktop(t *testing.T) {
 	home, _ := fakeHome(t)
 	cfg := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
@@ -179,14 +180,16 @@ func TestImportServersReadsClaudeDesktop(t *testing.T) {
     "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem@2026.8.31", "/home/ana/Desktop", "/home/ana/Downloads"]},
     "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]},
     "graph": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"], "env": {"MEMORY_FILE_PATH": "/b.jsonl"}},
+    "knowledge": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory@2026.8.31"]},
     "toolhost": {"command": "/opt/toolhost/bin/host", "args": ["serve"], "env": {"MEMORY_FILE_PATH": "/a.jsonl"}}
   }
 }
 `
 	testplugin.WriteFile(t, cfg, orig)
-	plugins := t.TempDir()
+	plugins, other := t.TempDir(), t.TempDir()
 	testplugin.WriteFile(t, filepath.Join(plugins, "memory", "tool.yaml"), "name: memory\n")
-	code, out, errOut := runHost(t, plugins, "install-client", "claude-desktop", "--import-servers")
+	testplugin.WriteFile(t, filepath.Join(other, "knowledge", "tool.yaml"), "name: knowledge\n")
+	code, out, errOut := runHost(t, plugins+string(os.PathListSeparator)+other, "install-client", "claude-desktop", "--import-servers", "--dir", plugins)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
@@ -195,6 +198,7 @@ func TestImportServersReadsClaudeDesktop(t *testing.T) {
 		`-> ` + filepath.Join(plugins, "filesystem") + `  @modelcontextprotocol/server-filesystem@2026.8.31  args ["/home/ana/Desktop" "/home/ana/Downloads"]`,
 		filepath.Join(plugins, "memory") + " exists already",
 		"its MEMORY_FILE_PATH differs from the one the toolhost entry sets already",
+		"a plugin named knowledge is in " + other + " already",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the dry run does not say %q:\n%s", want, out)
