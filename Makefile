@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb bench-mcp soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -80,11 +80,17 @@ proto:
 	cd sdk/wire && PATH="$(CURDIR)/bin:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
 		--go-grpc_out=. --go-grpc_opt=paths=source_relative plugin.proto
 
-# The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json).
-npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed)
+# The real MCP clients the end-to-end tests drive (pinned in tests/package-lock.json),
+# and the reference MCP servers they host as plugins (tests/mcp-servers, installed
+# without .bin links: a plugin folder holds no symlink).
+npm: $(if $(wildcard tests/package.json),tests/node_modules/.installed) tests/mcp-servers/node_modules/.installed
 
 tests/node_modules/.installed: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund
+	touch $@
+
+tests/mcp-servers/node_modules/.installed: tests/mcp-servers/package.json tests/mcp-servers/package-lock.json
+	cd tests/mcp-servers && npm ci --no-bin-links --no-audit --no-fund
 	touch $@
 
 # The notes plugin's sentence model (search by meaning): Universal Sentence
@@ -170,7 +176,7 @@ run:
 	@./bin/host serve
 
 # Speed, as ratios against baselines measured in the same run.
-bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb
+bench: build bench-host bench-usage bench-xlsx bench-notes bench-lb bench-mcp
 
 bench-host:
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/internal/supervisor/
@@ -183,6 +189,11 @@ bench-host:
 # against one replica direct (HOST_LB_CALLS calls, default 4,000, 8 in flight).
 bench-lb: deps build npm
 	HOST_BENCH_LB=1 $(GO) test -count=1 -v -timeout 30m -run 'TestNginxThroughput' ./tests/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+
+# The context a model pays for three real MCP servers: their whole tools/list
+# against a toolhost session that serves them as plugins, finds one tool and calls it.
+bench-mcp: deps build npm
+	$(GO) test -count=1 -run '^$$' -bench MCPContextBytes -benchtime 1x -v ./tests/ | grep -E 'Benchmark|context bytes'
 
 # The usage plugin against ccusage 20.0.24 on ~1 GB of generated logs
 # (USAGE_BENCH_BYTES, USAGE_BENCH_DIR to size and keep the data).

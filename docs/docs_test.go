@@ -45,7 +45,7 @@ func TestManifestReferenceCurrent(t *testing.T) {
 // the schema declares, so a field added to the schema shows up.
 func TestManifestReferenceCoversSchema(t *testing.T) {
 	schema := []byte(`{"description":"D.","properties":{"name":{"type":"string"},"brand-new":{"type":"integer","default":3,"description":"Fresh."}},
-		"required":["name"],"$defs":{"secret":{"properties":{}},"action":{"properties":{}},"arg":{"properties":{"x":{"type":"boolean"}}}}}`)
+		"required":["name"],"$defs":{"secret":{"properties":{}},"action":{"properties":{}},"mcp_action":{"properties":{}},"arg":{"properties":{"x":{"type":"boolean"}}}}}`)
 	ref, err := ManifestReference(schema)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 // TestGitIgnoresWhatTheDocumentedStepsWrite: following the README and
 // docs/plugin-authors.md (make, make notes-model, building and approving
-// examples/hello) leaves `git status` clean: what those steps write is
+// examples/hello, new-plugin --from-npm into plugins/) leaves `git status` clean: what those steps write is
 // ignored, and the sources beside it are not.
 func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 	root := repoRoot(t)
@@ -20,6 +20,9 @@ func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 		{"examples/hello/hello", true},
 		{"plugins/notes/notes", true},
 		{"plugins/notes/model/node_modules/.installed", true},
+		{"plugins/memory/node_modules/@modelcontextprotocol/server-memory/dist/index.js", true},
+		{"plugins/memory/package-lock.json", false},
+		{"plugins/memory/package.json", false},
 		{"examples/hello/main.go", false},
 		{"examples/hello/tool.yaml", false},
 		{"examples/hello/testdata/x", false},

@@ -75,9 +75,11 @@ func ManifestReference(schema []byte) (string, error) {
 	sections := []struct {
 		title, def, intro string
 	}{
-		{"The manifest", "", "The top level of `tool.yaml`."},
+		{"The manifest", "", "The top level of `tool.yaml`. `actions` is required too, unless `protocol` is `mcp`."},
 		{"A secret (`secrets[]`)", "secret", "A credential the host reads from its own environment and passes to this plugin only."},
 		{"An action (`actions[]`)", "action", "One thing the tool does. Action names are returned verbatim: a caller's `read_sheet` gets a did-you-mean, never a silent mapping."},
+		{"An MCP server's action (`actions[]` with `protocol: mcp`)", "mcp_action", "An override of one of the server's tools, by the name the server lists it under: a person's judgement wins over what the server says. " +
+			"The tools themselves, their args from each input schema and their reversibility from the MCP annotations (readOnlyHint; destructiveHint, true when absent), come from the server and are pinned at approval."},
 		{"An arg (`actions[].args[]`)", "arg", "One argument of an action; `host call --arg NAME=VALUE` and plugin CLI flags are typed by it."},
 	}
 	for _, s := range sections {

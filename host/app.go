@@ -19,6 +19,7 @@ import (
 	"github.com/toolhost/toolhost/host/internal/metrics"
 	"github.com/toolhost/toolhost/host/internal/oauth"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
+	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
 )
 
@@ -89,7 +90,13 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 	}
 	hashes := registry.NewHashCache(registry.HashCachePath(registry.DefaultCacheDir()), key)
 	parsed := registry.NewManifestCache(registry.ManifestCachePath(registry.DefaultCacheDir()), key)
+	// An MCP server's approval lists its tools by starting it as the
+	// supervisor (made below) would.
+	var sup *supervisor.Supervisor
 	reg := registry.New(registry.Options{
+		ListMCPTools: func(ctx context.Context, t *registry.Tool) ([]manifests.MCPTool, error) {
+			return sup.ListMCPTools(ctx, t, logOut)
+		},
 		PluginDirs:      pluginPath(),
 		SkillDirs:       skillPath(),
 		Logger:          logger.Named("registry"),
@@ -128,9 +135,20 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 			}
 		},
 		// The refused launch read the changed files: a rescan lists it.
-		OnChanged: func(string) { reg.Scan() }})
+		OnChanged: func(string) { reg.Scan() }, BridgeExe: bridgeExe()})
+	sup = a.supervisor
 	a.dispatcher.Runner = a.supervisor
 	return a
+}
+
+// bridgeExe is the host's own executable, which runs MCP servers' plugins
+// as their bridge; "" when it cannot be found.
+func bridgeExe() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
 
 // close stops every plugin.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,13 +48,21 @@ func configPath(c clientconfig.Client) (string, error) {
 }
 
 func newInstallClientCmd() *cobra.Command {
-	var printOnly, dryRun, statusLine bool
+	var printOnly, dryRun, statusLine, importAll, confirm bool
+	var dir string
 	cmd := &cobra.Command{
-		Use:   "install-client CLIENT [--dry-run | --print]",
+		Use:   "install-client CLIENT [--dry-run | --print | --import-servers [--confirm] [--dir DIR]]",
 		Short: "Add toolhost to an MCP client's config (" + strings.Join(clientconfig.Names(), ", ") + ")",
 		Long: "install-client adds the entry `toolhost` (this binary, `serve`) to the client's config file on this\n" +
 			"system, changing nothing else in it (comments in a JSONC file included). Run again, it says it is\n" +
-			"already installed. The file as it was before the first change is kept as FILE.bak.",
+			"already installed. The file as it was before the first change is kept as FILE.bak.\n\n" +
+			"With --import-servers (claude-code, claude-desktop) it moves the client's own MCP servers behind\n" +
+			"toolhost: every `npx -y PACKAGE@VERSION` entry (Claude Code: ~/.claude.json's user and per-project\n" +
+			"entries and ./.mcp.json; Claude Desktop: claude_desktop_config.json) becomes a plugin folder in DIR\n" +
+			"(default: the first plugins folder), as new-plugin --from-npm writes it. It first shows what becomes\n" +
+			"which folder and what cannot be imported and why, writing nothing; --confirm writes the folders, then\n" +
+			"takes the imported entries out and adds the toolhost entry, their env values moved into its env (never\n" +
+			"into tool.yaml), each file kept first as FILE.bak-import-TIME.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := lookupClient("install-client", args[0])
@@ -63,12 +72,34 @@ func newInstallClientCmd() *cobra.Command {
 			if statusLine && c.Name != "claude-code" {
 				return fmt.Errorf("install-client: --statusline is for claude-code only, not %s", c.Name)
 			}
+			if importAll && printOnly {
+				return &usageError{err: errors.New("install-client: --print does not go with --import-servers, which shows what it would do without --confirm"), next: hostCmd("install-client --help")}
+			}
+			if (confirm || dir != "") && !importAll {
+				return &usageError{err: errors.New("install-client: --confirm and --dir go with --import-servers"), next: hostCmd("install-client --help")}
+			}
 			exe, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("install-client: find the host binary: %w", err)
 			}
 			if real, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = real
+			}
+			if importAll {
+				path, err := configPath(c)
+				if err != nil {
+					return fmt.Errorf("install-client: %w", err)
+				}
+				if dir == "" {
+					dir = pluginPath()[0]
+				}
+				if dir, err = filepath.Abs(dir); err != nil {
+					return fmt.Errorf("install-client: %w", err)
+				}
+				if err := importServers(cmd.Context(), cmd.OutOrStdout(), c, path, exe, dir, confirm && !dryRun); err != nil {
+					return fmt.Errorf("install-client: %w", err)
+				}
+				return nil
 			}
 			if printOnly {
 				return writeJSON(cmd.OutOrStdout(), map[string]any{c.Key: map[string]any{clientconfig.ServerName: c.Entry(exe)}})
@@ -92,6 +123,9 @@ func newInstallClientCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&printOnly, "print", false, "print the config entry instead of writing it")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the change as a diff and write nothing")
 	cmd.Flags().BoolVar(&statusLine, "statusline", false, "claude-code: also set its status line to the usage plugin's statusline")
+	cmd.Flags().BoolVar(&importAll, "import-servers", false, "move the client's npx MCP servers into plugin folders behind toolhost (a dry run without --confirm)")
+	cmd.Flags().BoolVar(&confirm, "confirm", false, "with --import-servers: write the folders and change the config")
+	cmd.Flags().StringVar(&dir, "dir", "", "with --import-servers: the folder to write the plugins in (default: the first plugins folder)")
 	return cmd
 }
 

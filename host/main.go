@@ -13,6 +13,7 @@ import (
 	"runtime/trace"
 	"syscall"
 
+	"github.com/toolhost/toolhost/host/internal/mcpbridge"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
 	"github.com/toolhost/toolhost/registry"
 )
@@ -22,6 +23,11 @@ func main() {
 		// The host's executable doubles as each plugin's process-group
 		// reaper (see supervisor.Reap).
 		os.Exit(supervisor.Reap(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == mcpbridge.Arg {
+		// And as the bridge an MCP server's plugin runs behind (see
+		// mcpbridge).
+		os.Exit(mcpbridge.Run())
 	}
 	// The first SIGINT or SIGTERM ends ctx: commands stop, and `host serve`
 	// stops reading and answers the calls in flight. A second one ends the

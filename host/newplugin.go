@@ -23,19 +23,36 @@ const toolhostModule = "github.com/toolhost/toolhost"
 func newNewPluginCmd() *cobra.Command {
 	var o scaffold.Options
 	var parent, clone string
+	var npm npmOptions
 	cmd := &cobra.Command{
-		Use:   "new-plugin NAME [--kind tool|agent] [--lang go|python] [--dir DIR]",
+		Use:   "new-plugin NAME [--kind tool|agent] [--lang go|python] [--dir DIR] | new-plugin --from-npm PACKAGE@VERSION [NAME]",
 		Short: "Write a new plugin folder, build it, run its test and approve it, ready to call",
 		Long: "new-plugin writes DIR/NAME (DIR: the first plugins folder, by default) with a tool.yaml, one action\n" +
 			"(greet) and its test, in Go on the SDK or in Python on the runtime of sdk/python; then builds it, runs\n" +
 			"its test, approves the folder and shows it as `host list` does. A Go plugin outside the toolhost\n" +
-			"module gets a go.mod whose replace points at the toolhost clone (--toolhost, default: this installation).",
-		Args: cobra.ExactArgs(1),
+			"module gets a go.mod whose replace points at the toolhost clone (--toolhost, default: this installation).\n\n" +
+			"With --from-npm it writes a folder for the MCP server PACKAGE@VERSION published on npm instead: tool.yaml\n" +
+			"(protocol: mcp, entrypoint: the script the package's bin names), package.json pinning that exact version,\n" +
+			"and package-lock.json and node_modules from npm with install scripts off. NAME defaults to the package's\n" +
+			"name without its scope and \"server\"/\"mcp\" (memory for @modelcontextprotocol/server-memory). The\n" +
+			"server runs only after `approve NAME`, which lists its tools and pins them.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if npm.spec != "" {
+				return cobra.RangeArgs(0, 1)(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
 			if parent == "" {
 				parent = pluginPath()[0]
 			}
+			if npm.spec != "" {
+				if len(args) == 1 {
+					npm.name = args[0]
+				}
+				return newPluginFromNPM(cmd.Context(), cmd.OutOrStdout(), parent, npm)
+			}
+			o.Name = args[0]
 			abs, err := filepath.Abs(parent)
 			if err != nil {
 				return fmt.Errorf("new-plugin: %w", err)
@@ -86,6 +103,10 @@ func newNewPluginCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.Kind, "kind", "tool", "tool or agent")
 	cmd.Flags().StringVar(&o.Lang, "lang", "go", "go or python")
 	cmd.Flags().StringVar(&parent, "dir", "", "the folder to create NAME in (default: the first plugins folder)")
+	cmd.Flags().StringVar(&npm.spec, "from-npm", "", "write a folder for the MCP server PACKAGE@VERSION from npm")
+	cmd.Flags().StringArrayVar(&npm.args, "server-arg", nil, "with --from-npm: an argument the server starts with (repeat for several)")
+	cmd.Flags().StringArrayVar(&npm.env, "env", nil, "with --from-npm: the name of an environment variable the server gets from the host's (repeat for several)")
+	cmd.Flags().BoolVar(&npm.dryRun, "dry-run", false, "with --from-npm: show the folder and its tool.yaml and write nothing")
 	cmd.Flags().StringVar(&clone, "toolhost", "", "a toolhost clone for a Go plugin's go.mod replace (default: this installation, when it is one)")
 	return cmd
 }

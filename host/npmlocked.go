@@ -135,16 +135,23 @@ func (n *npmLocked) check(nm string) error {
 		case r == ".package-lock.json":
 			return nil // npm's record of what it installed; nothing reads it but npm
 		}
-		for pkg, files := range want {
-			if f, ok := strings.CutPrefix(r, pkg+"/"); ok {
-				if w, in := files[f]; in && bytes.Equal(w, got) {
-					seen[pkg]++
-					return nil
-				}
-				return fmt.Errorf("%s/%s is not in %s's tarball as the lockfile pins it", nm, r, pkg)
+		// The package holding r is the deepest one whose folder r is in: a
+		// package's own node_modules holds the versions it needs besides
+		// the top-level ones (body-parser/node_modules/content-type).
+		owner := ""
+		for pkg := range want {
+			if strings.HasPrefix(r, pkg+"/") && len(pkg) > len(owner) {
+				owner = pkg
 			}
 		}
-		return fmt.Errorf("%s/%s belongs to no package %s pins", nm, r, lockRel)
+		if owner == "" {
+			return fmt.Errorf("%s/%s belongs to no package %s pins", nm, r, lockRel)
+		}
+		if w, in := want[owner][strings.TrimPrefix(r, owner+"/")]; in && bytes.Equal(w, got) {
+			seen[owner]++
+			return nil
+		}
+		return fmt.Errorf("%s/%s is not in %s's tarball as the lockfile pins it", nm, r, owner)
 	})
 }
 

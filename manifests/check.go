@@ -88,7 +88,7 @@ func (a *Action) Check(args json.RawMessage) (map[string]any, error) {
 		v, given := obj[arg.Name]
 		if !given || v == nil {
 			if arg.Required {
-				msgs = append(msgs, "missing required arg '"+arg.Name+"' ("+string(arg.Type)+")")
+				msgs = append(msgs, "missing required arg '"+arg.Name+"' ("+arg.TypeName()+")")
 				needSchema = true
 			} else if arg.Default != nil {
 				out[arg.Name] = cloneValue(arg.Default)

@@ -53,9 +53,14 @@ func FuzzParse(f *testing.F) {
 		}
 		// A manifest that parses keeps every promise of the package.
 		if !IsKebab(m.Name) || m.Timeout < MinTimeout || m.Timeout > MaxTimeout ||
-			m.Concurrency < 1 || m.Concurrency > MaxConcurrency || len(m.Actions) == 0 ||
+			m.Concurrency < 1 || m.Concurrency > MaxConcurrency || (len(m.Actions) == 0) != m.MCP() ||
 			(m.Kind != KindTool && m.Kind != KindAgent) || checkEntrypoint(m.Entrypoint) != "" {
 			t.Fatalf("invalid manifest accepted: %+v", m)
+		}
+		for _, o := range m.Overrides {
+			if !m.MCP() || !isMCPToolName(o.Name) || downloader(m.Interpreter) != "" {
+				t.Fatalf("invalid override accepted: %+v", o)
+			}
 		}
 		for i := range m.Actions {
 			a := &m.Actions[i]

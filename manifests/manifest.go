@@ -28,8 +28,22 @@ type Manifest struct {
 	Kind        Kind
 	Description string
 	Version     string
-	// Entrypoint is the binary, relative to the manifest's folder.
+	// Entrypoint is the binary, relative to the manifest's folder; for an
+	// MCP server run by an interpreter, the script it runs.
 	Entrypoint string
+	// Protocol is what the entrypoint speaks: go-plugin's gRPC (empty) or
+	// MCP over stdio (mcp).
+	Protocol Protocol
+	// Interpreter, for an MCP server, is the program (found on the
+	// plugin's PATH) that runs the entrypoint, such as node; empty when
+	// the entrypoint is itself executable.
+	Interpreter string
+	// Args, for an MCP server, are its command-line arguments after the
+	// entrypoint.
+	Args []string
+	// Roots, for an MCP server, are the absolute folders the host answers
+	// the server's roots/list with: the folders it may use.
+	Roots []string
 	// SHA256 is the optional pin of the binary's hex sha256.
 	SHA256 string
 	// Timeout is the per-call limit (default 30s).
@@ -60,7 +74,13 @@ type Manifest struct {
 	// action of it. A nested call outside it is refused. Only agents have it.
 	Uses    []Use
 	Secrets []Secret
+	// Actions are the plugin's actions. An MCP server's are not in its
+	// tool.yaml: the registry fills them in from the tool definitions its
+	// approval pinned (MCPActions).
 	Actions []Action
+	// Overrides, for an MCP server, are tool.yaml's actions: a person's
+	// judgement of some of the server's tools, by MCP name.
+	Overrides []Override
 	// Prompts, Resources and ResourceTemplates are the MCP prompts and
 	// read-only resources the plugin contributes (content.go); the host
 	// lists them from here without launching the plugin.

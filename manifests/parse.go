@@ -72,10 +72,13 @@ func ParseMemory(s string) (int64, error) {
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "sha256", "timeout", "idle", "eager", "env", "exec_path", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "protocol", "interpreter", "args", "roots", "sha256", "timeout", "idle", "eager", "env", "exec_path", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema", "keywords"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}
+	// overrideKeys are the keys of an MCP server's actions: overrides of
+	// what the server says of a tool.
+	overrideKeys = []string{"name", "description", "read_only", "reversible", "keywords"}
 )
 
 // ArgTypes lists the argument types in the order messages name them.
@@ -195,15 +198,23 @@ func (p *parser) parse(data []byte, m *Manifest) {
 		return
 	}
 	fs := p.fields(root, "", topKeys)
-	p.require(root, "", fs, "name", "description", "entrypoint", "actions")
+	p.require(root, "", fs, "name", "description", "entrypoint")
 	p.identity(fs, m)
+	p.launch(fs, m)
+	if !m.MCP() {
+		p.require(root, "", fs, "actions")
+	}
 	p.lifecycle(fs, m)
 	p.env(fs, m)
 	p.execPath(fs, m)
 	p.limits(fs, m)
 	p.uses(fs["uses"], m)
 	p.secrets(fs["secrets"], m)
-	p.actions(fs["actions"], m)
+	if m.MCP() {
+		p.overrides(fs["actions"], m)
+	} else {
+		p.actions(fs["actions"], m)
+	}
 	p.prompts(fs["prompts"], m)
 	p.resources(fs["resources"], m)
 	p.resourceTemplates(fs["resource_templates"], m)

@@ -40,12 +40,25 @@ func (a *Action) ArgsSchema() map[string]any {
 	return s
 }
 
+// TypeName is the arg's type as messages name it: "any" for an arg of an
+// MCP server whose schema allows several types.
+func (a *Arg) TypeName() string {
+	if a.Type == "" {
+		return "any"
+	}
+	return string(a.Type)
+}
+
 // Schema is the one rendering of an arg every answer builds on (the args'
-// JSON Schema, an error's schema, capabilities' arg list): its type, and
+// JSON Schema, an error's schema, capabilities' arg list): its type (none
+// for an arg of any type), and
 // when set its description, enum, default, minimum, maximum and items. It
 // returns a fresh map the caller may add to.
 func (a *Arg) Schema() map[string]any {
-	p := map[string]any{"type": string(a.Type)}
+	p := map[string]any{}
+	if a.Type != "" {
+		p["type"] = string(a.Type)
+	}
 	if a.Description != "" {
 		p["description"] = a.Description
 	}

@@ -81,7 +81,8 @@ func TestFileSchema(t *testing.T) {
 		keys     []string
 		required []string
 	}{
-		{"top level", schema, topKeys, []string{"name", "description", "entrypoint", "actions"}},
+		{"top level", schema, topKeys, []string{"name", "description", "entrypoint"}},
+		{"mcp action", defs["mcp_action"].(map[string]any), overrideKeys, []string{"name"}},
 		{"action", defs["action"].(map[string]any), actionKeys, []string{"name", "description"}},
 		{"arg", defs["arg"].(map[string]any), argKeys, []string{"name", "type"}},
 		{"secret", defs["secret"].(map[string]any), secretKeys, []string{"name", "env"}},
@@ -141,6 +142,9 @@ func TestFileSchema(t *testing.T) {
 		"name: x\ndescription: d\nentrypoint: x\ntimeout: 30\nactions: [{name: a, description: d}]\n",                    // timeout
 		"name: x\ndescription: d\nentrypoint: x\nconcurrency: 0\nactions: [{name: a, description: d}]\n",                 // concurrency
 		"name: x\ndescription: d\nentrypoint: x\nsecrets: [{name: t, env: low}]\nactions: [{name: a, description: d}]\n", // env
+		"name: x\ndescription: d\nentrypoint: x\ninterpreter: node\nactions: [{name: a, description: d}]\n",              // interpreter without mcp
+		"name: x\ndescription: d\nentrypoint: x\nprotocol: mcp\ninterpreter: npx\n",                                      // downloader
+		"name: x\ndescription: d\nentrypoint: x\nprotocol: mcp\nactions: [{name: a, reversible: maybe}]\n",               // override flag
 	} {
 		var doc any
 		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"encoding/hex"
@@ -55,6 +56,10 @@ type Approval struct {
 	// Declares is the rest of what the manifest declares that a person
 	// must judge, one line each; nil in entries written before it existed.
 	Declares []string `json:"declares,omitempty"`
+	// MCPTools, for an MCP server, are the tool definitions it listed when
+	// approved (name, title, description, schemas, annotations): a launch
+	// that lists others is refused until a person approves them.
+	MCPTools []manifests.MCPTool `json:"mcp_tools,omitempty"`
 	// ApprovedBy is the user and the command that approved it.
 	ApprovedBy string `json:"approved_by"`
 	// ApprovedAt is when.
@@ -142,6 +147,34 @@ func (l *Lock) write(root string) error {
 	return nil
 }
 
+// listMCP starts t's MCP server, lists its tools and returns t with them
+// as its actions and pinned definitions, and what changed in them since
+// the approval t runs under (nil when nothing did).
+func (r *Registry) listMCP(t *Tool) (*Tool, []string, error) {
+	if r.opts.ListMCPTools == nil {
+		return nil, nil, fmt.Errorf("registry: approve %s: this command cannot start an MCP server to list its tools", t.Name())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tools, err := r.opts.ListMCPTools(ctx, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("registry: approve %s: list its tools: %w", t.Name(), err)
+	}
+	acts, err := t.Manifest.MCPActions(tools)
+	if err != nil {
+		return nil, nil, fmt.Errorf("registry: approve %s: %w", t.Name(), err)
+	}
+	var changed []string
+	if t.approval != nil {
+		changed = manifests.DiffMCPTools(t.approval.MCPTools, tools)
+	}
+	c := *t
+	m := *t.Manifest
+	m.Actions = acts
+	c.Manifest, c.MCPTools = &m, tools
+	return &c, changed, nil
+}
+
 // ReadKey returns the approval key in stateDir, or nil when there is none.
 func ReadKey(stateDir string) ([]byte, error) {
 	raw, err := os.ReadFile(filepath.Join(stateDir, KeyFile))
@@ -187,6 +220,7 @@ func approvalOf(t *Tool, d *FolderDigest, by string, at time.Time) *Approval {
 		a.Secrets = append(a.Secrets, s.Name)
 	}
 	a.Declares = declares(t.Manifest)
+	a.MCPTools = t.MCPTools
 	return a
 }
 
@@ -225,19 +259,27 @@ func declares(m *manifests.Manifest) []string {
 	if m.Memory > 0 {
 		memory = fmt.Sprintf("%d MiB", m.Memory>>20)
 	}
-	return []string{
-		"entrypoint: " + m.Entrypoint,
-		"env: " + list(m.Env),
-		"secrets: " + list(secrets),
-		"PATH: " + path,
-		"uses: " + list(m.UseNames()),
-		"timeout: " + m.Timeout.String(),
-		"concurrency: " + fmt.Sprint(m.Concurrency),
-		"memory: " + memory,
-		"cpu_time: " + orNone(m.CPUTime, "no limit"),
-		"idle: " + orNone(m.Idle, "the host's"),
-		fmt.Sprintf("eager: %v", m.Eager),
+	var mcp []string
+	if m.MCP() {
+		interp := m.Interpreter
+		if interp == "" {
+			interp = "none (the entrypoint runs itself)"
+		}
+		mcp = []string{"protocol: mcp", "interpreter: " + interp, "args: " + list(m.Args), "roots: " + list(m.Roots)}
 	}
+	return append(mcp,
+		"entrypoint: "+m.Entrypoint,
+		"env: "+list(m.Env),
+		"secrets: "+list(secrets),
+		"PATH: "+path,
+		"uses: "+list(m.UseNames()),
+		"timeout: "+m.Timeout.String(),
+		"concurrency: "+fmt.Sprint(m.Concurrency),
+		"memory: "+memory,
+		"cpu_time: "+orNone(m.CPUTime, "no limit"),
+		"idle: "+orNone(m.Idle, "the host's"),
+		fmt.Sprintf("eager: %v", m.Eager),
+	)
 }
 
 // withheld says, one line each, which variables the manifest asks for that
@@ -425,9 +467,18 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 			locks[root] = l
 		}
 		ch := Change{Tool: t.Name(), Lock: LockPath(root), Was: t.Approval}
-		if t.Approval == ApprovalOK {
+		var toolsNow []string
+		if t.Manifest.MCP() {
+			if t, toolsNow, err = r.listMCP(t); err != nil {
+				return nil, err
+			}
+		}
+		if t.Approval == ApprovalOK && len(toolsNow) == 0 {
 			changes = append(changes, ch)
 			continue
+		}
+		if len(toolsNow) > 0 {
+			ch.Was = ApprovalChanged
 		}
 		old := l.Tools[t.Name()]
 		if old != nil && !old.valid(sequenceKey(root), t.Name(), key) {
@@ -439,6 +490,7 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 		cur.MAC = cur.mac(sequenceKey(root), t.Name(), key)
 		l.Tools[t.Name()] = cur
 		ch.What = append(ch.What, describeChange(old, cur)...)
+		ch.What = append(ch.What, toolsNow...)
 		ch.What = append(ch.What, withheld(t.Manifest)...)
 		copyDir := runCopyDir(r.opts.RunDir, t.Digest)
 		if _, err := os.Lstat(copyDir); err == nil {

@@ -70,6 +70,10 @@ type Options struct {
 	// `host serve` turns it on: a start never hashes a plugin it does not
 	// launch. Without RequireApproval it changes nothing.
 	VerifyAtLaunch bool
+	// ListMCPTools starts an MCP server's plugin (protocol: mcp) from its
+	// folder and lists its tool definitions, which Approve pins; without
+	// it such a plugin cannot be approved.
+	ListMCPTools func(ctx context.Context, t *Tool) ([]manifests.MCPTool, error)
 }
 
 // Command is the host command as the person runs it (`bin/host`, or
@@ -407,7 +411,10 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 	case err != nil:
 		t.NotReady = fmt.Sprintf("%s not found — run make (or build the plugin into its folder)", t.Binary)
 		return t
-	case st.IsDir() || st.Mode()&0o111 == 0:
+	case st.IsDir():
+		t.NotReady = fmt.Sprintf("%s is a folder; want the entrypoint file", t.Binary)
+		return t
+	case st.Mode()&0o111 == 0 && m.Interpreter == "":
 		t.NotReady = fmt.Sprintf("%s is not an executable file — chmod +x it or rebuild it", t.Binary)
 		return t
 	}
@@ -443,6 +450,9 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 		t.NotReady = fmt.Sprintf("%s has sha256 %s but tool.yaml pins %s — rebuild it or update the pin", t.Binary, t.SHA256, m.SHA256)
 		return t
 	}
+	if m.MCP() && !pinnedActions(t) {
+		return t
+	}
 	if r.opts.RequireApproval && (t.approval == nil || !r.matches(t, d, lazy)) {
 		return t
 	}
@@ -458,6 +468,30 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 	}
 	t.Ready = true
 	return t
+}
+
+// pinnedActions gives an MCP server's tool its actions: the tool
+// definitions its approval pinned, through the manifest's overrides. It
+// reports false, with t not ready, when there are none to give.
+func pinnedActions(t *Tool) bool {
+	if t.approval == nil {
+		if t.NotReady == "" {
+			t.NotReady = "an MCP server's actions are its tools as approved, and it has no approval"
+			t.NextStep = fmt.Sprintf("a person checks %s and approves it with `%s approve %s`, which lists its tools", t.Dir, Command, t.Name())
+		}
+		return false
+	}
+	acts, err := t.Manifest.MCPActions(t.approval.MCPTools)
+	if err != nil {
+		t.NotReady = err.Error()
+		t.NextStep = "fix the manifest's actions, then approve it again"
+		return false
+	}
+	m := *t.Manifest
+	m.Actions = acts
+	t.Manifest = &m
+	t.MCPTools = t.approval.MCPTools
+	return true
 }
 
 // notApproved marks t not approved, in state, saying why and how a person

@@ -50,6 +50,10 @@ type Tool struct {
 	NotReady string
 	NextStep string
 
+	// MCPTools, for an MCP server, are the tool definitions its approval
+	// pinned: a launch compares the server's with them.
+	MCPTools []manifests.MCPTool
+
 	// approval is the tool's valid lock entry, nil when it has none.
 	approval *Approval
 }

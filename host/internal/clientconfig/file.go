@@ -41,6 +41,12 @@ func Uninstall(c Client, path string, dryRun bool) (Outcome, error) {
 }
 
 func edit(path string, dryRun bool, change func([]byte) ([]byte, bool, error)) (Outcome, error) {
+	return editBackup(path, dryRun, func(p string) string { return p + ".bak" }, change)
+}
+
+// editBackup is edit keeping the file as it was at backup(path) when no
+// file is there yet.
+func editBackup(path string, dryRun bool, backup func(string) string, change func([]byte) ([]byte, bool, error)) (Outcome, error) {
 	o := Outcome{Path: path}
 	old, err := os.ReadFile(path)
 	exists := err == nil
@@ -68,7 +74,7 @@ func edit(path string, dryRun bool, change func([]byte) ([]byte, bool, error)) (
 		return o, nil
 	}
 	if exists {
-		o.Backup = path + ".bak"
+		o.Backup = backup(path)
 		if _, err := os.Stat(o.Backup); errors.Is(err, fs.ErrNotExist) {
 			if err := os.WriteFile(o.Backup, old, 0o600); err != nil {
 				return o, fmt.Errorf("back up %s: %w", path, err)

@@ -1,114 +1,87 @@
 package discovery
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolhost/toolhost/host/internal/npmserver"
+	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/registry"
 )
 
-// mcpTool is one tool of an MCP server's tools/list answer.
-type mcpTool struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	InputSchema struct {
-		Properties map[string]map[string]any `json:"properties"`
-		Required   []string                  `json:"required"`
-	} `json:"inputSchema"`
+// installed is how one server of the large catalogue is installed as a
+// plugin: a line of testdata/catalogue/installed.tsv.
+type installed struct {
+	npm         bool
+	pkg, entry  string // npm: PACKAGE@VERSION and its bin; else the program
+	interpreter string
+	description string
 }
 
-// kebab spells an MCP name (snake_case, camelCase, API-get-user) as the
-// manifest's lowercase kebab-case.
-func kebab(s string) string { return strings.Join(words(s), "-") }
-
-// manifestOf turns one server's tools/list answer into a tool.yaml: one
-// action per tool, its top-level arguments with their type, description
-// and string enum values.
-func manifestOf(t testing.TB, server string, tools []mcpTool) []byte {
+func readInstalled(t testing.TB) map[string]installed {
 	t.Helper()
-	type arg struct {
-		Name        string   `yaml:"name"`
-		Type        string   `yaml:"type"`
-		Required    bool     `yaml:"required,omitempty"`
-		Description string   `yaml:"description,omitempty"`
-		Enum        []string `yaml:"enum,omitempty"`
-	}
-	type action struct {
-		Name        string `yaml:"name"`
-		Description string `yaml:"description"`
-		Args        []arg  `yaml:"args,omitempty"`
-	}
-	m := struct {
-		Name        string   `yaml:"name"`
-		Description string   `yaml:"description"`
-		Entrypoint  string   `yaml:"entrypoint"`
-		Actions     []action `yaml:"actions"`
-	}{Name: server, Description: "Tools of the " + server + " MCP server.", Entrypoint: server}
-	for _, tl := range tools {
-		a := action{Name: kebab(tl.Name), Description: strings.TrimSpace(tl.Description)}
-		if a.Description == "" {
-			a.Description = tl.Name
-		}
-		names := make([]string, 0, len(tl.InputSchema.Properties))
-		for n := range tl.InputSchema.Properties {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		seen := map[string]bool{}
-		for _, n := range names {
-			p := tl.InputSchema.Properties[n]
-			k := kebab(n)
-			if k == "" || seen[k] {
-				continue
-			}
-			seen[k] = true
-			g := arg{Name: k, Type: jsonType(p["type"]), Required: slices.Contains(tl.InputSchema.Required, n)}
-			g.Description, _ = p["description"].(string)
-			if enum, ok := p["enum"].([]any); ok && g.Type == "string" {
-				for _, v := range enum {
-					if s, ok := v.(string); ok && s != "" {
-						g.Enum = append(g.Enum, s)
-					}
-				}
-				if len(g.Enum) != len(enum) {
-					g.Enum = nil
-				}
-			}
-			a.Args = append(a.Args, g)
-		}
-		m.Actions = append(m.Actions, a)
-	}
-	b, err := yaml.Marshal(m)
+	raw, err := os.ReadFile(filepath.Join("testdata", "catalogue", "installed.tsv"))
 	if err != nil {
-		t.Fatalf("manifest of %s: %v", server, err)
+		t.Fatal(err)
 	}
-	return b
+	out := map[string]installed{}
+	for n, line := range strings.Split(string(raw), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		how := strings.Fields(cols[1])
+		if len(cols) != 3 || len(how) != 3 || (how[0] != "npm" && how[0] != "program") {
+			t.Fatalf("installed.tsv:%d: want server<TAB>npm PACKAGE@VERSION BIN | program ENTRYPOINT INTERPRETER<TAB>description: %q", n+1, line)
+		}
+		in := installed{npm: how[0] == "npm", pkg: how[1], entry: how[2], description: cols[2]}
+		if !in.npm {
+			in.entry, in.interpreter = how[1], strings.TrimPrefix(how[2], "-")
+		}
+		out[cols[0]] = in
+	}
+	return out
 }
 
-// jsonType is the manifest type of a JSON Schema type: the first non-null
-// one of a list; object when the schema names none.
-func jsonType(v any) string {
-	switch t := v.(type) {
-	case string:
-		if slices.Contains([]string{"string", "integer", "number", "boolean", "array", "object"}, t) {
-			return t
+// pluginFolder writes server's plugin folder under root as it is installed
+// (tool.yaml with protocol: mcp; for an npm server the one `host
+// new-plugin --from-npm` writes) with an empty stand-in for the
+// entrypoint: nothing runs.
+func pluginFolder(t testing.TB, root, server string, in installed) error {
+	t.Helper()
+	dir := filepath.Join(root, server)
+	var manifest, entry string
+	if in.npm {
+		name, version := npmserver.Spec(in.pkg)
+		pl := npmserver.Plugin{Name: server, Package: npmserver.Package{Name: name, Version: version,
+			Description: in.description, Bin: map[string]string{server: in.entry}}}
+		var err error
+		if manifest, err = pl.Manifest(); err != nil {
+			return err
 		}
-	case []any:
-		for _, x := range t {
-			if s, ok := x.(string); ok && s != "null" {
-				return jsonType(s)
-			}
+		entry, _ = pl.Package.Entrypoint()
+	} else {
+		m := map[string]string{"name": server, "kind": "tool", "protocol": "mcp", "description": in.description, "entrypoint": in.entry}
+		if in.interpreter != "" {
+			m["interpreter"] = in.interpreter
 		}
+		b, _ := yaml.Marshal(m)
+		manifest, entry = string(b), in.entry
 	}
-	return "object"
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, entry)), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, entry), nil, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "tool.yaml"), []byte(manifest), 0o644)
 }
 
 var (
@@ -118,10 +91,12 @@ var (
 	largeDefs []byte
 )
 
-// largeCatalogue loads testdata/catalogue/*.json as manifests in a
-// registry snapshot (stand-in binaries: nothing runs). It also returns
-// every tool definition as one tools/list answer would list them, the
-// bytes a client without toolhost puts in context.
+// largeCatalogue installs each server of testdata/catalogue/*.json as a
+// plugin (testdata/catalogue/installed.tsv) and approves it, the approval
+// pinning the tools/list answer the file holds, so the snapshot's actions
+// are the servers' tools as the host makes them of any MCP server. It also
+// returns every tool definition as one tools/list answer would list them,
+// the bytes a client without toolhost puts in context.
 func largeCatalogue(t testing.TB) (*registry.Snapshot, []byte) {
 	t.Helper()
 	largeOnce.Do(func() {
@@ -135,6 +110,10 @@ func largeCatalogue(t testing.TB) (*registry.Snapshot, []byte) {
 			largeErr = err.Error()
 			return
 		}
+		defer os.RemoveAll(root)
+		plugins := filepath.Join(root, "plugins")
+		how := readInstalled(t)
+		listed := map[string][]manifests.MCPTool{}
 		var all []json.RawMessage
 		for _, f := range files {
 			raw, err := os.ReadFile(f)
@@ -146,7 +125,7 @@ func largeCatalogue(t testing.TB) (*registry.Snapshot, []byte) {
 				Tools []json.RawMessage `json:"tools"`
 			}
 			var typed struct {
-				Tools []mcpTool `json:"tools"`
+				Tools []manifests.MCPTool `json:"tools"`
 			}
 			if err := json.Unmarshal(raw, &list); err != nil {
 				largeErr = f + ": " + err.Error()
@@ -155,15 +134,34 @@ func largeCatalogue(t testing.TB) (*registry.Snapshot, []byte) {
 			json.Unmarshal(raw, &typed)
 			all = append(all, list.Tools...)
 			server := strings.TrimSuffix(filepath.Base(f), ".json")
-			dir := filepath.Join(root, server)
-			os.MkdirAll(dir, 0o755)
-			os.WriteFile(filepath.Join(dir, "tool.yaml"), manifestOf(t, server, typed.Tools), 0o644)
-			os.WriteFile(filepath.Join(dir, server), []byte("#!/bin/sh\n"), 0o755)
+			in, ok := how[server]
+			if !ok {
+				largeErr = server + " is not in testdata/catalogue/installed.tsv"
+				return
+			}
+			if err := pluginFolder(t, plugins, server, in); err != nil {
+				largeErr = server + ": " + err.Error()
+				return
+			}
+			listed[server] = typed.Tools
 		}
-		largeSnap = registry.New(registry.Options{PluginDirs: []string{root}}).Scan()
-		os.RemoveAll(root)
+		r := registry.New(registry.Options{PluginDirs: []string{plugins}, RequireApproval: true,
+			StateDir: filepath.Join(root, "state"), RunDir: filepath.Join(root, "run"),
+			ListMCPTools: func(_ context.Context, tl *registry.Tool) ([]manifests.MCPTool, error) {
+				return listed[tl.Name()], nil
+			}})
+		if _, err := r.Approve(nil, "the discovery evaluation"); err != nil {
+			largeErr = err.Error()
+			return
+		}
+		largeSnap = r.Scan()
 		for _, b := range largeSnap.Broken {
 			largeErr += b.Path + ": " + b.Error + "\n"
+		}
+		for _, tl := range largeSnap.Tools {
+			if len(tl.Manifest.Actions) == 0 {
+				largeErr += tl.Name() + " has no actions: " + tl.NotReady + "\n"
+			}
 		}
 		largeDefs, _ = json.Marshal(map[string]any{"tools": all})
 	})

@@ -94,7 +94,7 @@ func exitOf(pid int) <-chan struct{} {
 // exit with kqueue, and finds the group's members (orphans re-parented to
 // launchd keep their group) with sysctl kern.proc.pgrp.
 func Reap(args []string) int {
-	if len(args) != 1 {
+	if len(args) < 1 {
 		return 2
 	}
 	sigs := make(chan os.Signal, 1)
@@ -104,7 +104,7 @@ func Reap(args []string) int {
 	if os.Getppid() != parent { // the host died before the watch was set
 		return 1
 	}
-	cmd := exec.Command(args[0])
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		os.Stderr.WriteString("toolhost reaper: start " + args[0] + ": " + err.Error() + "\n")

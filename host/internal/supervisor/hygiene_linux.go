@@ -89,13 +89,13 @@ func killPlugin(pgid int, reaper bool) {
 // act on, and it is a child subreaper: orphans of the group are re-parented
 // to it, and it reaps them.
 func Reap(args []string) int {
-	if len(args) != 1 {
+	if len(args) < 1 {
 		return 2
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	cmd := exec.Command(args[0])
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -118,10 +118,10 @@ func killPlugin(int, bool) {}
 // Reap only runs the plugin on Windows, which needs no reaper (see
 // reaperNeeded); args are the arguments after ReaperArg.
 func Reap(args []string) int {
-	if len(args) != 1 {
+	if len(args) < 1 {
 		return 2
 	}
-	cmd := exec.Command(args[0])
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); cmd.ProcessState == nil {
 		os.Stderr.WriteString("toolhost reaper: start " + args[0] + ": " + err.Error() + "\n")

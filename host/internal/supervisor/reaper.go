@@ -1,7 +1,7 @@
 package supervisor
 
 // ReaperArg is the first argument that runs a host executable as a plugin's
-// reaper: `EXE ReaperArg PLUGIN`. The host's main calls Reap for it before
+// reaper: `EXE ReaperArg PLUGIN [ARG…]`. The host's main calls Reap for it before
 // anything else, and sets Options.Reaper to its own executable (ReaperExe).
 //
 // Reap is the reaper: a small process that leads the plugin's process group,

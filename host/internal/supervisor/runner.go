@@ -52,12 +52,12 @@ var _ runner.Runner = (*procRunner)(nil)
 // dir. go-plugin passes a cmd whose Env it has filled (magic cookie, mTLS
 // certificate, socket dir); we keep that Env plus env, and nothing else of
 // the host's. reaper is ignored where the platform needs none (Windows).
-func newRunner(binary, reaper, dir string, env []string, lim limits, started func(pgid int, reaper bool)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
+func newRunner(binary string, args []string, reaper, dir string, env []string, lim limits, started func(pgid int, reaper bool)) func(hclog.Logger, *exec.Cmd, string) (runner.Runner, error) {
 	return func(_ hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
 		viaReaper := reaper != "" && reaperNeeded
-		cmd := exec.Command(binary)
+		cmd := exec.Command(binary, args...)
 		if viaReaper {
-			cmd = exec.Command(reaper, ReaperArg, binary)
+			cmd = exec.Command(reaper, append([]string{ReaperArg, binary}, args...)...)
 		}
 		cmd.SysProcAttr = procAttr(viaReaper)
 		cmd.Env = append(append([]string{}, spec.Env...), env...)

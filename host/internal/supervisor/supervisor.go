@@ -107,6 +107,10 @@ type Options struct {
 	// first launch, no longer matches its approval (the launch is
 	// refused), so the registry can rescan and list it as changed.
 	OnChanged func(tool string)
+	// BridgeExe is the host's executable, which runs an MCP server's
+	// plugin as its bridge (mcpbridge.Arg); without it such a plugin
+	// cannot start.
+	BridgeExe string
 }
 
 // Supervisor owns every plugin process the host runs.
@@ -620,6 +624,10 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 	if err != nil {
 		return nil, err
 	}
+	exe, args, env, err := s.command(tool, bin)
+	if err != nil {
+		return nil, err
+	}
 	logger := s.opts.Logger.Named(tool.Name())
 	if !limitsEnforced && (tool.Manifest.Memory > 0 || tool.Manifest.CPUTime > 0) {
 		logger.Warn("memory and cpu_time are not enforced on this platform (Linux and Windows enforce them)", "manifest", tool.Manifest.Path)
@@ -631,7 +639,7 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 		HandshakeConfig:  wire.Handshake,
 		Plugins:          wire.PluginMap(nil),
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		RunnerFunc: newRunner(bin, s.opts.Reaper, s.opts.WorkDir, s.pluginEnv(tool),
+		RunnerFunc: newRunner(exe, args, s.opts.Reaper, s.opts.WorkDir, env,
 			limits{memory: tool.Manifest.Memory, cpuTime: int64(tool.Manifest.CPUTime)}, func(pgid int, reaper bool) {
 				group, viaReaper = pgid, reaper
 			}),
@@ -667,6 +675,13 @@ func (s *Supervisor) launch(ctx context.Context, tool *registry.Tool) (*proc, er
 	d, err := c.Describe(dctx, &wire.DescribeRequest{})
 	if err != nil {
 		return nil, failed(fmt.Errorf("describe: %w", err))
+	}
+	if err := checkPinned(dctx, tool, c); err != nil {
+		if _, ok := err.(*registry.ApprovalError); ok {
+			client.Kill()
+			return nil, err
+		}
+		return nil, failed(err)
 	}
 	if diff := DescribeDiff(tool.Manifest.ActionNames(), d.GetActions()); diff != "" {
 		client.Kill()
