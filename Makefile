@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-xlsx-formulas bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -190,9 +190,20 @@ bench-usage: build
 	bash tests/bench/usage/bench.sh
 
 # The xlsx plugin against openpyxl read_only on a generated 200,000 × 10
-# workbook, then a differential check on random workbooks.
+# workbook, then a differential check on random workbooks, then the
+# formula oracle (bench-xlsx-formulas).
 bench-xlsx: build
 	bash tests/bench/xlsx/bench.sh
+	$(MAKE) bench-xlsx-formulas
+
+# Every formula of the xlsx corpora recalculated by LibreOffice (Debian's
+# libreoffice-calc-nogui, scripts/debian-packages-bench-xlsx.txt): rewrites
+# plugins/xlsx/testdata/formulas/oracle, then prints coverage and
+# agreement (make test runs the same comparison on the committed answers;
+# testdata/formulas/generate.py rewrites the per-function workbooks).
+bench-xlsx-formulas:
+	@sh scripts/debian-deps.sh debian-packages-bench-xlsx.txt
+	$(GO) test -count=1 -v -timeout 30m -run 'TestLibreOfficeAgreement' -oracle ./plugins/xlsx/internal/formula/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The notes plugin over a generated 10,000-note brain: full reindex, search
 # p50, remember p50 (NOTES_BENCH_NOTES to size it).
