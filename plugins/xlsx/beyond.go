@@ -245,21 +245,41 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				rowNums = make([]int, 0, max(0, min(n, a.MaxResults, 1<<16)))
 			}
 		}
+		hd := &header{explicit: a.HeaderRow > 0, load: func() ([]mergedRange, error) { return sheetMerges(ctx, w, sh) }}
+		headerDone := false
+		finishHeader := func() error {
+			headerDone = true
+			if err := hd.finish(); err != nil {
+				return err
+			}
+			headerRow = hd.first
+			keys, renamed = headerKeys(hd.labels())
+			b.fits(jsonLen(keys) + jsonLen(renamed))
+			return nil
+		}
 		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: sizeRows, Compute: newComputer(ctx, w).forSheet(sh.Name)}, func(r workbook.Row) error {
-			if headerRow == 0 {
+			if !headerDone && hd.first > 0 {
+				in, err := hd.next(r)
+				if err != nil {
+					return err
+				}
+				if in {
+					return nil
+				}
+				if err := finishHeader(); err != nil {
+					return err
+				}
+			}
+			if headerRow == 0 && hd.first == 0 {
 				if a.HeaderRow > 0 && r.Num < a.HeaderRow {
 					return nil
 				}
 				if a.HeaderRow > 0 && r.Num > a.HeaderRow {
 					headerRow = a.HeaderRow // blank header row: every key is column_X
+					headerDone = true
 				} else {
+					hd.begin(r)
 					headerRow = r.Num
-					header := make([]workbook.Value, len(r.Cells))
-					for i, c := range r.Cells {
-						header[i] = c.Owned()
-					}
-					keys, renamed = headerKeys(header)
-					b.fits(jsonLen(keys) + jsonLen(renamed))
 					return nil
 				}
 			}
@@ -310,6 +330,11 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			return workbookError(a.Path, err)
 		}
 		o.closeArray()
+		if hd.first > 0 && !headerDone {
+			if err := finishHeader(); err != nil {
+				return workbookError(a.Path, err)
+			}
+		}
 		if keys == nil {
 			keys = []string{}
 		}
@@ -618,15 +643,39 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
+	hd := &header{explicit: a.HeaderRow > 0, load: func() ([]mergedRange, error) { return sheetMerges(ctx, w, sh) }}
+	headerDone := false
+	finishHeader := func() error {
+		headerDone = true
+		if err := hd.finish(); err != nil {
+			return err
+		}
+		headerRow = hd.first
+		for i, v := range hd.labels() {
+			col(i).Header = v.JSON()
+		}
+		return nil
+	}
 	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+		if !headerDone && hd.first > 0 {
+			in, err := hd.next(r)
+			if err != nil {
+				return err
+			}
+			if in {
+				return nil
+			}
+			if err := finishHeader(); err != nil {
+				return err
+			}
+		}
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
-				for i, c := range r.Cells {
-					col(i).Header = c.Owned().JSON()
-				}
+				hd.begin(r)
 				return nil
 			}
+			headerDone = true
 		}
 		if headerRow == 0 {
 			return nil
@@ -662,6 +711,11 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}))
 	if err != nil {
 		return nil, workbookError(a.Path, err)
+	}
+	if hd.first > 0 && !headerDone {
+		if err := finishHeader(); err != nil {
+			return nil, workbookError(a.Path, err)
+		}
 	}
 	out := make([]columnInfo, len(cols))
 	formulaCols := 0

@@ -311,6 +311,26 @@ var longTail = []struct {
 	{"formulas_uncomputed.xlsx", craft{}, "read-sheet", nil, "computed_formulas", `1`, "", ""},
 	{"formulas.xlsx", craft{}, "records", map[string]any{"formulas": true, "max-results": 1}, "records", `[{"1":2,"2":{"cached":true,"formula":"=A2*2","value":4},"column_B":null}]`, "", ""},
 	{"formulas.xlsx", craft{}, "describe", nil, "formula_columns", `3`, "", ""},
+	// Merged header cells: a label merged down rows is one level, a label
+	// merged across columns stands over each column under it, levels are
+	// joined with " / "; a row whose one value is merged across is a
+	// title; a label merged across with numbers under it has no sub-labels.
+	{"merged_header.xlsx", craft{sheet: sheetHead + `<sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>Region</t></is></c><c r="B1" t="inlineStr"><is><t>Sales</t></is></c><c r="D1" t="inlineStr"><is><t>Notes</t></is></c></row>` +
+		`<row r="2"><c r="B2" t="inlineStr"><is><t>Q1</t></is></c><c r="C2" t="inlineStr"><is><t>Q2</t></is></c></row>` +
+		`<row r="3"><c r="A3" t="inlineStr"><is><t>North</t></is></c><c r="B3"><v>10</v></c><c r="C3"><v>20</v></c><c r="D3" t="inlineStr"><is><t>ok</t></is></c></row>` +
+		`</sheetData><mergeCells count="2"><mergeCell ref="A1:A2"/><mergeCell ref="B1:C1"/></mergeCells></worksheet>`},
+		"records", nil, "records", `[{"Notes":"ok","Region":"North","Sales / Q1":10,"Sales / Q2":20}]`, "", ""},
+	{"merged_header.xlsx", craft{}, "records", nil, "columns", `["Region","Sales / Q1","Sales / Q2","Notes"]`, "", ""},
+	{"merged_header.xlsx", craft{}, "describe", nil, "data_rows", `1`, "", ""},
+	{"merged_title.xlsx", craft{sheet: sheetHead + `<sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>Report 2024</t></is></c></row>` +
+		`<row r="2"><c r="A2" t="inlineStr"><is><t>Name</t></is></c><c r="B2" t="inlineStr"><is><t>Score</t></is></c></row>` +
+		`<row r="3"><c r="A3" t="inlineStr"><is><t>Ann</t></is></c><c r="B3"><v>1</v></c><c r="C3"><v>2</v></c></row>` +
+		`</sheetData><mergeCells count="2"><mergeCell ref="A1:C1"/><mergeCell ref="B2:C2"/></mergeCells></worksheet>`},
+		"records", nil, "records", `[{"Name":"Ann","Score":1,"Score_2":2}]`, "", ""},
+	{"merged_title.xlsx", craft{}, "records", nil, "header_row", `2`, "", ""},
+	{"merged_title.xlsx", craft{}, "describe", nil, "header_row", `2`, "", ""},
 	// A shared formula whose group has no master (A2) is no formula, in
 	// describe's count (which skips the formulas' text) as when read.
 	{"formula_master_missing.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>h</t></is></c></row>` +

@@ -109,6 +109,9 @@ type StreamOptions struct {
 	// Serials keeps date-formatted numbers as numbers (a formula engine
 	// reading its arguments needs the serial, not the date's text).
 	Serials bool
+	// Merge, with StatsOnly, is called with each merged range's ref
+	// ("A1:C2") as it is read, after the cell data.
+	Merge func(ref string)
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -176,7 +179,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // table, loaded at the first shared-string cell.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, sstGiven: sst != nil, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, compute: o.Compute, serials: o.Serials, fn: fn, st: &st, dimension: o.Dimension}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, sstGiven: sst != nil, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, compute: o.Compute, serials: o.Serials, fn: fn, st: &st, dimension: o.Dimension, merge: o.Merge}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -209,6 +212,7 @@ type sheetParser struct {
 	serials      bool
 	rowComputed  []Computation
 	dimension    func(ref string)
+	merge        func(ref string)
 
 	depth              int
 	rowNum, colCounter int
@@ -441,6 +445,9 @@ func (p *sheetParser) start() error {
 	case "mergeCell":
 		p.st.MergedRanges++
 		p.st.extend(s.attr("ref"))
+		if p.merge != nil {
+			p.merge(string(s.attr("ref")))
+		}
 	case "hyperlink":
 		// openpyxl makes a cell for every cell a hyperlink covers.
 		p.st.extend(s.attr("ref"))
