@@ -104,3 +104,5 @@ func TestComputeStopsWhenCancelled(t *testing.T) {
 		t.Fatalf("got %v, want the cancellation", err)
 	}
 }
+
+func openFuzzBook() (*workbook.Workbook, error) { return workbook.Open(engineBook, nil) }
