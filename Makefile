@@ -101,7 +101,9 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 # with the manifests, its published snapshot and its server.json
 # (surfaces/). The search-by-meaning tests and the notes retrieval
 # evaluation run on their own, without -race (which would take them past
-# ten minutes): here the evaluation's small form (EVAL_SMALL); `make check`
+# ten minutes), and so does the xlsx formula engine's comparison with
+# LibreOffice's committed answers (a minute under -race, seconds without):
+# here the evaluation's small form (EVAL_SMALL); `make check`
 # runs it whole. The other platforms get cross-vet here, cross-check in
 # `make check`.
 EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
@@ -111,6 +113,7 @@ test: deps build npm notes-model cross-vet deploy-check
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
+	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # Every platform a client runs on: the host and every plugin for linux,
 # darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
@@ -161,6 +164,7 @@ check: deps build npm notes-model cross-check deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
+	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:

@@ -308,6 +308,9 @@ func recordWithLibreOffice(t *testing.T, files []string) {
 // LibreOffice's) per corpus, and fails on a disagreement not listed in
 // differences.tsv, or a listed one that now agrees.
 func TestLibreOfficeAgreement(t *testing.T) {
+	if raceDetector {
+		t.Skip("run without -race: make test runs it on its own")
+	}
 	files := corpusFiles(t)
 	if *recordOracle {
 		recordWithLibreOffice(t, files)
