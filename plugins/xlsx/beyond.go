@@ -656,7 +656,7 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return nil
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true, Compute: newComputer(ctx, w).forSheet(sh.Name)}, progress(req, sh.Name, func(r workbook.Row) error {
 		if !headerDone && hd.first > 0 {
 			in, err := hd.next(r)
 			if err != nil {

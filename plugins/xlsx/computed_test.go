@@ -47,3 +47,21 @@ func TestComputedValuesAreStyled(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeTypesComputedValues: describe types a column of formulas
+// without cached values by what they compute.
+func TestDescribeTypesComputedValues(t *testing.T) {
+	dir, err := filepath.Abs("testdata/formulas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootsEnv, dir)
+	got, e := call(t, "describe", map[string]any{"path": filepath.Join(dir, "engine.xlsx")})
+	if e != nil {
+		t.Fatal(e)
+	}
+	a := got["columns"].([]any)[0].(map[string]any)
+	if s := toJSON(a["types"]); s != `{"datetime":1,"error":1,"integer":5,"string":1}` {
+		t.Errorf("column A's types: got %s, want the computed values' (5 integers, a date, a text, an error)", s)
+	}
+}
