@@ -235,7 +235,8 @@ func (e *evaluator) call(c call) (result, error) {
 
 // newFunctions are the functions computed here that Excel added after
 // 2007 and writes with the _xlfn. prefix.
-var newFunctions = map[string]bool{"CONCAT": true, "IFNA": true, "XOR": true}
+var newFunctions = map[string]bool{"CONCAT": true, "IFNA": true, "XOR": true, "IFS": true, "MAXIFS": true,
+	"MINIFS": true, "TEXTJOIN": true, "DAYS": true}
 
 var volatile = map[string]bool{"NOW": true, "TODAY": true, "RAND": true, "RANDBETWEEN": true, "RANDARRAY": true, "INDIRECT": true, "OFFSET": true, "CELL": true, "INFO": true}
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -276,6 +277,13 @@ func init() {
 		"COUNTIF":   {2, 2, countIfs},
 		"COUNTIFS":  {2, -1, countIfs},
 		"SUMIFS":    {3, -1, sumIfs},
+		"MAXIFS":    {3, -1, extremeIfs(true)},
+		"MINIFS":    {3, -1, extremeIfs(false)},
+		"PROPER":    {1, 1, text1(proper)},
+		"TEXTJOIN":  {3, -1, textJoin},
+		"EDATE":     {2, 2, edate(false)},
+		"EOMONTH":   {2, 2, edate(true)},
+		"DAYS":      {2, 2, days},
 
 		"DATE":    {3, 3, dateFn},
 		"YEAR":    {1, 1, datePart(0)},
@@ -292,6 +300,7 @@ func init() {
 		"IFERROR": ifError(func(v value) bool { return v.k == vErr }),
 		"IFNA":    ifError(func(v value) bool { return v.k == vErr && v.s == "#N/A" }),
 		"CHOOSE":  choose,
+		"IFS":     ifs,
 	}
 }
 
@@ -597,17 +606,24 @@ func is(f func(value) bool) func(*evaluator, []result) (result, error) {
 	}
 }
 
+// condition evaluates an IF-style condition: its truth, or the error
+// that is the answer.
+func (e *evaluator) condition(n node) (bool, *value, error) {
+	c, err := e.scalarArg(n)
+	if err != nil {
+		return false, nil, err
+	}
+	b, bad := toBool(c)
+	return b, bad, nil
+}
+
 func ifFn(e *evaluator, args []node) (result, error) {
 	if len(args) < 2 || len(args) > 3 {
 		return result{}, unsupported("calls IF with %d arguments", len(args))
 	}
-	c, err := e.scalarArg(args[0])
-	if err != nil {
-		return result{}, err
-	}
-	b, bad := toBool(c)
-	if bad != nil {
-		return scalar(*bad), nil
+	b, bad, err := e.condition(args[0])
+	if err != nil || bad != nil {
+		return scalar(deref(bad)), err
 	}
 	if b {
 		return e.eval(args[1])
@@ -1420,8 +1436,35 @@ func sumAt(e *evaluator, r *rangeRef, i, j int) (value, error) {
 	return e.b.cell(r.sh, r.r1+i, r.c1+j)
 }
 
+// matchedNumbers calls fn with each number of target (a range the size
+// of the conditions' ranges) where every condition of pairs holds; an
+// error there is the answer (bad).
+func matchedNumbers(e *evaluator, target *rangeRef, pairs []result, fn func(float64)) (bad *value, err error) {
+	_, err = e.walkMatches(pairs, func(i, j int) error {
+		v, err := sumAt(e, target, i, j)
+		if err != nil {
+			return err
+		}
+		switch v.k {
+		case vNum:
+			fn(v.n)
+		case vErr:
+			bad = &v
+			return errStop{v}
+		}
+		return nil
+	})
+	if bad != nil {
+		return bad, nil
+	}
+	return nil, err
+}
+
 func sumIf(average bool) func(*evaluator, []result) (result, error) {
 	return func(e *evaluator, a []result) (result, error) {
+		if a[0].ref == nil {
+			return result{}, unsupported("a condition over something other than a range")
+		}
 		target := a[0].ref
 		if len(a) > 2 {
 			target = a[2].ref
@@ -1429,31 +1472,10 @@ func sumIf(average bool) func(*evaluator, []result) (result, error) {
 				return result{}, unsupported("SUMIF with a sum range of another size or no range")
 			}
 		}
-		if a[0].ref == nil {
-			return result{}, unsupported("a condition over something other than a range")
-		}
 		total, n := 0.0, 0
-		var bad *value
-		_, err := e.walkMatches(a[:2], func(i, j int) error {
-			v, err := sumAt(e, target, i, j)
-			if err != nil {
-				return err
-			}
-			switch v.k {
-			case vNum:
-				total += v.n
-				n++
-			case vErr:
-				bad = &v
-				return errStop{v}
-			}
-			return nil
-		})
-		if bad != nil {
-			return scalar(*bad), nil
-		}
-		if err != nil {
-			return result{}, err
+		bad, err := matchedNumbers(e, target, a[:2], func(x float64) { total += x; n++ })
+		if err != nil || bad != nil {
+			return scalar(deref(bad)), err
 		}
 		if average {
 			if n == 0 {
@@ -1465,35 +1487,25 @@ func sumIf(average bool) func(*evaluator, []result) (result, error) {
 	}
 }
 
-func sumIfs(e *evaluator, a []result) (result, error) {
-	if len(a)%2 != 1 || a[0].ref == nil {
-		return scalar(errValue), nil
+// ifsTarget checks the ranges of SUMIFS, MAXIFS and MINIFS: a target
+// range, then (range, condition) pairs of its size.
+func ifsTarget(a []result) (*rangeRef, bool) {
+	if len(a)%2 != 1 || a[0].ref == nil || a[1].ref == nil {
+		return nil, false
 	}
-	target := a[0].ref
-	if a[1].ref == nil || a[1].ref.rows() != target.rows() || a[1].ref.cols() != target.cols() {
+	t := a[0].ref
+	return t, a[1].ref.rows() == t.rows() && a[1].ref.cols() == t.cols()
+}
+
+func sumIfs(e *evaluator, a []result) (result, error) {
+	target, ok := ifsTarget(a)
+	if !ok {
 		return scalar(errValue), nil
 	}
 	total := 0.0
-	var bad *value
-	_, err := e.walkMatches(a[1:], func(i, j int) error {
-		v, err := sumAt(e, target, i, j)
-		if err != nil {
-			return err
-		}
-		switch v.k {
-		case vNum:
-			total += v.n
-		case vErr:
-			bad = &v
-			return errStop{v}
-		}
-		return nil
-	})
-	if bad != nil {
-		return scalar(*bad), nil
-	}
-	if err != nil {
-		return result{}, err
+	bad, err := matchedNumbers(e, target, a[1:], func(x float64) { total += x })
+	if err != nil || bad != nil {
+		return scalar(deref(bad)), err
 	}
 	return scalar(num(total)), nil
 }
@@ -1507,4 +1519,173 @@ func exp(x float64) float64 {
 		r = h * h
 	}
 	return r
+}
+
+func extremeIfs(isMax bool) func(*evaluator, []result) (result, error) {
+	return func(e *evaluator, a []result) (result, error) {
+		target, ok := ifsTarget(a)
+		if !ok {
+			return scalar(errValue), nil
+		}
+		best, found := 0.0, false
+		bad, err := matchedNumbers(e, target, a[1:], func(x float64) {
+			if !found || isMax && x > best || !isMax && x < best {
+				best, found = x, true
+			}
+		})
+		if err != nil || bad != nil {
+			return scalar(deref(bad)), err
+		}
+		return scalar(num(best)), nil
+	}
+}
+
+func ifs(e *evaluator, args []node) (result, error) {
+	if len(args) < 2 || len(args)%2 != 0 {
+		return result{}, unsupported("calls IFS with %d arguments", len(args))
+	}
+	for k := 0; k < len(args); k += 2 {
+		b, bad, err := e.condition(args[k])
+		if err != nil || bad != nil {
+			return scalar(deref(bad)), err
+		}
+		if b {
+			return e.eval(args[k+1])
+		}
+	}
+	return scalar(errNA), nil
+}
+
+// proper capitalises each letter that follows a character that is not a
+// letter, and lowers the others, as Excel's PROPER does.
+func proper(s string) value {
+	var b strings.Builder
+	prevLetter := false
+	for _, r := range s {
+		isLetter := unicode.IsLetter(r)
+		if isLetter && !prevLetter {
+			b.WriteRune(unicode.ToUpper(r))
+		} else if isLetter {
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(r)
+		}
+		prevLetter = isLetter
+	}
+	return str(b.String())
+}
+
+func textJoin(e *evaluator, a []result) (result, error) {
+	sep, bad, err := textArg(e, a[0])
+	if err != nil || bad != nil {
+		return scalar(deref(bad)), err
+	}
+	ign, err := e.single(a[1])
+	if err != nil {
+		return result{}, err
+	}
+	skip, bad := toBool(ign)
+	if bad != nil {
+		return scalar(*bad), nil
+	}
+	var parts []string
+	add := func(v value, _ bool) error {
+		t, bad, err := toText(v)
+		if err != nil {
+			return err
+		}
+		if bad != nil {
+			return errStop{*bad}
+		}
+		if t == "" && skip {
+			return nil
+		}
+		parts = append(parts, t)
+		return nil
+	}
+	// Every cell of a range counts, empty ones too (kept unless ignored).
+	for _, r := range a[2:] {
+		if r.ref == nil {
+			if err = e.values([]result{r}, add); err != nil {
+				break
+			}
+			continue
+		}
+		if r.ref.rows()*r.ref.cols() > 1<<20 {
+			return result{}, unsupported("TEXTJOIN over more than %d cells", 1<<20)
+		}
+		for i := 0; i < r.ref.rows() && err == nil; i++ {
+			for j := 0; j < r.ref.cols() && err == nil; j++ {
+				var v value
+				if v, err = sumAt(e, r.ref, i, j); err == nil {
+					err = add(v, true)
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if s, ok := err.(errStop); ok {
+		return scalar(s.v), nil
+	}
+	if err != nil {
+		return result{}, err
+	}
+	out := strings.Join(parts, sep)
+	if utf16Len(out) > 32767 {
+		return scalar(errValue), nil
+	}
+	return scalar(str(out)), nil
+}
+
+// edate moves a date by whole months, keeping its day (or the month's
+// last day when it has fewer); endOfMonth gives the last day always.
+func edate(endOfMonth bool) func(*evaluator, []result) (result, error) {
+	return func(e *evaluator, a []result) (result, error) {
+		start, bad, err := numArg(e, a[0])
+		if err != nil || bad != nil {
+			return scalar(deref(bad)), err
+		}
+		months, bad, err := numArg(e, a[1])
+		if err != nil || bad != nil {
+			return scalar(deref(bad)), err
+		}
+		y, m, d, ok := e.dateOf(start)
+		if !ok {
+			return scalar(errNum), nil
+		}
+		if !e.b.w.Date1904 && math.Floor(start) <= 60 {
+			return result{}, unsupported("a date in January or February 1900, where Excel's calendar has a day that never was")
+		}
+		total := y*12 + (m - 1) + int64(math.Trunc(months))
+		y, m = floorDiv(total, 12), mod(total, 12)+1
+		last := daysFromCivil(y+m/12, m%12+1, 1) - daysFromCivil(y, m, 1)
+		if endOfMonth || d > last {
+			d = last
+		}
+		if y < 1900 && !e.b.w.Date1904 || y > 9999 {
+			return scalar(errNum), nil
+		}
+		s, ok := e.serialOf(y, m, d)
+		if !ok {
+			return scalar(errNum), nil
+		}
+		return scalar(num(s)), nil
+	}
+}
+
+func days(e *evaluator, a []result) (result, error) {
+	end, bad, err := numArg(e, a[0])
+	if err != nil || bad != nil {
+		return scalar(deref(bad)), err
+	}
+	start, bad, err := numArg(e, a[1])
+	if err != nil || bad != nil {
+		return scalar(deref(bad)), err
+	}
+	if end != math.Trunc(end) || start != math.Trunc(start) {
+		return result{}, unsupported("DAYS of a date with a time of day, which Excel and LibreOffice count differently")
+	}
+	return scalar(num(end - start)), nil
 }
