@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb bench-mcp soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-xlsx-formulas bench-notes bench-lb bench-mcp soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -107,7 +107,9 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 # with the manifests, its published snapshot and its server.json
 # (surfaces/). The search-by-meaning tests and the notes retrieval
 # evaluation run on their own, without -race (which would take them past
-# ten minutes): here the evaluation's small form (EVAL_SMALL); `make check`
+# ten minutes), and so does the xlsx formula engine's comparison with
+# LibreOffice's committed answers (a minute under -race, seconds without):
+# here the evaluation's small form (EVAL_SMALL); `make check`
 # runs it whole. The other platforms get cross-vet here, cross-check in
 # `make check`.
 EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
@@ -117,6 +119,7 @@ test: deps build npm notes-model cross-vet deploy-check
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
 	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
+	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # Every platform a client runs on: the host and every plugin for linux,
 # darwin and windows on amd64 and arm64, into bin/cross/GOOS-GOARCH/
@@ -167,6 +170,7 @@ check: deps build npm notes-model cross-check deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m ./...
 	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
+	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
@@ -201,9 +205,20 @@ bench-usage: build
 	bash tests/bench/usage/bench.sh
 
 # The xlsx plugin against openpyxl read_only on a generated 200,000 × 10
-# workbook, then a differential check on random workbooks.
+# workbook, then a differential check on random workbooks, then the
+# formula oracle (bench-xlsx-formulas).
 bench-xlsx: build
 	bash tests/bench/xlsx/bench.sh
+	$(MAKE) bench-xlsx-formulas
+
+# Every formula of the xlsx corpora recalculated by LibreOffice (Debian's
+# libreoffice-calc-nogui, scripts/debian-packages-bench-xlsx.txt): rewrites
+# plugins/xlsx/testdata/formulas/oracle, then prints coverage and
+# agreement (make test runs the same comparison on the committed answers;
+# testdata/formulas/generate.py rewrites the per-function workbooks).
+bench-xlsx-formulas:
+	@sh scripts/debian-deps.sh debian-packages-bench-xlsx.txt
+	$(GO) test -count=1 -v -timeout 30m -run 'TestLibreOfficeAgreement' -oracle ./plugins/xlsx/internal/formula/ | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 # The notes plugin over a generated 10,000-note brain: full reindex, search
 # p50, remember p50 (NOTES_BENCH_NOTES to size it).

@@ -252,8 +252,20 @@ func appendCell(dst []byte, r workbook.Row, i int, empty string) []byte {
 		dst = workbook.AppendJSONString(dst, r.Formulas[i])
 		dst = append(dst, `,"value":`...)
 		dst = c.AppendJSON(dst, "null")
+		var comp workbook.Computation
+		if i < len(r.Computed) {
+			comp = r.Computed[i]
+		}
 		dst = append(dst, `,"cached":`...)
-		dst = strconv.AppendBool(dst, !c.IsEmpty())
+		dst = strconv.AppendBool(dst, !c.IsEmpty() && !comp.Done)
+		if comp.Done || comp.Reason != "" {
+			dst = append(dst, `,"computed":`...)
+			dst = strconv.AppendBool(dst, comp.Done)
+		}
+		if comp.Reason != "" {
+			dst = append(dst, `,"reason":`...)
+			dst = workbook.AppendJSONString(dst, comp.Reason)
+		}
 		return append(dst, '}')
 	}
 	return c.AppendJSON(dst, empty)
@@ -265,18 +277,27 @@ type formulaCell struct {
 	Formula string `json:"formula"`
 	Value   any    `json:"value"`
 	Cached  bool   `json:"cached"`
+	// Computed is set on a formula the file holds no value for: true when
+	// its value was computed, false with the Reason when not.
+	Computed *bool  `json:"computed,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 // cellJSON returns cell i of a row for encoding/json: its value, or a
-// formulaCell when the cell has a formula (formulas may be nil), and
-// whether there is anything there.
-func cellJSON(cells []workbook.Value, formulas []string, i int) (any, bool) {
+// formulaCell when the cell has a formula (formulas and computed may be
+// nil), and whether there is anything there.
+func cellJSON(cells []workbook.Value, formulas []string, computed []workbook.Computation, i int) (any, bool) {
 	var c workbook.Value
 	if i < len(cells) {
 		c = cells[i]
 	}
 	if i < len(formulas) && formulas[i] != "" {
-		return formulaCell{Formula: formulas[i], Value: c.JSON(), Cached: !c.IsEmpty()}, true
+		fc := formulaCell{Formula: formulas[i], Value: c.JSON(), Cached: !c.IsEmpty()}
+		if i < len(computed) && (computed[i].Done || computed[i].Reason != "") {
+			done := computed[i].Done
+			fc.Computed, fc.Reason, fc.Cached = &done, computed[i].Reason, false
+		}
+		return fc, true
 	}
 	return c.JSON(), !c.IsEmpty()
 }
@@ -284,9 +305,14 @@ func cellJSON(cells []workbook.Value, formulas []string, i int) (any, bool) {
 // uncachedNote tells a reader that formula cells without a cached value
 // read as empty, and how to see them.
 func uncachedNote(out map[string]any, st workbook.Stats, asked bool) {
+	if st.ComputedFormulas > 0 {
+		out["computed_formulas"] = st.ComputedFormulas
+	}
 	if st.UncachedFormulas > 0 && !asked {
 		out["uncached_formulas"] = st.UncachedFormulas
-		out["next_step"] = "some formula cells hold no computed value (the file was written without one) and read as empty; pass formulas: true to see their formulas"
+		out["next_step"] = "some formula cells hold no value (the file was written without one) and could not be computed, so they read as empty; pass formulas: true to see their formulas and why"
+	} else if st.ComputedFormulas > 0 && !asked {
+		out["next_step"] = "some values were computed here from their formulas (the file was written without them); pass formulas: true to see which"
 	}
 }
 
@@ -423,7 +449,7 @@ func readSheet(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 			return o.err
 		}
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, func(r workbook.Row) error {
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Compute: newComputer(ctx, w).forSheet(sh.Name)}, func(r workbook.Row) error {
 			if !skipEmpty {
 				for n := lastNum + 1; n < r.Num; n++ {
 					if err := emit(nil); err != nil {
@@ -684,6 +710,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 		line []byte
 		bad  []unreadableSheet
 	)
+	comp := newComputer(ctx, w)
 	for i := range w.Sheets {
 		sh := &w.Sheets[i]
 		if sh.Type != "worksheet" {
@@ -694,7 +721,7 @@ func dumpText(ctx context.Context, w *workbook.Workbook, a dumpArgs, out dumpOut
 		}
 		shown, size := 0, 0
 		over := false
-		opt := &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: func(ref string) {
+		opt := &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Compute: comp.forSheet(sh.Name), Dimension: func(ref string) {
 			out.guessHeader(len(sheetHeader(sh.Name, ref)))
 		}}
 		st, err := w.Stream(ctx, sh, opt, func(r workbook.Row) error {

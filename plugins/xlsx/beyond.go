@@ -61,12 +61,13 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		num      int
 		cells    []workbook.Value
 		formulas []string
+		computed []workbook.Computation
 	}
 	var got []srow
 	lastCol := 0
 	b := newBudget(req, len(sh.Name)+len(a.Range))
 	truncated := false
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas}, func(r workbook.Row) error {
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Compute: newComputer(ctx, w).forSheet(sh.Name)}, func(r workbook.Row) error {
 		if r.Num < r1 {
 			return nil
 		}
@@ -85,9 +86,13 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		if len(r.Formulas) >= c1 {
 			formulas = append(formulas, r.Formulas[c1-1:min(len(r.Formulas), c2)]...)
 		}
+		var computed []workbook.Computation
+		if len(r.Computed) >= c1 {
+			computed = append(computed, r.Computed[c1-1:min(len(r.Computed), c2)]...)
+		}
 		n := max(len(cells), len(formulas))
 		for n > 0 {
-			if _, ok := cellJSON(cells, formulas, n-1); ok {
+			if _, ok := cellJSON(cells, formulas, computed, n-1); ok {
 				break
 			}
 			n--
@@ -98,14 +103,14 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		cells, formulas = cells[:min(n, len(cells))], formulas[:min(n, len(formulas))]
 		row := make([]any, n)
 		for i := range row {
-			row[i], _ = cellJSON(cells, formulas, i)
+			row[i], _ = cellJSON(cells, formulas, computed, i)
 		}
 		if !b.fits(jsonLen(row) + 8) {
 			truncated = true
 			return workbook.ErrStop
 		}
 		lastCol = max(lastCol, c1+n-1)
-		got = append(got, srow{r.Num, cells, formulas})
+		got = append(got, srow{r.Num, cells, formulas, computed})
 		return nil
 	})
 	if err != nil {
@@ -127,7 +132,7 @@ func readRange(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			}
 			if k < len(got) && got[k].num == n {
 				for i := range max(len(got[k].cells), len(got[k].formulas)) {
-					if v, ok := cellJSON(got[k].cells, got[k].formulas, i); ok {
+					if v, ok := cellJSON(got[k].cells, got[k].formulas, got[k].computed, i); ok {
 						row[i] = v
 					}
 				}
@@ -240,21 +245,41 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				rowNums = make([]int, 0, max(0, min(n, a.MaxResults, 1<<16)))
 			}
 		}
-		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: sizeRows}, func(r workbook.Row) error {
-			if headerRow == 0 {
+		hd := &header{explicit: a.HeaderRow > 0, load: func() ([]mergedRange, error) { return sheetMerges(ctx, w, sh) }}
+		headerDone := false
+		finishHeader := func() error {
+			headerDone = true
+			if err := hd.finish(); err != nil {
+				return err
+			}
+			headerRow = hd.first
+			keys, renamed = headerKeys(hd.labels())
+			b.fits(jsonLen(keys) + jsonLen(renamed))
+			return nil
+		}
+		st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Dimension: sizeRows, Compute: newComputer(ctx, w).forSheet(sh.Name)}, func(r workbook.Row) error {
+			if !headerDone && hd.first > 0 {
+				in, err := hd.next(r)
+				if err != nil {
+					return err
+				}
+				if in {
+					return nil
+				}
+				if err := finishHeader(); err != nil {
+					return err
+				}
+			}
+			if headerRow == 0 && hd.first == 0 {
 				if a.HeaderRow > 0 && r.Num < a.HeaderRow {
 					return nil
 				}
 				if a.HeaderRow > 0 && r.Num > a.HeaderRow {
 					headerRow = a.HeaderRow // blank header row: every key is column_X
+					headerDone = true
 				} else {
+					hd.begin(r)
 					headerRow = r.Num
-					header := make([]workbook.Value, len(r.Cells))
-					for i, c := range r.Cells {
-						header[i] = c.Owned()
-					}
-					keys, renamed = headerKeys(header)
-					b.fits(jsonLen(keys) + jsonLen(renamed))
 					return nil
 				}
 			}
@@ -305,6 +330,11 @@ func records(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 			return workbookError(a.Path, err)
 		}
 		o.closeArray()
+		if hd.first > 0 && !headerDone {
+			if err := finishHeader(); err != nil {
+				return workbookError(a.Path, err)
+			}
+		}
 		if keys == nil {
 			keys = []string{}
 		}
@@ -345,6 +375,9 @@ type match struct {
 	// cell (Value null when the file holds no computed value).
 	Formula string `json:"formula,omitempty"`
 	Cached  *bool  `json:"cached,omitempty"`
+	// Computed and Reason are set as in read-sheet's formula cells.
+	Computed *bool  `json:"computed,omitempty"`
+	Reason   string `json:"reason,omitempty"`
 }
 
 func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
@@ -389,8 +422,9 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return containsFold(text, q)
 	}
+	comp := newComputer(ctx, w)
 	for _, sh := range sheets {
-		_, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+		_, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: a.Formulas, Borrow: true, Compute: comp.forSheet(sh.Name)}, progress(req, sh.Name, func(r workbook.Row) error {
 			for i := range max(len(r.Cells), len(r.Formulas)) {
 				var c workbook.Value
 				if i < len(r.Cells) {
@@ -415,8 +449,12 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				}
 				m := match{Sheet: sh.Name, Cell: workbook.CellName(r.Num, i+1), Row: r.Num, Col: i + 1, Value: c.Owned().JSON()}
 				if formula != "" {
-					cached := !c.IsEmpty()
+					done := i < len(r.Computed) && r.Computed[i].Done
+					cached := !c.IsEmpty() && !done
 					m.Formula, m.Cached = formula, &cached
+					if i < len(r.Computed) && (done || r.Computed[i].Reason != "") {
+						m.Computed, m.Reason = &done, r.Computed[i].Reason
+					}
 				}
 				if len(matches) >= a.MaxResults || !b.fits(jsonLen(m)) && len(matches) > 0 {
 					truncated = true
@@ -605,15 +643,39 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 		}
 		return cols[i]
 	}
-	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true}, progress(req, sh.Name, func(r workbook.Row) error {
+	hd := &header{explicit: a.HeaderRow > 0, load: func() ([]mergedRange, error) { return sheetMerges(ctx, w, sh) }}
+	headerDone := false
+	finishHeader := func() error {
+		headerDone = true
+		if err := hd.finish(); err != nil {
+			return err
+		}
+		headerRow = hd.first
+		for i, v := range hd.labels() {
+			col(i).Header = v.JSON()
+		}
+		return nil
+	}
+	st, err := w.Stream(ctx, sh, &workbook.StreamOptions{Formulas: true, FormulaMarks: true, Borrow: true, Compute: newComputer(ctx, w).forSheet(sh.Name)}, progress(req, sh.Name, func(r workbook.Row) error {
+		if !headerDone && hd.first > 0 {
+			in, err := hd.next(r)
+			if err != nil {
+				return err
+			}
+			if in {
+				return nil
+			}
+			if err := finishHeader(); err != nil {
+				return err
+			}
+		}
 		if headerRow == 0 && (a.HeaderRow == 0 || r.Num >= a.HeaderRow) {
 			headerRow = r.Num
 			if a.HeaderRow == 0 || r.Num == a.HeaderRow {
-				for i, c := range r.Cells {
-					col(i).Header = c.Owned().JSON()
-				}
+				hd.begin(r)
 				return nil
 			}
+			headerDone = true
 		}
 		if headerRow == 0 {
 			return nil
@@ -649,6 +711,11 @@ func describe(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 	}))
 	if err != nil {
 		return nil, workbookError(a.Path, err)
+	}
+	if hd.first > 0 && !headerDone {
+		if err := finishHeader(); err != nil {
+			return nil, workbookError(a.Path, err)
+		}
 	}
 	out := make([]columnInfo, len(cols))
 	formulaCols := 0

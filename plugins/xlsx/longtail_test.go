@@ -291,18 +291,46 @@ var longTail = []struct {
 	{"date1904_on.xlsx", sheetsCraftWorkbookPr(`<workbookPr date1904="on"/>`, rows(`<row r="1"><c r="A1" s="1"><v>1000</v></c></row>`)),
 		"read-sheet", nil, "rows", `[["1906-09-27T00:00:00"]]`, "", ""},
 	// 11. Formulas: their text on request (shared formulas translated from
-	// their master), none cached marked so, counted when not asked for.
+	// their master); one with no cached value is computed and marked so, or
+	// marked not computed with the reason, and counted either way.
 	{"formulas.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="C1"><f t="shared" ref="C1:C3" si="0">A1*2</f><v>2</v></c></row>` +
 		`<row r="2"><c r="A2"><v>2</v></c><c r="C2"><f t="shared" si="0"/><v>4</v></c></row>` +
 		`<row r="3"><c r="A3"><v>3</v></c><c r="C3"><f t="shared" si="0"/></c></row>` +
 		`<row r="4"><c r="A4"><f>SUM(A1:A3)</f><v>6</v></c><c r="B4"><f>SUM(A1:A3)*2</f></c></row>`)},
 		"read-sheet", map[string]any{"formulas": true}, "rows", `[[1,"",{"cached":true,"formula":"=A1*2","value":2}],[2,"",{"cached":true,"formula":"=A2*2","value":4}],` +
-			`[3,"",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":true,"formula":"=SUM(A1:A3)","value":6},{"cached":false,"formula":"=SUM(A1:A3)*2","value":null}]]`, "", ""},
-	{"formulas.xlsx", craft{}, "read-sheet", nil, "rows", `[[1,"",2],[2,"",4],[3],[6]]`, "", ""},
-	{"formulas.xlsx", craft{}, "read-sheet", nil, "uncached_formulas", `2`, "", ""},
-	{"formulas.xlsx", craft{}, "read-range", map[string]any{"range": "B3:C4", "formulas": true}, "rows", `[["",{"cached":false,"formula":"=A3*2","value":null}],[{"cached":false,"formula":"=SUM(A1:A3)*2","value":null},""]]`, "", ""},
+			`[3,"",{"cached":false,"computed":true,"formula":"=A3*2","value":6}],[{"cached":true,"formula":"=SUM(A1:A3)","value":6},{"cached":false,"computed":true,"formula":"=SUM(A1:A3)*2","value":12}]]`, "", ""},
+	{"formulas.xlsx", craft{}, "read-sheet", nil, "rows", `[[1,"",2],[2,"",4],[3,"",6],[6,12]]`, "", ""},
+	{"formulas.xlsx", craft{}, "read-sheet", nil, "computed_formulas", `2`, "", ""},
+	{"formulas.xlsx", craft{}, "read-range", map[string]any{"range": "B3:C4", "formulas": true}, "rows", `[["",{"cached":false,"computed":true,"formula":"=A3*2","value":6}],[{"cached":false,"computed":true,"formula":"=SUM(A1:A3)*2","value":12},""]]`, "", ""},
+	{"formulas_uncomputed.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>1</v></c><c r="B1"><f>TEXT(A1,"0.0")</f></c><c r="C1"><f>Rate*A1</f></c><c r="D1"><f>B1&amp;"!"</f></c><c r="E1"><f>A1+1</f></c></row>`)},
+		"read-sheet", map[string]any{"formulas": true}, "rows", `[[1,{"cached":false,"computed":false,"formula":"=TEXT(A1,\"0.0\")","reason":"uses the function TEXT, which is not computed here","value":null},` +
+			`{"cached":false,"computed":false,"formula":"=Rate*A1","reason":"uses the defined name Rate","value":null},{"cached":false,"computed":false,"formula":"=B1\u0026\"!\"","reason":"uses the function TEXT, which is not computed here","value":null},` +
+			`{"cached":false,"computed":true,"formula":"=A1+1","value":2}]]`, "", ""},
+	{"formulas_uncomputed.xlsx", craft{}, "read-sheet", nil, "rows", `[[1,"","","",2]]`, "", ""},
+	{"formulas_uncomputed.xlsx", craft{}, "read-sheet", nil, "uncached_formulas", `3`, "", ""},
+	{"formulas_uncomputed.xlsx", craft{}, "read-sheet", nil, "computed_formulas", `1`, "", ""},
 	{"formulas.xlsx", craft{}, "records", map[string]any{"formulas": true, "max-results": 1}, "records", `[{"1":2,"2":{"cached":true,"formula":"=A2*2","value":4},"column_B":null}]`, "", ""},
 	{"formulas.xlsx", craft{}, "describe", nil, "formula_columns", `3`, "", ""},
+	// Merged header cells: a label merged down rows is one level, a label
+	// merged across columns stands over each column under it, levels are
+	// joined with " / "; a row whose one value is merged across is a
+	// title; a label merged across with numbers under it has no sub-labels.
+	{"merged_header.xlsx", craft{sheet: sheetHead + `<sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>Region</t></is></c><c r="B1" t="inlineStr"><is><t>Sales</t></is></c><c r="D1" t="inlineStr"><is><t>Notes</t></is></c></row>` +
+		`<row r="2"><c r="B2" t="inlineStr"><is><t>Q1</t></is></c><c r="C2" t="inlineStr"><is><t>Q2</t></is></c></row>` +
+		`<row r="3"><c r="A3" t="inlineStr"><is><t>North</t></is></c><c r="B3"><v>10</v></c><c r="C3"><v>20</v></c><c r="D3" t="inlineStr"><is><t>ok</t></is></c></row>` +
+		`</sheetData><mergeCells count="2"><mergeCell ref="A1:A2"/><mergeCell ref="B1:C1"/></mergeCells></worksheet>`},
+		"records", nil, "records", `[{"Notes":"ok","Region":"North","Sales / Q1":10,"Sales / Q2":20}]`, "", ""},
+	{"merged_header.xlsx", craft{}, "records", nil, "columns", `["Region","Sales / Q1","Sales / Q2","Notes"]`, "", ""},
+	{"merged_header.xlsx", craft{}, "describe", nil, "data_rows", `1`, "", ""},
+	{"merged_title.xlsx", craft{sheet: sheetHead + `<sheetData>` +
+		`<row r="1"><c r="A1" t="inlineStr"><is><t>Report 2024</t></is></c></row>` +
+		`<row r="2"><c r="A2" t="inlineStr"><is><t>Name</t></is></c><c r="B2" t="inlineStr"><is><t>Score</t></is></c></row>` +
+		`<row r="3"><c r="A3" t="inlineStr"><is><t>Ann</t></is></c><c r="B3"><v>1</v></c><c r="C3"><v>2</v></c></row>` +
+		`</sheetData><mergeCells count="2"><mergeCell ref="A1:C1"/><mergeCell ref="B2:C2"/></mergeCells></worksheet>`},
+		"records", nil, "records", `[{"Name":"Ann","Score":1,"Score_2":2}]`, "", ""},
+	{"merged_title.xlsx", craft{}, "records", nil, "header_row", `2`, "", ""},
+	{"merged_title.xlsx", craft{}, "describe", nil, "header_row", `2`, "", ""},
 	// A shared formula whose group has no master (A2) is no formula, in
 	// describe's count (which skips the formulas' text) as when read.
 	{"formula_master_missing.xlsx", craft{sheet: rows(`<row r="1"><c r="A1" t="inlineStr"><is><t>h</t></is></c></row>` +
@@ -310,14 +338,14 @@ var longTail = []struct {
 		`<row r="3"><c r="B3"><f t="shared" si="0"/></c><c r="C3"><f>1+1</f></c></row>`)},
 		"describe", nil, "formula_columns", `2`, "", ""},
 	{"formula_master_missing.xlsx", craft{}, "read-sheet", map[string]any{"formulas": true}, "rows",
-		`[["h"],[1,{"cached":true,"formula":"=A2+1","value":2}],["",{"cached":false,"formula":"=A3+1","value":null},{"cached":false,"formula":"=1+1","value":null}]]`, "", ""},
+		`[["h"],[1,{"cached":true,"formula":"=A2+1","value":2}],["",{"cached":false,"computed":true,"formula":"=A3+1","value":1},{"cached":false,"computed":true,"formula":"=1+1","value":2}]]`, "", ""},
 	{"formulas.xlsx", craft{}, "dump", map[string]any{"formulas": true}, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\n" +
-		"r1: 1 |  | 2 [=A1*2]\nr2: 2 |  | 4 [=A2*2]\nr3: 3 |  | [=A3*2]\nr4: 6 [=SUM(A1:A3)] | [=SUM(A1:A3)*2]", "", ""},
-	{"formulas.xlsx", craft{}, "dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\nr1: 1 |  | 2\nr2: 2 |  | 4\nr3: 3\nr4: 6", "", ""},
+		"r1: 1 |  | 2 [=A1*2]\nr2: 2 |  | 4 [=A2*2]\nr3: 3 |  | 6 [=A3*2]\nr4: 6 [=SUM(A1:A3)] | 12 [=SUM(A1:A3)*2]", "", ""},
+	{"formulas.xlsx", craft{}, "dump", nil, "text", "### FILE: @\n### SHEETS: ['Sheet1']\n\n\n===== SHEET: Sheet1  (dims A1:C4) =====\nr1: 1 |  | 2\nr2: 2 |  | 4\nr3: 3 |  | 6\nr4: 6 | 12", "", ""},
 	// search with formulas finds a formula by its text, a value by its
 	// value, and marks what the file holds no value for.
 	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "a3", "formulas": true}, "matches",
-		`[{"cached":false,"cell":"C3","column":3,"formula":"=A3*2","row":3,"sheet":"Sheet1","value":null},{"cached":true,"cell":"A4","column":1,"formula":"=SUM(A1:A3)","row":4,"sheet":"Sheet1","value":6},{"cached":false,"cell":"B4","column":2,"formula":"=SUM(A1:A3)*2","row":4,"sheet":"Sheet1","value":null}]`, "", ""},
+		`[{"cached":false,"cell":"C3","column":3,"computed":true,"formula":"=A3*2","row":3,"sheet":"Sheet1","value":6},{"cached":true,"cell":"A4","column":1,"formula":"=SUM(A1:A3)","row":4,"sheet":"Sheet1","value":6},{"cached":false,"cell":"B4","column":2,"computed":true,"formula":"=SUM(A1:A3)*2","row":4,"sheet":"Sheet1","value":12}]`, "", ""},
 	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "4", "formulas": true}, "matches",
 		`[{"cached":true,"cell":"C2","column":3,"formula":"=A2*2","row":2,"sheet":"Sheet1","value":4}]`, "", ""},
 	{"formulas.xlsx", craft{}, "search", map[string]any{"query": "a3"}, "matches", `[]`, "", ""},

@@ -197,7 +197,7 @@ func (o *objectWriter) notes(st workbook.Stats, formulasAsked bool, nextStep str
 	if nextStep != "" {
 		m["next_step"] = nextStep
 	}
-	for _, k := range []string{"uncached_formulas", "next_step"} {
+	for _, k := range []string{"computed_formulas", "uncached_formulas", "next_step"} {
 		if v, ok := m[k]; ok {
 			o.member(k, v)
 		}

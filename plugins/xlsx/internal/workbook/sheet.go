@@ -36,7 +36,23 @@ type Row struct {
 	// elsewhere; it may be longer than Cells, whose cell is then empty (a
 	// formula without a cached value). Reused like Cells.
 	Formulas []string
+	// Computed, with StreamOptions.Compute, says for each formula cell
+	// that holds no cached value whether its value in Cells was computed,
+	// or why not; the zero Computation elsewhere. Reused like Cells.
+	Computed []Computation
 }
+
+// Computation is what computing a formula without a cached value gave:
+// Done, its value in the row's Cells, or the Reason it was not computed.
+type Computation struct {
+	Done   bool
+	Reason string
+}
+
+// ComputeFunc computes the formula (with its "=") of the cell at row, col
+// that holds no cached value: its value, or the reason it cannot be
+// computed. An error stops the stream (a cancelled call).
+type ComputeFunc func(row, col int, formula string) (v Value, reason string, err error)
 
 // Stats describes a sheet's extent, as far as it was read.
 type Stats struct {
@@ -59,8 +75,11 @@ type Stats struct {
 	// Complete is false when the stream stopped before the end of the sheet.
 	Complete bool
 	// UncachedFormulas counts the formula cells read that hold no cached
-	// value (and so read as empty unless formulas are asked for).
+	// value and were not computed (and so read as empty).
 	UncachedFormulas int
+	// ComputedFormulas counts the formula cells without a cached value
+	// whose value StreamOptions.Compute computed.
+	ComputedFormulas int
 }
 
 // StreamOptions tune Stream.
@@ -83,6 +102,16 @@ type StreamOptions struct {
 	// Dimension, when set, is called with the sheet's <dimension ref>
 	// claim as soon as it is read, before the first row.
 	Dimension func(ref string)
+	// Compute, when set, computes each formula that holds no cached
+	// value; its value then fills the cell, styled as a cached one would
+	// be (a date format makes it a date), and Row.Computed says so.
+	Compute ComputeFunc
+	// Serials keeps date-formatted numbers as numbers (a formula engine
+	// reading its arguments needs the serial, not the date's text).
+	Serials bool
+	// Merge, with StatsOnly, is called with each merged range's ref
+	// ("A1:C2") as it is read, after the cell data.
+	Merge func(ref string)
 }
 
 // Stream reads a worksheet row by row in document order, calling fn for
@@ -150,7 +179,7 @@ func (w *Workbook) extendByComments(part string, st *Stats) {
 // table, loaded at the first shared-string cell.
 func (w *Workbook) streamFrom(ctx context.Context, r io.Reader, part string, sst []string, o StreamOptions, fn func(Row) error) (Stats, error) {
 	st := Stats{MaxRow: 1, MaxColumn: 1}
-	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, sstGiven: sst != nil, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, fn: fn, st: &st, dimension: o.Dimension}
+	p := sheetParser{w: w, part: part, s: newScanner(r), sst: sst, sstGiven: sst != nil, statsOnly: o.StatsOnly, formulas: o.Formulas && !o.StatsOnly, formulaMarks: o.FormulaMarks, borrow: o.Borrow, compute: o.Compute, serials: o.Serials, fn: fn, st: &st, dimension: o.Dimension, merge: o.Merge}
 	err := p.run(ctx)
 	switch {
 	case errors.Is(err, ErrStop):
@@ -179,7 +208,11 @@ type sheetParser struct {
 	formulaMarks bool
 	fn           func(Row) error
 	st           *Stats
+	compute      ComputeFunc
+	serials      bool
+	rowComputed  []Computation
 	dimension    func(ref string)
+	merge        func(ref string)
 
 	depth              int
 	rowNum, colCounter int
@@ -286,8 +319,9 @@ func (p *sheetParser) run(ctx context.Context) error {
 				}
 			} else if p.inIS {
 				p.tb.feed(s, k)
-			} else if p.inF && p.formulas && (!p.formulaMarks || len(p.fbuf) == 0) {
-				// (a mark needs only to know the text is not empty)
+			} else if p.inF && (p.formulas && (!p.formulaMarks || len(p.fbuf) == 0) || p.compute != nil) {
+				// (a mark needs only to know the text is not empty; a
+				// formula to compute needs all of it)
 				p.fbuf = s.appendText(p.fbuf)
 			}
 		}
@@ -380,7 +414,7 @@ func (p *sheetParser) start() error {
 		}
 		// Without formulas asked for, a formula element before the value
 		// is only a mark (hasF): the one-step path steps over it.
-		if v, hadF, ok := s.cellValueFast(!p.formulas); ok {
+		if v, hadF, ok := s.cellValueFast(!p.formulas && p.compute == nil); ok {
 			// [<f>…</f>]<v>…</v></c> consumed: the cell is complete.
 			p.depth--
 			p.inCell, p.hasV, p.hasF = false, true, hadF
@@ -411,6 +445,9 @@ func (p *sheetParser) start() error {
 	case "mergeCell":
 		p.st.MergedRanges++
 		p.st.extend(s.attr("ref"))
+		if p.merge != nil {
+			p.merge(string(s.attr("ref")))
+		}
 	case "hyperlink":
 		// openpyxl makes a cell for every cell a hyperlink covers.
 		p.st.extend(s.attr("ref"))
@@ -507,13 +544,47 @@ func (p *sheetParser) cell() error {
 		v = p.value()
 	}
 	formula := ""
+	var comp Computation
 	if p.hasF {
+		switch {
+		case p.formulas:
+			formula = p.formulaText()
+		case p.compute != nil && v.Kind == KindEmpty:
+			formula = p.formulaSource()
+		}
+		if p.compute != nil && (p.formulaMarks || !p.formulas) {
+			p.noteShared()
+		}
+		if v.Kind == KindEmpty && p.compute != nil && !p.statsOnly {
+			text := formula
+			if p.formulaMarks || !p.formulas {
+				text = p.formulaSource()
+			}
+			if text != "" {
+				cv, reason, err := p.compute(p.cRow, p.cCol, text)
+				if err != nil {
+					return err
+				}
+				if reason == "" {
+					v, comp = p.styled(cv), Computation{Done: true}
+					p.st.ComputedFormulas++
+				} else {
+					comp.Reason = reason
+				}
+			}
+		}
 		if v.Kind == KindEmpty {
 			p.st.UncachedFormulas++
 		}
-		if p.formulas {
-			formula = p.formulaText()
+		if !p.formulas {
+			formula = ""
 		}
+	}
+	if comp.Done || comp.Reason != "" && formula != "" {
+		for len(p.rowComputed) < p.cCol {
+			p.rowComputed = append(p.rowComputed, Computation{})
+		}
+		p.rowComputed[p.cCol-1] = comp
 	}
 	if v.Kind == KindEmpty && formula == "" {
 		return nil
@@ -543,6 +614,25 @@ func (p *sheetParser) cell() error {
 	}
 	p.cells[p.cCol-1] = v
 	return nil
+}
+
+// formulaSource is formulaText, whatever FormulaMarks asks.
+func (p *sheetParser) formulaSource() string {
+	marks := p.formulaMarks
+	p.formulaMarks = false
+	defer func() { p.formulaMarks = marks }()
+	return p.formulaText()
+}
+
+// noteShared records the master of a shared-formula group without
+// translating anything, for the group's later cells to compute from.
+func (p *sheetParser) noteShared() {
+	if p.fShared >= 0 && len(p.fbuf) > 0 {
+		if p.shared == nil {
+			p.shared = map[int]sharedFormula{}
+		}
+		p.shared[p.fShared] = sharedFormula{text: string(p.fbuf), row: p.cRow, col: p.cCol}
+	}
 }
 
 // formulaText returns the cell's formula with its "=": its own text, or
@@ -670,7 +760,7 @@ func (p *sheetParser) value() Value {
 		if v.Kind == KindString || v.Kind == KindInt && v.Str != "" {
 			return v // text, or an integer beyond 64 bits: no date
 		}
-		if p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
+		if !p.serials && p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
 			f := v.Num
 			if v.Kind == KindInt {
 				f = float64(v.Int)
@@ -704,6 +794,18 @@ func (p *sheetParser) value() Value {
 	default:
 		return Value{Kind: KindString, Str: p.str(raw)}
 	}
+}
+
+// styled gives a computed number the cell's date format, as value gives
+// a cached one.
+func (p *sheetParser) styled(v Value) Value {
+	if (v.Kind != KindInt && v.Kind != KindFloat) || v.Str != "" || p.serials {
+		return v
+	}
+	if p.cXF >= 0 && p.cXF < len(p.w.styles) && p.w.styles[p.cXF].date {
+		return serialToValue(v.Float64(), p.w.Date1904, p.w.styles[p.cXF].elapsed)
+	}
+	return v
 }
 
 // str returns b as a string: a copy, or with borrow a view of the row's
@@ -835,6 +937,7 @@ func (p *sheetParser) flush() error {
 	if !p.rowHasValue {
 		p.cells = p.cells[:0]
 		p.rowFormulas = p.rowFormulas[:0]
+		p.rowComputed = p.rowComputed[:0]
 		return nil
 	}
 	p.rowHasValue = false
@@ -843,8 +946,10 @@ func (p *sheetParser) flush() error {
 	if p.statsOnly {
 		err = p.fn(Row{Num: p.curRow})
 	} else {
-		err = p.fn(Row{Num: p.curRow, Cells: p.cells, Formulas: p.rowFormulas})
+		err = p.fn(Row{Num: p.curRow, Cells: p.cells, Formulas: p.rowFormulas, Computed: p.rowComputed})
 	}
+	clear(p.rowComputed)
+	p.rowComputed = p.rowComputed[:0]
 	clear(p.cells)
 	p.cells = p.cells[:0]
 	clear(p.rowFormulas)

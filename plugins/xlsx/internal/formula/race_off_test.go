@@ -1,0 +1,5 @@
+//go:build !race
+
+package formula
+
+const raceDetector = false
