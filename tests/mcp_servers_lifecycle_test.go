@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,7 +88,9 @@ func crashAndIdle(t *testing.T, e *env) {
 	// both again.
 	cs = goClient(t, e, "", nil)
 	first := read("at first")
-	must(t, syscall.Kill(first, syscall.SIGKILL))
+	proc, err := os.FindProcess(first)
+	must(t, err)
+	must(t, proc.Kill())
 	// The bridge's environment holds its configuration, naming this
 	// test's cache folder.
 	waitGone(t, "the crashed server's bridge", true, "--toolhost-mcp-bridge", cache)
