@@ -329,7 +329,16 @@ func rugPullRefused(t *testing.T, e *env, file string) {
 	if out := hostApprove(t, e, "rugpull"); !strings.Contains(out, "tool lookup changed") {
 		t.Errorf("host approve did not show what changed:\n%s", out)
 	}
-	if _, text, isErr := runToolResult(t, cs, "rugpull", "lookup", map[string]any{"q": "mcp"}); isErr || text != "looked up mcp" {
-		t.Errorf("rugpull lookup after approval: %v %q", isErr, text)
+	// The serving host picks the approval up when it sees the lock change.
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		sc, text, isErr := runToolResult(t, cs, "rugpull", "lookup", map[string]any{"q": "mcp"})
+		if !isErr && text == "looked up mcp" {
+			break
+		}
+		if errorCode(sc) != "not_ready" || time.Now().After(deadline) {
+			t.Fatalf("rugpull lookup after approval: %q", text)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

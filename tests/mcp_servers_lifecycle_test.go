@@ -7,14 +7,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // pidsWith returns the processes whose command line holds every one of
 // words (Linux's /proc).
-func pidsWith(words ...string) []int {
+func pidsWith(words ...string) []int { return pidsWhere(false, words...) }
+
+// pidsWhere returns the processes whose command line (and, with environ,
+// environment) hold every one of words.
+func pidsWhere(environ bool, words ...string) []int {
 	var out []int
 	entries, _ := os.ReadDir("/proc")
 	for _, d := range entries {
@@ -26,6 +31,10 @@ func pidsWith(words ...string) []int {
 		if err != nil {
 			continue
 		}
+		if environ {
+			env, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+			raw = append(append(raw, 0), env...)
+		}
 		cmd := strings.ReplaceAll(string(raw), "\x00", " ")
 		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(cmd, w) }) {
 			out = append(out, pid)
@@ -34,13 +43,14 @@ func pidsWith(words ...string) []int {
 	return out
 }
 
-// waitGone waits until no process's command line holds words.
-func waitGone(t *testing.T, what string, words ...string) {
+// waitGone waits until no process's command line (and, with environ,
+// environment) holds words.
+func waitGone(t *testing.T, what string, environ bool, words ...string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(pidsWith(words...)) > 0 {
+	for len(pidsWhere(environ, words...)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s is still running: %v", what, pidsWith(words...))
+			t.Fatalf("%s is still running: %v", what, pidsWhere(environ, words...))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -60,9 +70,7 @@ func crashAndIdle(t *testing.T, e *env) {
 		}
 	}
 	server := []string{cache, "server-memory/dist/index.js"}
-	idle := *e
-	idle.vars = append(slices.Clone(e.vars), "HOST_PLUGIN_IDLE=1s")
-	cs := goClient(t, &idle, "", nil)
+	var cs *mcp.ClientSession
 	read := func(when string) int {
 		t.Helper()
 		if sc, _, isErr := runToolResult(t, cs, "memory", "read_graph", map[string]any{}); isErr {
@@ -74,21 +82,32 @@ func crashAndIdle(t *testing.T, e *env) {
 		}
 		return pids[0]
 	}
-	first := read("at first")
 
-	// A crash: the server dies; its bridge follows it, and the next call
-	// starts both again.
-	must(t, syscall.Kill(first, syscall.SIGKILL))
-	waitGone(t, "the crashed server's bridge", "--toolhost-mcp-bridge")
+	// A crash: the server dies; its bridge follows it (the host's idle
+	// stop, 10 minutes by default, does not), and the next call starts
+	// both again.
+	cs = goClient(t, e, "", nil)
+	first := read("at first")
+	proc, err := os.FindProcess(first)
+	must(t, err)
+	must(t, proc.Kill())
+	// The bridge's environment holds its configuration, naming this
+	// test's cache folder.
+	waitGone(t, "the crashed server's bridge", true, "--toolhost-mcp-bridge", cache)
 	second := read("after the crash")
 	if second == first {
 		t.Fatal("the crashed server was not started again")
 	}
+	cs.Close()
 
 	// Idle: after a second without calls the plugin is stopped, server and
 	// all; the next call starts it again.
-	waitGone(t, "the idle memory server", server...)
-	if third := read("after the idle stop"); third == second {
+	idle := *e
+	idle.vars = append(slices.Clone(e.vars), "HOST_PLUGIN_IDLE=1s")
+	cs = goClient(t, &idle, "", nil)
+	third := read("in a host that stops idle plugins")
+	waitGone(t, "the idle memory server", false, server...)
+	if fourth := read("after the idle stop"); fourth == third {
 		t.Fatal("the idle server was not started again")
 	}
 }
