@@ -190,9 +190,11 @@ bench-usage: build
 	bash tests/bench/usage/bench.sh
 
 # The xlsx plugin against openpyxl read_only on a generated 200,000 × 10
-# workbook, then a differential check on random workbooks.
+# workbook, then a differential check on random workbooks; then read-sheet
+# on a large .xls and .ods against xlrd and odfpy (tests/bench/xlsx/formats.sh).
 bench-xlsx: build
 	bash tests/bench/xlsx/bench.sh
+	bash tests/bench/xlsx/formats.sh
 
 # The notes plugin over a generated 10,000-note brain: full reindex, search
 # p50, remember p50 (NOTES_BENCH_NOTES to size it).

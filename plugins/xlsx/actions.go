@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ods"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/xls"
 	"github.com/toolhost/toolhost/sdk"
@@ -32,6 +33,8 @@ func openWorkbook(p string) (*workbook.Workbook, error) {
 		// A legacy .xls (or an Excel 3–4 worksheet, a bare BIFF stream),
 		// or an encrypted package, which xls names.
 		w, err = xls.Open(f, limits())
+	case sig == "zip" && ods.Is(f):
+		w, err = ods.Open(f, limits())
 	default:
 		w, err = workbook.OpenFile(f, limits())
 	}

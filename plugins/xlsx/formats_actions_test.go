@@ -59,3 +59,52 @@ func TestXLSThroughEveryAction(t *testing.T) {
 		t.Errorf("dump: %s", text)
 	}
 }
+
+// TestODSThroughTheActions reads real .ods files: hidden sheets, merged
+// ranges, dates and times, text with spaces and line breaks.
+func TestODSThroughTheActions(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(formatsDir, "ods", "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootsEnv, dir)
+	ls := mustCall(t, "list-sheets", map[string]any{"path": filepath.Join(dir, "sheetjs__sheet_visibility.ods")})
+	if got := toJSON(ls["sheets"].([]any)[1].(map[string]any)["state"]); got != `"hidden"` {
+		t.Errorf("Hidden sheet state: %s", got)
+	}
+	ls = mustCall(t, "list-sheets", map[string]any{"path": filepath.Join(dir, "calamine__tests_merged_cells.ods")})
+	if got := toJSON(ls["sheets"].([]any)[0].(map[string]any)["merged_ranges"]); got != "1" {
+		t.Errorf("merged ranges: %s", got)
+	}
+	rs := mustCall(t, "read-sheet", map[string]any{"path": filepath.Join(dir, "calamine__tests_date.ods")})
+	if got := toJSON(rs["rows"]); got != `[["2021-01-01T00:00:00",15],["2021-01-01T10:10:10",16],["10:10:10",17],["10:10:10.123000",18]]` {
+		t.Errorf("dates: %s", got)
+	}
+	rs = mustCall(t, "read-sheet", map[string]any{"path": filepath.Join(dir, "calamine__tests_special_cells.ods")})
+	if got := toJSON(rs["rows"].([]any)[:2]); got != `[["Split\nLine"],["Value  With spaces"]]` {
+		t.Errorf("text: %s", got)
+	}
+}
+
+// TestODSHostilePackages: a zip bomb is refused from the zip directory; a
+// cell repeated a billion times fills Excel's 16,384 columns and no more.
+func TestODSHostilePackages(t *testing.T) {
+	dir := allowDir(t)
+	head := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet><table:table table:name="S">`
+	tail := `</table:table></office:spreadsheet></office:body></office:document-content>`
+	mime := [2]string{"mimetype", "application/vnd.oasis.opendocument.spreadsheet"}
+
+	bomb := filepath.Join(dir, "bomb.ods")
+	writeZip(t, bomb, [][2]string{mime, {"content.xml", head + strings.Repeat(" ", 64<<20) + tail}})
+	if _, e := call(t, "read-sheet", map[string]any{"path": bomb}); e == nil || e.Code != codeWorkbookTooLarge || !strings.Contains(e.Message, "zip bomb") {
+		t.Errorf("zip bomb: %v", e)
+	}
+
+	wide := filepath.Join(dir, "wide.ods")
+	writeZip(t, wide, [][2]string{mime, {"content.xml", head + `<table:table-row table:number-rows-repeated="3"><table:table-cell office:value-type="float" office:value="7" table:number-columns-repeated="1000000000"/></table:table-row>` + tail}})
+	ls := mustCall(t, "list-sheets", map[string]any{"path": wide})
+	s := ls["sheets"].([]any)[0].(map[string]any)
+	if toJSON(s["columns"]) != "16384" || toJSON(s["rows"]) != "3" {
+		t.Errorf("wide: %s", toJSON(s))
+	}
+}

@@ -27,7 +27,21 @@ type formatException struct {
 	Reason            string
 }
 
-var formatExceptions = map[string][]formatException{}
+var formatExceptions = map[string][]formatException{
+	"ods": {
+		{"calamine__tests_covered.ods", "sheet1", "A3", `"a3"`, "null", "a covered cell of a merged range holding a value: kept, as for .xlsx (see above); LibreOffice drops it"},
+		{"sheetjs__comments_stress_test.ods", "Sheet3", "B2", `""`, `"#NAME?"`, "a text cell holding only a comment, with SheetJS's COMMENT() formula, which LibreOffice recalculates to #NAME?"},
+	},
+}
+
+// formatRecalculated are files whose formulas LibreOffice recalculates on
+// load (NOW(), functions it lacks or computes otherwise), so its answer
+// is not the values the file stores: their cells that differ are counted,
+// not failed, and README.md says so.
+var formatRecalculated = map[string]string{
+	"sheetjs__formula_stress_test.ods": "LibreOffice recalculates SheetJS's formulas on load",
+	"sheetjs__number_format.ods":       "LibreOffice recalculates SheetJS's formulas on load, and reads numbers in formats of styles.xml that we read as numbers",
+}
 
 // formatRules explain whole classes of cells where we differ from an
 // oracle on purpose, each checked to be the same number read another way;
@@ -36,11 +50,36 @@ var formatRules = map[string][]struct {
 	Name  string
 	Match func(ours, theirs any) bool
 }{
+	"ods": {
+		{"a boolean: LibreOffice saves booleans as numbers 0 and 1 in its .xlsx", boolAsNumber},
+		{"a number LibreOffice saves with 15 significant digits", fifteenDigits},
+	},
 	"xls": {
 		{"elapsed format ([h]:mm:ss): an ISO-8601 duration, as for .xlsx; xlrd gives a date that many days after its epoch", elapsedAsDate},
 		{"a format of elapsed hours alone ([h], [hh]): an ISO-8601 duration, as Excel shows hours; xlrd, which strips bracketed codes, the plain number of days", elapsedAsNumber},
 		{"negative serial shown as a date (Excel shows ####): openpyxl's arithmetic, as for .xlsx; xlrd counts from 31 December 1899 below serial 60, a day later", negativeSerialDayLater},
 	},
+}
+
+// boolAsNumber: our boolean is the oracle's 0 or 1.
+func boolAsNumber(ours, theirs any) bool {
+	b, ok := ours.(bool)
+	n, ok2 := theirs.(json.Number)
+	return ok && ok2 && ((b && n.String() == "1") || (!b && n.String() == "0"))
+}
+
+// fifteenDigits: our number rounded to 15 significant digits is the
+// oracle's.
+func fifteenDigits(ours, theirs any) bool {
+	o, ok := ours.(json.Number)
+	n, ok2 := theirs.(json.Number)
+	if !ok || !ok2 {
+		return false
+	}
+	a, _ := o.Float64()
+	b, _ := n.Float64()
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(a, 'g', 15, 64), 64)
+	return x == b
 }
 
 // elapsedAsDate: our duration is the oracle's date-time less its epoch.
@@ -89,6 +128,10 @@ var formatRefusals = map[string]map[string]struct {
 	Code   sdk.Code
 	Reason string
 }{
+	"ods": {
+		"calamine__tests_issue_594_dos.ods":  {"", "a crafted sheet of a billion repeated cells: LibreOffice grows past the oracle's 4 GiB cap; we skip repeated empty cells"},
+		"calamine__tests_pass_protected.ods": {codeEncryptedWorkbook, "password-protected: the manifest names its encryption"},
+	},
 	"xls": {
 		"calamine__tests_OOM_alloc3.xls":          {codeInvalidWorkbook, "a fuzzed compound file whose directory lies past its end"},
 		"calamine__tests_issue_385.xls":           {codeEncryptedWorkbook, "password-protected (FILEPASS)"},
@@ -112,6 +155,13 @@ func sameFormatValue(ours, theirs any) bool {
 	switch th := theirs.(type) {
 	case nil:
 		return ours == nil || ours == ""
+	case map[string]any:
+		// openpyxl's timedelta, from an elapsed time LibreOffice saved.
+		td, ok := th["timedelta_s"].(json.Number)
+		o, ok2 := ours.(string)
+		secs, ok3 := durationSeconds(o)
+		want, _ := td.Float64()
+		return ok && ok2 && ok3 && math.Abs(secs-want) < 1e-3
 	case json.Number:
 		o, ok := ours.(json.Number)
 		if !ok {
@@ -151,11 +201,12 @@ func sameInstant(a, b string) bool {
 // formatTally is what the corpus test prints for one format.
 type formatTally struct {
 	files, read, cells, differing, refusedByUs, refusedByBoth, readBeyond int
+	recalculated                                                          int
 	byRule                                                                map[string]int
 }
 
 func TestFormatCorporaAgreeWithOracles(t *testing.T) {
-	for _, format := range []string{"xls"} {
+	for _, format := range []string{"xls", "ods"} {
 		t.Run(format, func(t *testing.T) {
 			dir, err := filepath.Abs(filepath.Join(formatsDir, format, "files"))
 			if err != nil {
@@ -179,6 +230,9 @@ func TestFormatCorporaAgreeWithOracles(t *testing.T) {
 			}
 			t.Logf("%s: %d files, %d read (%d the oracle refuses), %d cells compared, %d differ from the oracle (each explained), %d refused by both, %d refused that the oracle reads",
 				format, n.files, n.read, n.readBeyond, n.cells, n.differing, n.refusedByBoth, n.refusedByUs)
+			if n.recalculated > 0 {
+				t.Logf("  %d cells differ in files LibreOffice recalculates on load (formatRecalculated), not explained cell by cell", n.recalculated)
+			}
 			for rule, k := range n.byRule {
 				t.Logf("  %d cells: %s", k, rule)
 			}
@@ -292,6 +346,10 @@ func compareFormatFile(t *testing.T, format, path string, used map[int]bool, n *
 				if rule := ruled(format, gv, wv); rule != "" {
 					n.differing++
 					n.byRule[rule]++
+					continue
+				}
+				if _, ok := formatRecalculated[file]; ok {
+					n.recalculated++
 					continue
 				}
 				if i := findFormatException(format, file, title, cell, gv, wv); i >= 0 {

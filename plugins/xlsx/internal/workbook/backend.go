@@ -63,3 +63,7 @@ func BuiltinFormat(id int) (string, bool) {
 // CompoundFileError says why an OLE compound file that
 // holds no workbook stream cannot be read: encrypted, or unknown.
 func CompoundFileError(f *os.File) *Error { return compoundFileError(f) }
+
+// WithDefaults returns the limits with each unset field at its default; l
+// may be nil.
+func (l *Limits) WithDefaults() Limits { return l.withDefaults() }
