@@ -205,10 +205,12 @@ bench-usage: build
 	bash tests/bench/usage/bench.sh
 
 # The xlsx plugin against openpyxl read_only on a generated 200,000 × 10
-# workbook, then a differential check on random workbooks, then the
-# formula oracle (bench-xlsx-formulas).
+# workbook, then a differential check on random workbooks; read-sheet on a
+# large .xls and .ods against xlrd and odfpy (tests/bench/xlsx/formats.sh);
+# then the formula oracle (bench-xlsx-formulas).
 bench-xlsx: build
 	bash tests/bench/xlsx/bench.sh
+	bash tests/bench/xlsx/formats.sh
 	$(MAKE) bench-xlsx-formulas
 
 # Every formula of the xlsx corpora recalculated by LibreOffice (Debian's

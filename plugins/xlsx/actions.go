@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ods"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/xls"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -23,7 +26,18 @@ func openWorkbook(p string) (*workbook.Workbook, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := workbook.OpenFile(f, limits())
+	var w *workbook.Workbook
+	ext := strings.ToLower(filepath.Ext(p))
+	switch sig := workbook.Signature(f); {
+	case sig == "cfb", sig == "" && (ext == ".xls" || ext == ".xlt"):
+		// A legacy .xls (or an Excel 3–4 worksheet, a bare BIFF stream),
+		// or an encrypted package, which xls names.
+		w, err = xls.Open(f, limits())
+	case sig == "zip" && ods.Is(f):
+		w, err = ods.Open(f, limits())
+	default:
+		w, err = workbook.OpenFile(f, limits())
+	}
 	if err != nil {
 		return nil, workbookError(p, err)
 	}

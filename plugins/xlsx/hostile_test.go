@@ -46,7 +46,7 @@ func TestBrokenPackages(t *testing.T) {
 			"list-sheets", codeInvalidWorkbook, "truncated"},
 		{"ole container", func(p string) {
 			os.WriteFile(p, append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 1024)...), 0o644)
-		}, "read-sheet", codeEncryptedWorkbook, "password-protected or legacy .xls workbooks are not supported"},
+		}, "read-sheet", codeInvalidWorkbook, "the OLE compound file (the container of an .xls workbook) is corrupt"},
 		{"empty zip", func(p string) { writeZip(t, p, nil) },
 			"list-sheets", codeInvalidWorkbook, "xl/workbook.xml"},
 		{"no workbook part", func(p string) { writeZip(t, p, drop("xl/workbook.xml")) },

@@ -29,8 +29,10 @@ const (
 const rootsEnv = "XLSX_ROOTS"
 
 // workbookExts are the extensions of the workbooks this tool reads, as
-// openpyxl does: workbooks and templates, with or without macros.
-var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm"}
+// openpyxl does: workbooks and templates, with or without macros; and
+// legacy Excel workbooks and templates (.xls, .xlt); OpenDocument
+// spreadsheets and templates (.ods, .ots).
+var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm", ".xls", ".xlt", ".ods", ".ots"}
 
 // allowedRoots returns the folders paths must resolve under: XLSX_ROOTS,
 // or by default the user's home and the working directory; each with its
@@ -229,10 +231,10 @@ func hiddenNotAllowed(p string) *sdk.Error {
 }
 
 // openWorkbookFile opens a workbook for reading beneath an allowed root:
-// a regular .xlsx/.xlsm/.xltx/.xltm file. The caller owns the file.
+// a regular file with a workbook's extension. The caller owns the file.
 func openWorkbookFile(p string) (*os.File, error) {
 	if strings.TrimSpace(p) == "" {
-		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx or .xlsm file"}
+		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx, .xlsm, .xls or .ods file"}
 	}
 	abs, err := filepath.Abs(expandHome(p))
 	if err != nil {
@@ -262,7 +264,7 @@ func openWorkbookFile(p string) (*os.File, error) {
 	}
 	if st.IsDir() {
 		e := &sdk.Error{Code: sdk.CodeInvalidArgs, Message: p + " is a folder, not a workbook",
-			NextStep: "pass the path of an .xlsx or .xlsm file inside it"}
+			NextStep: "pass the path of an .xlsx, .xlsm, .xls or .ods file inside it"}
 		if names := workbooksIn(f); len(names) > 0 {
 			e.DidYouMean = names
 		}
@@ -271,8 +273,8 @@ func openWorkbookFile(p string) (*os.File, error) {
 	}
 	if !slices.Contains(workbookExts, strings.ToLower(filepath.Ext(abs))) {
 		f.Close()
-		return nil, &sdk.Error{Code: codeUnsupportedFormat, Message: "not an .xlsx/.xlsm file: " + p,
-			NextStep: "this tool reads Office Open XML workbooks (.xlsx, .xlsm, .xltx, .xltm); save other formats as .xlsx first"}
+		return nil, &sdk.Error{Code: codeUnsupportedFormat, Message: "not a workbook this tool reads: " + p,
+			NextStep: "this tool reads Excel workbooks (.xlsx, .xlsm, .xltx, .xltm, .xls, .xlt) and OpenDocument spreadsheets (.ods, .ots); save other formats as .xlsx first"}
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()

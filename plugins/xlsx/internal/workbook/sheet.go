@@ -125,6 +125,9 @@ func (w *Workbook) Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn
 		st.Complete = true
 		return st, nil
 	}
+	if w.backend != nil {
+		return w.backend.Stream(ctx, sh, opt, fn)
+	}
 	if sh.Part == "" {
 		return st, invalidf(nil, "sheet %q has no part: its relationship is missing from the workbook's rels", sh.Name)
 	}

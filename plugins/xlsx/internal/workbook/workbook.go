@@ -101,6 +101,9 @@ type Sheet struct {
 
 // Workbook is an open workbook. It is not safe for concurrent use.
 type Workbook struct {
+	// backend reads the sheets of a workbook in another format (FromBackend).
+	backend Backend
+
 	f      *os.File
 	zr     *zip.Reader
 	parts  map[string]*zip.File
@@ -208,6 +211,9 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 
 // Close releases the file.
 func (w *Workbook) Close() error {
+	if w.backend != nil {
+		return w.backend.Close()
+	}
 	w.closeSharedStrings()
 	return w.f.Close()
 }
