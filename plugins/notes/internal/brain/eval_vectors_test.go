@@ -19,18 +19,19 @@ import (
 	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
 )
 
-// evalVectorsFile caches the evaluation brain's section vectors: embedding
-// its 3,828 notes takes the pure-Go model minutes of CPU, more than make
+// vectors.bin.gz beside each corpus caches its section vectors: embedding
+// Git's 3,828 notes takes the pure-Go model minutes of CPU, more than make
 // test's share. Each record is a section's vector hash (16 bytes: the
 // model's name and the text embedded, see vectorHash), a float32 scale and
 // 512 int8 components (the vector divided by the scale, rounded): cosine
 // to the model's own vector stays above 0.9999. The evaluation re-embeds a
 // sample of sections live and compares, and embeds any section the cache
 // misses; NOTES_EVAL_VECTORS=update rewrites the file from the brain.
-var evalVectorsFile = filepath.Join("testdata", "gitdocs", "vectors.bin.gz")
+func evalVectorsPath(c evalCorpus) string { return filepath.Join("testdata", c.name, "vectors.bin.gz") }
 
-func readEvalVectors(t testing.TB) map[string][]float32 {
+func readEvalVectors(t testing.TB, c evalCorpus) map[string][]float32 {
 	t.Helper()
+	evalVectorsFile := evalVectorsPath(c)
 	if _, err := os.Stat(evalVectorsFile); os.IsNotExist(err) {
 		return nil
 	}
@@ -53,8 +54,9 @@ func readEvalVectors(t testing.TB) map[string][]float32 {
 	return out
 }
 
-func writeEvalVectors(t testing.TB, vecs map[string][]float32) {
+func writeEvalVectors(t testing.TB, c evalCorpus, vecs map[string][]float32) {
 	t.Helper()
+	evalVectorsFile := evalVectorsPath(c)
 	keys := slices.Sorted(maps.Keys(vecs))
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -93,10 +95,10 @@ func writeEvalVectors(t testing.TB, vecs map[string][]float32) {
 // prepareEvalVectors gives every section of the evaluation brain its
 // vector: from the cache where it has the section's text, else from the
 // model. It checks a sample of cached vectors against the model.
-func prepareEvalVectors(t *testing.T, b *Brain, emb embed.Embedder) {
+func prepareEvalVectors(t *testing.T, b *Brain, emb embed.Embedder, c evalCorpus) {
 	t.Helper()
 	ctx := context.Background()
-	cache := readEvalVectors(t)
+	cache := readEvalVectors(t, c)
 	if err := b.ix.ImportVectors(ctx, cache); err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +144,9 @@ func prepareEvalVectors(t *testing.T, b *Brain, emb embed.Embedder) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeEvalVectors(t, all)
-		t.Logf("wrote %d vectors to %s", len(all), evalVectorsFile)
-	} else if missing > len(secs)/10 {
+		writeEvalVectors(t, c, all)
+		t.Logf("wrote %d vectors to %s", len(all), evalVectorsPath(c))
+	} else if cache != nil && missing > len(secs)/10 {
 		t.Errorf("the vector cache missed %d of %d sections: rebuild it with NOTES_EVAL_VECTORS=update", missing, len(secs))
 	}
 	_ = fmt.Sprint

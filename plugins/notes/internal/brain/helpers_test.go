@@ -14,6 +14,7 @@ import (
 	"github.com/toolhost/toolhost/sdk"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
 )
 
 func TestMain(m *testing.M) {
@@ -62,6 +63,9 @@ func isolate(t *testing.T) {
 	// under -race costs seconds a section: tests that want it say so
 	// (search_meaning_test.go, the retrieval evaluation).
 	t.Setenv("NOTES_EMBED_MODEL", "off")
+	for _, k := range []string{embed.EnvURL, embed.EnvURLModel, embed.EnvKeyFile, embed.EnvAllowHost, embed.EnvTimeout} {
+		t.Setenv(k, "")
+	}
 }
 
 func newEnv(t *testing.T) *env {

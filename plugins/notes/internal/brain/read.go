@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/embed"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/markdown"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
@@ -665,25 +666,25 @@ func deref(s *string) string {
 
 // StatusResult is status's answer.
 type StatusResult struct {
-	DataNotice         string         `json:"data_notice"`
-	Healthy            bool           `json:"healthy"`
-	Problems           []string       `json:"problems"`
-	Root               string         `json:"root"`
-	Client             string         `json:"client"`
-	Machine            string         `json:"machine"`
-	BrainSchemaVersion int            `json:"brain_schema_version"`
-	NoteDirs           []string       `json:"note_dirs"`
-	Notes              map[string]any `json:"notes"`
-	Index              map[string]any `json:"index"`
-	BrokenLinks        int            `json:"broken_links"`
-	Sync               map[string]any `json:"sync"`
-	Conflicts          []string       `json:"conflicts"`
-	UnsafeFiles        []UnsafeFile   `json:"unsafe_files"`
-	Git                string         `json:"git"`
-	Notices            []string       `json:"notices"`
-	Recovered          []Recovered    `json:"recovered"`
-	Embeddings         any            `json:"embeddings"`
-	NextStep           string         `json:"next_step"`
+	DataNotice         string          `json:"data_notice"`
+	Healthy            bool            `json:"healthy"`
+	Problems           []string        `json:"problems"`
+	Root               string          `json:"root"`
+	Client             string          `json:"client"`
+	Machine            string          `json:"machine"`
+	BrainSchemaVersion int             `json:"brain_schema_version"`
+	NoteDirs           []string        `json:"note_dirs"`
+	Notes              map[string]any  `json:"notes"`
+	Index              map[string]any  `json:"index"`
+	BrokenLinks        int             `json:"broken_links"`
+	Sync               map[string]any  `json:"sync"`
+	Conflicts          []string        `json:"conflicts"`
+	UnsafeFiles        []UnsafeFile    `json:"unsafe_files"`
+	Git                string          `json:"git"`
+	Notices            []string        `json:"notices"`
+	Recovered          []Recovered     `json:"recovered"`
+	Embeddings         EmbeddingStatus `json:"embeddings"`
+	NextStep           string          `json:"next_step"`
 }
 
 // Status reports the brain's health.
@@ -745,6 +746,11 @@ func (b *Brain) Status(ctx context.Context, c Call) (*StatusResult, error) {
 	}
 	if res.BrokenLinks > 0 {
 		res.Problems = append(res.Problems, fmt.Sprintf("%d broken link(s)", res.BrokenLinks))
+	}
+	emb := b.embeddingStatus()
+	res.Embeddings = emb
+	if !emb.Available && os.Getenv(embed.EnvURL) != "" {
+		res.Problems = append(res.Problems, "the embedding endpoint is not usable: "+emb.Reason)
 	}
 	res.Healthy = len(res.Problems) == 0
 	res.NextStep = "Run lint for the details of each problem."

@@ -3,6 +3,7 @@ package brain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -121,6 +122,18 @@ func (b *Brain) Search(ctx context.Context, c Call, a SearchArgs) (*SearchResult
 		var warns []Warning
 		hits, mode, terms, warns, err = b.meaningSearch(ctx, emb, a, filter, res.ModeUsed == "hybrid")
 		res.Warnings = append(res.Warnings, warns...)
+		var ee *embedError
+		if errors.As(err, &ee) && ctx.Err() == nil {
+			// The model or the user's embedding server failed (down, slow,
+			// a wrong answer): keyword search answers, and says so.
+			b.vec.noteFailure(ee)
+			res.ModeUsed = "keyword"
+			res.ModeReason = "search by meaning failed, so keyword search is used: stemmed words and their synonyms, BM25"
+			res.Warnings = append(res.Warnings, Warning{Code: "embedding_failed", Message: fmt.Sprintf("%s search would use search by meaning (%s): %v; keyword search was used", a.Mode, emb.Model(), ee)})
+			hits, mode, terms, err = b.ix.Search(ctx, a.Query, filter, a.Limit)
+		} else if err == nil {
+			b.vec.noteFailure(nil)
+		}
 	}
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Try again; the index is rebuilt when needed.", "%v", err)

@@ -32,6 +32,51 @@ type vectorState struct {
 	fusion fusion
 	// perSearch overrides syncPerSearch (tests); 0 takes the default.
 	perSearch int
+	// failMu guards the last failure of the model, for status.
+	failMu   sync.Mutex
+	lastFail string
+}
+
+// noteFailure keeps the model's last failure for status; nil (a search
+// by meaning that worked) clears it.
+func (v *vectorState) noteFailure(err error) {
+	v.failMu.Lock()
+	defer v.failMu.Unlock()
+	v.lastFail = ""
+	if err != nil {
+		v.lastFail = err.Error()
+	}
+}
+
+// EmbeddingStatus is status's embeddings: which model serves search by
+// meaning, from where, or why none does.
+type EmbeddingStatus struct {
+	Available bool   `json:"available"`
+	Source    string `json:"source"` // "endpoint", "bundled" or "none"
+	Model     string `json:"model,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Protocol  string `json:"protocol,omitempty"`
+	Dims      int    `json:"dims,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	LastError string `json:"last_error,omitempty"`
+}
+
+// embeddingStatus says which model serves, loading it as a search would
+// (an endpoint is not asked anything).
+func (b *Brain) embeddingStatus() EmbeddingStatus {
+	emb, err := b.embedder()
+	b.vec.failMu.Lock()
+	st := EmbeddingStatus{LastError: b.vec.lastFail}
+	b.vec.failMu.Unlock()
+	if err != nil {
+		st.Source, st.Reason = "none", err.Error()
+		return st
+	}
+	st.Available, st.Model, st.Dims, st.Source = true, emb.Model(), emb.Dims(), "bundled"
+	if r, ok := emb.(*embed.Remote); ok {
+		st.Source, st.URL, st.Protocol = "endpoint", r.URL(), r.Protocol()
+	}
+	return st
 }
 
 // fusion is how hybrid search merges its two rankings.
@@ -79,11 +124,20 @@ const (
 // answers; the rest wait for later searches (the result says how many).
 const syncPerSearch = 64
 
-// embedder returns the sentence model, or why there is none.
+// embedder returns the sentence model, or why there is none: the user's
+// embedding server when NOTES_EMBED_URL names one, else the bundled model.
 func (b *Brain) embedder() (embed.Embedder, error) {
 	b.vec.once.Do(func() {
 		if b.vec.set != nil {
 			b.vec.emb = b.vec.set
+			return
+		}
+		if c, ok, err := embed.RemoteConfigFromEnv(); ok || err != nil {
+			if err != nil {
+				b.vec.err = err
+				return
+			}
+			b.vec.emb, b.vec.err = embed.NewRemote(c)
 			return
 		}
 		if os.Getenv(embed.EnvModelDir) == "off" {
@@ -167,7 +221,7 @@ func (b *Brain) SyncVectors(ctx context.Context, max int) (pending int, err erro
 		}
 		vecs, err := emb.Embed(ctx, batch)
 		if err != nil {
-			return 0, fmt.Errorf("notes: embed sections: %w", err)
+			return 0, &embedError{fmt.Errorf("notes: embed sections: %w", err)}
 		}
 		round := make([]index.SectionVector, 0, len(part))
 		for k, i := range part {
@@ -201,6 +255,13 @@ func embeddedIn(round []index.SectionVector, hash string) bool {
 	return false
 }
 
+// embedError is a failure of the sentence model or embedding server (not
+// of the index): search answers by keyword instead and says why.
+type embedError struct{ err error }
+
+func (e *embedError) Error() string { return e.err.Error() }
+func (e *embedError) Unwrap() error { return e.err }
+
 // meaningSearch returns the hits of a semantic or hybrid search, and
 // warnings about sections not yet embedded.
 func (b *Brain) meaningSearch(ctx context.Context, emb embed.Embedder, a SearchArgs, f index.Filter, hybrid bool) (hits []index.Hit, mode string, terms []string, warns []Warning, err error) {
@@ -217,7 +278,7 @@ func (b *Brain) meaningSearch(ctx context.Context, emb embed.Embedder, a SearchA
 	}
 	q, err := emb.Embed(ctx, []string{a.Query})
 	if err != nil {
-		return nil, "", nil, nil, fmt.Errorf("notes: embed query: %w", err)
+		return nil, "", nil, nil, &embedError{fmt.Errorf("notes: embed query: %w", err)}
 	}
 	fu := b.vec.fusion.orDefaults()
 	depth := max(fu.depth, a.Limit)

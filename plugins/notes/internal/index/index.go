@@ -55,6 +55,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks, 'row');
 type Index struct {
 	db       *sql.DB
 	expander Expander
+	tuning   Tuning
 	vecs     vecCache
 }
 
@@ -65,7 +66,7 @@ func Open(ctx context.Context, file string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", file, err)
 	}
-	ix := &Index{db: db}
+	ix := &Index{db: db, tuning: DefaultTuning}
 	var v string
 	err = db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='schema'`).Scan(&v)
 	if err != nil || v != SchemaVersion {

@@ -28,6 +28,27 @@ type Expander interface {
 // default) widens with the brain's own terms only.
 func (ix *Index) SetExpander(e Expander) { ix.expander = e }
 
+// Tuning is the part of keyword ranking an evaluation turns off one piece
+// at a time to measure what each gives (SetTuning); DefaultTuning is what
+// ships.
+type Tuning struct {
+	// Fields weighs a match in the title (with aliases), the heading path
+	// and the body.
+	Fields [3]float64
+	// Feedback is how many pseudo-relevance feedback words join a query
+	// (0: none).
+	Feedback int
+	// Plain ranks as before any tuning: FTS5's own BM25 over the words as
+	// written, every word, else any (the evaluation's baseline).
+	Plain bool
+}
+
+// DefaultTuning is the ranking every index starts with.
+var DefaultTuning = Tuning{Fields: [3]float64{weightTitle, weightHeading, weightBody}, Feedback: feedbackTerms}
+
+// SetTuning replaces the ranking's tuning (the evaluation's ablations).
+func (ix *Index) SetTuning(t Tuning) { ix.tuning = t }
+
 // Ranking weights: the stemmed columns' weights (title with aliases,
 // heading path, body), BM25's k1 and b, what a synonym's match is worth
 // against the word's own.
@@ -126,7 +147,7 @@ func (ix *Index) Search(ctx context.Context, query string, f Filter, limit int) 
 	if limit <= 0 {
 		limit = 10
 	}
-	if strings.IndexFunc(query, isCJK) >= 0 {
+	if strings.IndexFunc(query, isCJK) >= 0 || ix.tuning.Plain {
 		return ix.searchExact(ctx, terms, f, limit)
 	}
 	groups := ix.groups(terms)
@@ -246,7 +267,7 @@ func (ix *Index) rank(ctx context.Context, tx *sql.Tx, groups []group, f Filter,
 	q := `SELECT cr.id, cr.path, cr.heading, chunks.s_title, chunks.s_head, chunks.s_body, n.superseded_by<>'[]'
 		FROM chunks JOIN chunk_rows cr ON cr.id=chunks.rowid JOIN notes n ON n.path=cr.path
 		WHERE chunks MATCH ? AND ` + f.where(&fargs) + ` ORDER BY bm25(chunks, 0, 0, 0, 0, 0, 0, ?, ?, ?) LIMIT ?`
-	fargs = append(fargs, weightTitle, weightHeading, weightBody, candidates)
+	fargs = append(fargs, ix.tuning.Fields[0], ix.tuning.Fields[1], ix.tuning.Fields[2], candidates)
 	rows, err := tx.QueryContext(ctx, q, fargs...)
 	if err != nil {
 		return nil, err
@@ -280,13 +301,13 @@ func (ix *Index) rank(ctx context.Context, tx *sql.Tx, groups []group, f Filter,
 	for _, c := range r.cands {
 		counts := map[string]float64{}
 		for _, t := range c.title {
-			counts[t] += weightTitle
+			counts[t] += ix.tuning.Fields[0]
 		}
 		for _, t := range c.head {
-			counts[t] += weightHeading
+			counts[t] += ix.tuning.Fields[1]
 		}
 		for _, t := range c.body {
-			counts[t] += weightBody
+			counts[t] += ix.tuning.Fields[2]
 		}
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(len(c.body))/math.Max(avg, 1))
 		var covered float64
@@ -324,7 +345,7 @@ func (ix *Index) rank(ctx context.Context, tx *sql.Tx, groups []group, f Filter,
 // (pseudo-relevance feedback): each stem's weight in those sections, by its
 // frequency there and its rarity in the brain, the query's own stems and
 // stop words left out.
-func feedback(r *ranking, groups []group) []group {
+func feedback(r *ranking, groups []group, n int) []group {
 	in := map[string]bool{}
 	for _, g := range groups {
 		for st := range g.stems {
@@ -373,7 +394,7 @@ func feedback(r *ranking, groups []group) []group {
 		return all[i].stem < all[j].stem
 	})
 	var out []group
-	for i := 0; i < len(all) && i < feedbackTerms; i++ {
+	for i := 0; i < len(all) && i < n; i++ {
 		out = append(out, group{own: all[i].stem, stems: map[string]float64{all[i].stem: feedbackWeight}, extra: true})
 	}
 	return out
@@ -392,8 +413,8 @@ func (ix *Index) searchStemmed(ctx context.Context, groups []group, f Filter, li
 	if len(r.cands) == 0 {
 		return nil, "none", terms, nil
 	}
-	if feedbackTerms > 0 {
-		if r, err = ix.rank(ctx, tx, append(groups, feedback(r, groups)...), f, r); err != nil {
+	if ix.tuning.Feedback > 0 {
+		if r, err = ix.rank(ctx, tx, append(groups, feedback(r, groups, ix.tuning.Feedback)...), f, r); err != nil {
 			return nil, "", terms, fmt.Errorf("index: search: %w", err)
 		}
 	}

@@ -204,11 +204,6 @@ func Validity(validFrom, validUntil, expiresAt, asOf string) string {
 	return Current
 }
 
-// Validity of the note at asOf.
-func (n *Note) Validity(asOf string) string {
-	return Validity(n.FM.ValidFrom, n.FM.ValidUntil, n.FM.ExpiresAt, asOf)
-}
-
 // Archived reports whether path is under memory/_archive/.
 func Archived(path string) bool { return strings.HasPrefix(path, archivedPath) }
 
