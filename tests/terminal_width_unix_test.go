@@ -119,8 +119,14 @@ func TestTablesFitEightyColumns(t *testing.T) {
 				t.Errorf("%s is not listed whole:\n%s", name, r.screen)
 			}
 		}
-		if strings.Contains(r.stderr, "[WARN]") || strings.Contains(r.stderr, "[ERROR]") {
+		if strings.Contains(r.stderr, "host.plugin") {
 			t.Errorf("without --verbose the plugins' logs reach stderr:\n%s", r.stderr)
+		}
+		// list checks again (a failure is not remembered): --verbose shows
+		// the plugin's exit as the host logged it.
+		r = onTerminalCols(t, cols, lvars, false, hostBin, "list", "--verbose")
+		if !strings.Contains(r.stderr, "host.plugin.dies") {
+			t.Errorf("with --verbose the plugin's log is not on stderr:\n%s", r.stderr)
 		}
 	})
 }
