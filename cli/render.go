@@ -104,7 +104,7 @@ func (t *Term) value(w io.Writer, v any, indent string) {
 // object prints the scalar fields aligned, then each nested field under
 // its key.
 func (t *Term) object(w io.Writer, o *object, indent string) {
-	fields := table.Table{Indent: indent, Width: t.Width}
+	fields := table.Table{Indent: indent, Width: t.Width, Whole: true}
 	for i, k := range o.keys {
 		v := o.vals[i]
 		if s, ok := v.(string); ok && strings.Contains(s, "\n") {

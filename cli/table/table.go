@@ -44,6 +44,9 @@ type Table struct {
 	// instead of leaving columns out, when the columns do not fit even
 	// wrapped: for rows whose every field matters (a result's records).
 	Stack bool
+	// Whole keeps every column: when they do not fit, the last one's long
+	// words break instead (a table of a key and its value).
+	Whole bool
 }
 
 // tableGap is the space between columns.
@@ -95,6 +98,9 @@ func (t *Table) String() string {
 	if t.Width > 0 {
 		if t.Stack && t.Header != nil && len(keep) > 1 && sumOf(least, keep) > room() {
 			return t.stacked()
+		}
+		if last := keep[len(keep)-1]; t.Whole && sumOf(least, keep) > room() {
+			least[last] = max(room()-(sumOf(least, keep)-least[last]), 1)
 		}
 		for len(keep) > 1 && sumOf(least, keep) > room() {
 			d := t.dropIndex(keep)
@@ -148,7 +154,7 @@ func (t *Table) stacked() string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		block := Table{Indent: t.Indent, Width: t.Width}
+		block := Table{Indent: t.Indent, Width: t.Width, Whole: true}
 		for c, v := range r {
 			if c < len(t.Header) && v != "" {
 				block.Rows = append(block.Rows, []string{t.Header[c], v})
@@ -292,7 +298,7 @@ func wrapWords(text string, width int) []string {
 				line = w
 			}
 			if width > 0 && ansi.StringWidth(line) > width {
-				parts := strings.Split(ansi.Wrap(line, width, "/"), "\n")
+				parts := breakWord(line, width)
 				out = append(out, parts[:len(parts)-1]...)
 				line = parts[len(parts)-1]
 			}
@@ -300,4 +306,19 @@ func wrapWords(text string, width int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// breakWord breaks a word wider than width into lines at most width wide,
+// after a "/" where one falls in the line, else at the width.
+func breakWord(word string, width int) []string {
+	var out []string
+	for ansi.StringWidth(word) > width {
+		head := ansi.Truncate(word, width, "")
+		if i := strings.LastIndexByte(head, '/'); i > 0 && i < len(head)-1 {
+			head = head[:i+1]
+		}
+		out = append(out, head)
+		word = word[len(head):]
+	}
+	return append(out, word)
 }
