@@ -206,6 +206,11 @@ func renderStatus(d *statusData) string {
 	for _, p := range d.Providers {
 		fmt.Fprintf(&b, "| %s | %v | %d | %d | %d | %d |\n", p.Provider, p.Found, p.Files, p.Lines, p.SkippedLines, p.Calls)
 	}
+	for _, p := range d.Providers {
+		if !p.Found && len(p.LookedIn) > 0 {
+			fmt.Fprintf(&b, "\n%s: no logs in %s.\n", p.Provider, strings.Join(p.LookedIn, ", "))
+		}
+	}
 	c := d.Cache
 	fmt.Fprintf(&b, "\nLast scan %s: %d files parsed, %s bytes read (%s in all over %d scans), %d calls indexed. Prices as of %s (%s).\n",
 		c.LastScan, c.FilesParsed, num(c.BytesReadLast), num(c.BytesReadTotal), c.Scans, c.CallsIndexed, d.Prices.AsOf, strings.Join(d.Prices.Sources, " + "))
