@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps deps-run build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: image image-kind image-minikube image-push proto all deps deps-run build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-notes bench-lb soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -161,6 +161,23 @@ deploy-check:
 	$(GO) run $(KUBECONFORM) -strict -summary -kubernetes-version $(K8S_VERSION) \
 		-schema-location 'deploy/kubernetes/schemas/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
 		deploy/kubernetes/*.yaml
+
+# The container image (deploy/Dockerfile), with docker or CONTAINER=podman,
+# tagged IMAGE (deploy/kubernetes/deployment.yaml runs toolhost:0.1.0);
+# then into a local cluster (kind: KIND_CLUSTER names it; minikube) or
+# pushed as REGISTRY/IMAGE. See deploy/README.md.
+CONTAINER ?= docker
+IMAGE     ?= toolhost:0.1.0
+image:
+	$(CONTAINER) build -f deploy/Dockerfile -t $(IMAGE) .
+image-kind: image
+	kind load docker-image $(IMAGE) $(if $(KIND_CLUSTER),--name $(KIND_CLUSTER))
+image-minikube: image
+	minikube image load $(IMAGE)
+image-push: image
+	@test -n "$(REGISTRY)" || { echo "image-push: name the registry, e.g. make image-push REGISTRY=registry.example.com/team" >&2; exit 2; }
+	$(CONTAINER) tag $(IMAGE) $(REGISTRY)/$(IMAGE)
+	$(CONTAINER) push $(REGISTRY)/$(IMAGE)
 
 # make test in full: gofmt, vet and staticcheck, every platform's build and
 # vet, every test with the sweeps and storms at full size

@@ -12,20 +12,6 @@ import (
 	"testing"
 )
 
-// debianList is the package names of one of scripts/debian-packages*.txt.
-func debianList(t *testing.T, name string) []string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name))
-	must(t, err)
-	var pkgs []string
-	for _, line := range strings.Split(string(raw), "\n") {
-		if p := strings.TrimSpace(strings.SplitN(line, "#", 2)[0]); p != "" {
-			pkgs = append(pkgs, p)
-		}
-	}
-	return pkgs
-}
-
 // depsLine matches the Debian-packages step a make target runs.
 var depsLine = regexp.MustCompile(`(?m)^sh scripts/debian-deps\.sh.*$`)
 
