@@ -11,7 +11,7 @@ export GOFLAGS ?= -buildvcs=false
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 
-.PHONY: proto all deps build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-xlsx-formulas bench-notes bench-lb bench-mcp soak fuzz mutate mutate-sample clean npm deploy-check
+.PHONY: image image-kind image-minikube image-push proto all deps deps-run build host plugins python-gen notes-model test check run cross cross-check cross-vet bench bench-host bench-usage bench-xlsx bench-xlsx-formulas bench-notes bench-lb bench-mcp soak fuzz mutate mutate-sample clean npm deploy-check
 
 all: build
 
@@ -58,17 +58,28 @@ python-gen: deps
 	cd sdk/python && /usr/bin/python3 -m grpc_tools.protoc -I. -I../wire --python_out=. --grpc_python_out=. health.proto ../wire/plugin.proto
 	$(MAKE) plugins
 
-# The Debian packages listed in scripts/debian-packages.txt. Installing one
-# needs root (apt-get as root or through passwordless sudo; otherwise the
-# script names the command to run), so it runs once: bin/.debian-deps marks
-# it done until the list or the script changes.
-DEPS_STAMP := bin/.debian-deps
+# The Debian packages: scripts/debian-packages.txt is what running the
+# shipped plugins needs (deps-run, which `make run` calls), and
+# scripts/debian-packages-test.txt what only the tests and generators need
+# (deps adds it; `make test` calls deps). The script names each missing
+# package and why before installing it. Installing needs root (apt-get as
+# root or through passwordless sudo; otherwise the script names the command
+# to run), so each runs once: its stamp in bin/ marks it done until the
+# lists or the script change.
+DEPS_RUN_STAMP ?= bin/.debian-deps-run
+DEPS_STAMP ?= bin/.debian-deps
+deps-run: $(DEPS_RUN_STAMP)
 deps: $(DEPS_STAMP)
 
-$(DEPS_STAMP): scripts/debian-deps.sh scripts/debian-packages.txt
-	@echo "deps: the Debian packages of scripts/debian-packages.txt (installing needs root; once)" >&2
-	@sh scripts/debian-deps.sh
-	@mkdir -p bin && touch $@
+$(DEPS_RUN_STAMP): scripts/debian-deps.sh scripts/debian-packages.txt
+	@echo "deps: the Debian packages running needs (scripts/debian-packages.txt; installing needs root; once)" >&2
+	@sh scripts/debian-deps.sh debian-packages.txt
+	@mkdir -p $(@D) && touch $@
+
+$(DEPS_STAMP): scripts/debian-deps.sh scripts/debian-packages.txt scripts/debian-packages-test.txt
+	@echo "deps: the Debian packages running and testing need (scripts/debian-packages.txt, debian-packages-test.txt; installing needs root; once)" >&2
+	@sh scripts/debian-deps.sh debian-packages.txt debian-packages-test.txt
+	@mkdir -p $(@D) && touch $@
 
 # Regenerates sdk/wire's Go code from plugin.proto: protoc from Debian
 # (scripts/debian-packages-proto.txt), the generators at the pinned versions
@@ -160,6 +171,23 @@ deploy-check:
 		-schema-location 'deploy/kubernetes/schemas/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json' \
 		deploy/kubernetes/*.yaml
 
+# The container image (deploy/Dockerfile), with docker or CONTAINER=podman,
+# tagged IMAGE (deploy/kubernetes/deployment.yaml runs toolhost:0.1.0);
+# then into a local cluster (kind: KIND_CLUSTER names it; minikube) or
+# pushed as REGISTRY/IMAGE. See deploy/README.md.
+CONTAINER ?= docker
+IMAGE     ?= toolhost:0.1.0
+image:
+	$(CONTAINER) build -f deploy/Dockerfile -t $(IMAGE) .
+image-kind: image
+	kind load docker-image $(IMAGE) $(if $(KIND_CLUSTER),--name $(KIND_CLUSTER))
+image-minikube: image
+	minikube image load $(IMAGE)
+image-push: image
+	@test -n "$(REGISTRY)" || { echo "image-push: name the registry, e.g. make image-push REGISTRY=registry.example.com/team" >&2; exit 2; }
+	$(CONTAINER) tag $(IMAGE) $(REGISTRY)/$(IMAGE)
+	$(CONTAINER) push $(REGISTRY)/$(IMAGE)
+
 # make test in full: gofmt, vet and staticcheck, every platform's build and
 # vet, every test with the sweeps and storms at full size
 # (TOOLHOST_TEST_FULL), the whole retrieval evaluation.
@@ -174,7 +202,7 @@ check: deps build npm notes-model cross-check deploy-check
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.
 run:
-	-@$(MAKE) --no-print-directory deps >&2
+	-@$(MAKE) --no-print-directory deps-run >&2
 	@$(MAKE) --no-print-directory build >&2
 	@echo "toolhost: serving MCP on stdio (connect a client: see README.md); Ctrl-D or Ctrl-C stops it" >&2
 	@./bin/host serve

@@ -7,13 +7,14 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/toolhost/toolhost/cli/table"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
 
-// maxCell is the widest a table cell is printed, in runes.
-const maxCell = 60
+// maxCell is the most of a value a table cell prints, in runes; a longer
+// value ends at a word with "…" (--json prints it whole).
+const maxCell = 160
 
 // ANSI emphasis used when Term.Color allows it.
 const (
@@ -84,7 +85,7 @@ func (t *Term) value(w io.Writer, v any, indent string) {
 			return
 		}
 		if isGrid(x) {
-			grid(w, x, indent)
+			grid(w, x, indent, t.Width)
 			return
 		}
 		for _, e := range x {
@@ -103,17 +104,17 @@ func (t *Term) value(w io.Writer, v any, indent string) {
 // object prints the scalar fields aligned, then each nested field under
 // its key.
 func (t *Term) object(w io.Writer, o *object, indent string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fields := table.Table{Indent: indent, Width: t.Width, Whole: true}
 	for i, k := range o.keys {
 		v := o.vals[i]
 		if s, ok := v.(string); ok && strings.Contains(s, "\n") {
 			continue
 		}
 		if isScalar(v) || isScalarList(v) {
-			fmt.Fprintf(tw, "%s%s\t%s\n", indent, t.emph(ansiBold, k), oneLineValue(v))
+			fields.Rows = append(fields.Rows, []string{t.emph(ansiBold, k), oneLineValue(v)})
 		}
 	}
-	tw.Flush()
+	_ = fields.Fprint(w)
 	for i, k := range o.keys {
 		v := o.vals[i]
 		if s, ok := v.(string); ok && strings.Contains(s, "\n") {
@@ -141,22 +142,20 @@ func (t *Term) table(w io.Writer, rows []*object, indent string) {
 			}
 		}
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := make([]string, len(cols))
+	tab := table.Table{Header: make([]string, len(cols)), Indent: indent, Width: t.Width, Stack: true}
 	for i, c := range cols {
-		head[i] = strings.ToUpper(c)
+		tab.Header[i] = strings.ToUpper(c)
 	}
-	fmt.Fprintf(tw, "%s%s\n", indent, strings.Join(head, "\t")) // no emphasis: escapes would count as width
 	for _, r := range rows {
 		cells := make([]string, len(cols))
 		for i, c := range cols {
 			if v, ok := r.get(c); ok {
-				cells[i] = cut(strings.ReplaceAll(oneLineValue(v), "\t", " "), maxCell)
+				cells[i] = cutWords(oneLineValue(v), maxCell)
 			}
 		}
-		fmt.Fprintf(tw, "%s%s\n", indent, strings.Join(cells, "\t"))
+		tab.Rows = append(tab.Rows, cells)
 	}
-	tw.Flush()
+	_ = tab.Fprint(w)
 }
 
 // isGrid reports whether a is rows of scalars (a sheet's 2D array).
@@ -173,17 +172,17 @@ func isGrid(a []any) bool {
 }
 
 // grid prints rows of scalars as aligned columns.
-func grid(w io.Writer, rows []any, indent string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+func grid(w io.Writer, rows []any, indent string, width int) {
+	tab := table.Table{Indent: indent, Width: width}
 	for _, r := range rows {
 		row := r.([]any)
 		cells := make([]string, len(row))
 		for i, v := range row {
-			cells[i] = cut(strings.ReplaceAll(strings.ReplaceAll(scalar(v), "\t", " "), "\n", " "), maxCell)
+			cells[i] = cutWords(strings.ReplaceAll(scalar(v), "\n", " "), maxCell)
 		}
-		fmt.Fprintf(tw, "%s%s\n", indent, strings.Join(cells, "\t"))
+		tab.Rows = append(tab.Rows, cells)
 	}
-	tw.Flush()
+	_ = tab.Fprint(w)
 }
 
 // objectRows is a as rows when every element is an object.

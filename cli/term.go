@@ -126,6 +126,20 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// cutWords shortens s to at most n runes at a space, ending in "…" when
+// it was longer; a first word longer than n is cut inside.
+func cutWords(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := string(r[:n-1])
+	if i := strings.LastIndexByte(head, ' '); i > 0 {
+		head = head[:i]
+	}
+	return strings.TrimRight(head, " ") + "…"
+}
+
 // number prints a progress count: whole numbers without decimals.
 func number(f float64) string {
 	if f == float64(int64(f)) {

@@ -31,7 +31,7 @@ func TestRenderJSON(t *testing.T) {
 			"characters  9\ntext\n  r1: 1 | 2\n  r2: 2 | 4\n"},
 		{"lists of scalars on one line, null as -", `{"names":["a","b"],"n":null}`, "names  a, b\nn      -\n"},
 		{"nested object indented", `{"totals":{"cost":1.5,"tokens":10}}`, "totals\n  cost    1.5\n  tokens  10\n"},
-		{"rows missing a key leave the cell empty", `[{"a":1},{"a":2,"b":"x"}]`, "A  B\n1  \n2  x\n"},
+		{"rows missing a key leave the cell empty", `[{"a":1},{"a":2,"b":"x"}]`, "A  B\n1\n2  x\n"},
 		{"nested value in a cell as compact JSON", `[{"a":{"k":[1,2]}}]`, "A\n{\"k\":[1,2]}\n"},
 		{"a sheet's rows as a grid", `{"sheet":"S1","rows":[[1,"two",null],[10,"x",true]]}`, "sheet  S1\nrows\n  1   two  -\n  10  x    true\n"},
 		{"an empty list says so", `{"hits":[]}`, "hits  (none)\n"},

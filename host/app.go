@@ -61,14 +61,17 @@ func (a *app) callRunner() dispatch.CallRunner {
 
 // newApp builds the registry, supervisor and dispatcher from the
 // environment; logs go to logOut (stderr) at HOST_LOG_LEVEL, else
-// defaultLevel (the terminal commands keep quiet below warnings). The
-// approval lock is on unless HOST_DEV=1.
+// defaultLevel (the terminal commands keep quiet below warnings). What the
+// plugins log reaches logOut only with --verbose or HOST_LOG_LEVEL: a
+// terminal command's answer says what went wrong, and a plugin's own
+// warnings beside it are noise. The approval lock is on unless HOST_DEV=1.
 func newApp(logOut io.Writer, defaultLevel hclog.Level) *app {
 	return newAppDev(logOut, defaultLevel, os.Getenv("HOST_DEV") == "1", false)
 }
 
 // newAppDev is newApp with the approval lock off when dev is true, which
-// it says loudly on logOut. verifyAtLaunch (`host serve`) reads a plugin
+// it says loudly on logOut. verifyAtLaunch (`host serve`, which logs what
+// plugins log at its level) reads a plugin
 // folder the hash cache has not seen only when the plugin first launches
 // (registry.Options.VerifyAtLaunch), so a start reads no plugin it does not
 // run.
@@ -121,7 +124,11 @@ func newAppDev(logOut io.Writer, defaultLevel hclog.Level, dev, verifyAtLaunch b
 	// Agents call other tools back through the same dispatcher and gate.
 	disableFor, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_FOR"))
 	disableMax, _ := time.ParseDuration(os.Getenv("HOST_DISABLE_MAX"))
-	a.supervisor = supervisor.New(supervisor.Options{Logger: logger.Named("plugin"), Idle: idle, HostServer: a.dispatcher.HostServer,
+	pluginLog := logger.Named("plugin")
+	if !verifyAtLaunch && !verbose && os.Getenv("HOST_LOG_LEVEL") == "" { // a terminal command, not `host serve`
+		pluginLog = hclog.New(&hclog.LoggerOptions{Name: "host.plugin", Output: logOut, Level: hclog.Off})
+	}
+	a.supervisor = supervisor.New(supervisor.Options{Logger: pluginLog, Idle: idle, HostServer: a.dispatcher.HostServer,
 		StateDir: state, Reaper: supervisor.ReaperExe(), MaxInflight: envInt("HOST_MAX_INFLIGHT", 0),
 		MaxCrashes: envInt("HOST_MAX_CRASHES", 0), DisableFor: disableFor, DisableMax: disableMax, Hashes: hashes,
 		OnLaunch: func(tool string) {

@@ -9,13 +9,14 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
+	"github.com/toolhost/toolhost/cli/table"
 	"github.com/toolhost/toolhost/host/internal/audit"
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/python"
@@ -225,17 +226,17 @@ func newAuditCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "no audited calls in %s\n", path)
 				return nil
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TIME\tCLIENT\tTOOL\tACTION\tARGS\tCONFIRMED\tOUTCOME")
+			tab := table.Table{Header: []string{"TIME", "CLIENT", "TOOL", "ACTION", "ARGS", "CONFIRMED", "OUTCOME"},
+				Priority: []int{6, 1, 5, 4, 0, 2, 3}, Width: terminalWidth(cmd), LeftOut: "`" + invokedAs + " audit --json` shows them"}
 			for _, e := range entries {
 				client := e.Client
 				if e.Agent != "" {
 					client += " → " + e.Agent
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", e.Time.Local().Format(time.DateTime), client, e.Tool, e.Action,
-					strings.Join(e.Args, ","), e.Confirmed, e.Outcome)
+				tab.Rows = append(tab.Rows, []string{e.Time.Local().Format(time.DateTime), client, e.Tool, e.Action,
+					strings.Join(e.Args, ", "), strconv.FormatBool(e.Confirmed), e.Outcome})
 			}
-			return tw.Flush()
+			return tab.Fprint(cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "only entries since this long ago (24h, 7d) or this date/time (2026-01-02, RFC 3339)")

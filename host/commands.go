@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/cli"
+	"github.com/toolhost/toolhost/cli/table"
 	"github.com/toolhost/toolhost/host/internal/discovery"
 	"github.com/toolhost/toolhost/host/internal/dispatch"
 	"github.com/toolhost/toolhost/host/internal/supervisor"
@@ -20,6 +21,9 @@ import (
 	"github.com/toolhost/toolhost/registry"
 	"github.com/toolhost/toolhost/sdk/wire"
 )
+
+// verbose is --verbose: the terminal commands print what the plugins log.
+var verbose bool
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -29,6 +33,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       version,
 	}
+	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "print what the plugins log (warnings and errors) on stderr; `serve` always logs them")
 	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
 		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd(), newCacheCmd())
 	markUsageErrors(root)
@@ -75,7 +80,7 @@ func newListCmd() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), listJSON(snap, disabled))
 			}
-			printList(cmd.OutOrStdout(), snap, disabled)
+			printList(cmd.OutOrStdout(), snap, disabled, terminalWidth(cmd))
 			return nil
 		},
 	}
@@ -131,9 +136,13 @@ func orEmpty(l []map[string]any) []map[string]any {
 	return l
 }
 
-func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervisor.Disabled) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tVERSION\tACTIONS\tSTATUS")
+// printList prints the list as a table width columns wide (0: no limit);
+// a status of several lines stays in its column, and at a narrow width
+// VERSION, then ACTIONS, then KIND are left out before NAME and STATUS.
+func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervisor.Disabled, width int) {
+	tab := table.Table{Header: []string{"NAME", "KIND", "VERSION", "ACTIONS", "STATUS"}, Priority: []int{4, 2, 0, 1, 3},
+		Align: []table.Align{table.AlignLeft, table.AlignLeft, table.AlignLeft, table.AlignRight}, Width: width,
+		LeftOut: "`" + invokedAs + " list --json` shows them"}
 	for _, t := range snap.Tools {
 		status := "ready"
 		switch {
@@ -146,15 +155,15 @@ func printList(w io.Writer, snap *registry.Snapshot, disabled map[string]supervi
 				status = fmt.Sprintf("disabled until %s: %s", d.Until.Local().Format("15:04:05 MST"), d.Reason)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", t.Name(), t.Manifest.Kind, t.Manifest.Version, len(t.Manifest.Actions), status)
 		if t.Manifest.Kind == manifests.KindAgent {
-			fmt.Fprintf(tw, "\t\t\t\tuses: %s\n", usesText(t.Manifest))
+			status += "\nuses: " + usesText(t.Manifest)
 		}
+		tab.Rows = append(tab.Rows, []string{t.Name(), string(t.Manifest.Kind), t.Manifest.Version, strconv.Itoa(len(t.Manifest.Actions)), status})
 	}
 	for _, s := range snap.Skills {
-		fmt.Fprintf(tw, "%s\tskill\t\t\t%s\n", s.Name, firstLine(s.Description))
+		tab.Rows = append(tab.Rows, []string{s.Name, "skill", "", "", firstLine(s.Description)})
 	}
-	tw.Flush()
+	_ = tab.Fprint(w)
 	if len(snap.Tools) == 0 && len(snap.Skills) == 0 {
 		fmt.Fprintf(w, "no plugins found in %s\n", strings.Join(pluginPath(), ", "))
 	}

@@ -24,6 +24,16 @@ func terminal(cmd *cobra.Command, asJSON bool) *cli.Term {
 	return t
 }
 
+// terminalWidth is the width a table printed on cmd's stdout fits: the
+// terminal's, or 0 (no limit) when stdout is not a terminal.
+func terminalWidth(cmd *cobra.Command) int {
+	t := cli.Detect(cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), os.Getenv)
+	if !t.Render {
+		return 0
+	}
+	return t.Width
+}
+
 // hostWords is a next step as a host command line: `host capabilities
 // xlsx`, `host call xlsx read-sheet --arg path=book.xlsx --confirm`, `host
 // skill NAME`.

@@ -26,13 +26,22 @@ func notesContentEnv(t *testing.T) *env {
 // prompts and resources, list notes' three prompts, its two resources and
 // its page template through `host serve` (the six tools unchanged), render
 // the ingest prompt, and read the schema, the index and a page written
-// through run_tool; a page that does not exist is an error.
+// through run_tool; a page that does not exist is an error. Over stdio,
+// and over Streamable HTTP (`host serve --http`) the same.
 func TestTypeScriptClientsPromptsAndResources(t *testing.T) {
 	node, _ := npmClients(t)
-	for _, mode := range []string{"sdk-legacy", "v2-legacy", "v2-auto"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, run := range []struct{ mode, transport string }{
+		{"sdk-legacy", "stdio"}, {"v2-legacy", "stdio"}, {"v2-auto", "stdio"},
+		{"sdk-legacy", "http"}, {"v2-auto", "http"},
+	} {
+		mode := run.mode
+		t.Run(mode+" "+run.transport, func(t *testing.T) {
 			e := notesContentEnv(t)
-			out := runNode(t, e, node, filepath.Join("clients", "ts-content.mjs"), mode, hostBin)
+			target := hostBin
+			if run.transport == "http" {
+				target = startHTTP(t, e, "127.0.0.1:0")
+			}
+			out := runNode(t, e, node, filepath.Join("clients", "ts-content.mjs"), mode, target)
 			var got struct {
 				Capabilities struct {
 					Prompts   map[string]any `json:"prompts"`

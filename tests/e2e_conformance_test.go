@@ -13,7 +13,9 @@ import (
 var suiteTotal = regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`)
 
 // TestConformanceSuites runs both official conformance suites whole against
-// one `host serve --http`, at the same time: 0.1.16 (every scenario, --suite
+// one `host serve --http` serving the real notes plugin beside the
+// fixtures (so prompts and resources are declared and served over HTTP as
+// over stdio), at the same time: 0.1.16 (every scenario, --suite
 // all) and 0.2.0-alpha.12 (exactly what the 2026-07-28 revision requires,
 // --requirements). The checks that cannot pass here — they drive the
 // suite's own fixture server (test_* tools, prompts, resources, tasks) —
@@ -22,7 +24,7 @@ var suiteTotal = regexp.MustCompile(`Total: (\d+) passed, (\d+) failed`)
 // now passes (a stale entry), so a regression and a fix both show.
 func TestConformanceSuites(t *testing.T) {
 	node, modules := npmClients(t)
-	url := startHTTP(t, newEnv(t), "127.0.0.1:0")
+	url := startHTTP(t, notesContentEnv(t), "127.0.0.1:0")
 	suites := []struct {
 		name, cli, baseline string
 		args                []string

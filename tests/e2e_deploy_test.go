@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,4 +138,158 @@ func TestDeployManifestsMatchTheHost(t *testing.T) {
 			t.Errorf("the image's writable %s has no volume in the Deployment (the root is read-only)", v)
 		}
 	}
+}
+
+// TestDeployImageHoldsWhatALaptopHas reads deploy/Dockerfile for what a
+// container runtime (none here) would build: the image copies the
+// plugins the repository ships by name — never the whole build context,
+// where a plugin scaffolded on the building machine would be baked in and
+// approved — installs the Debian packages `make run` installs (WordNet
+// among them) and the notes sentence model from its lockfile, and is
+// tagged as the Deployment runs it by `make image`.
+func TestDeployImageHoldsWhatALaptopHas(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "Dockerfile"))
+	must(t, err)
+	dockerfile := string(raw)
+	if m := regexp.MustCompile(`(?m)^(COPY|ADD)\s+(--\S+\s+)*\.\s`).FindString(dockerfile); m != "" {
+		t.Errorf("the Dockerfile copies the whole build context (%q): a plugin scaffolded there would be approved into the image", strings.TrimSpace(m))
+	}
+	out, err := exec.Command("git", "-C", repoRoot, "ls-files", "plugins").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	var shipped []string
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if parts := strings.Split(f, "/"); len(parts) > 2 && !slices.Contains(shipped, parts[1]) {
+			shipped = append(shipped, parts[1])
+		}
+	}
+	var copied []string
+	for _, m := range regexp.MustCompile(`(?m)^COPY\s+plugins/([^/\s]+)\s+plugins/([^/\s]+)\s*$`).FindAllStringSubmatch(dockerfile, -1) {
+		copied = append(copied, m[1])
+	}
+	slices.Sort(shipped)
+	slices.Sort(copied)
+	if !slices.Equal(copied, shipped) {
+		t.Errorf("the image copies the plugins %v; the repository ships %v", copied, shipped)
+	}
+	if !regexp.MustCompile(`(?m)^COPY scripts/debian-packages\.txt `).MatchString(dockerfile) ||
+		!strings.Contains(dockerfile, "$(sed 's/#.*//' /tmp/debian-packages.txt)") {
+		t.Errorf("the runtime stage does not install scripts/debian-packages.txt, the packages `make run` installs")
+	}
+	if !slices.Contains(debianList(t, "debian-packages.txt"), "wordnet-base") {
+		t.Errorf("scripts/debian-packages.txt lacks wordnet-base: notes search in the image would have no synonyms")
+	}
+	model := regexp.MustCompile(`(?s)COPY plugins/notes/model/package\.json plugins/notes/model/package-lock\.json \./\s+RUN npm ci[^\n]*\n`)
+	if !model.MatchString(dockerfile) || !strings.Contains(dockerfile, "COPY --from=model /model/node_modules plugins/notes/model/node_modules") {
+		t.Errorf("the image does not install the notes sentence model from plugins/notes/model/package-lock.json")
+	}
+	if i, j := strings.Index(dockerfile, "COPY --from=model"), strings.Index(dockerfile, "approve --all"); i < 0 || j < i {
+		t.Errorf("the sentence model must be in place before the image approves its plugins")
+	}
+
+	dep, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kubernetes", "deployment.yaml"))
+	must(t, err)
+	image := regexp.MustCompile(`(?m)^\s+image:\s*(\S+)`).FindSubmatch(dep)
+	mk, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
+	must(t, err)
+	tag := regexp.MustCompile(`(?m)^IMAGE\s*\?=\s*(\S+)`).FindSubmatch(mk)
+	if image == nil || tag == nil || string(image[1]) != string(tag[1]) {
+		t.Errorf("`make image` tags %q; the Deployment runs %q", tag, image)
+	}
+	if !regexp.MustCompile(`(?m)^\s+imagePullPolicy:\s*IfNotPresent`).Match(dep) {
+		t.Errorf("the Deployment must not pull an image loaded into kind or minikube (imagePullPolicy: IfNotPresent)")
+	}
+}
+
+// TestDeployMetricsOnlyForPrometheus: /metrics has no auth of its own, so
+// deploy/kubernetes/networkpolicy.yaml must select the Deployment's pods
+// and admit the metrics port only from named peers, while MCP's port stays
+// open (the token guards it).
+func TestDeployMetricsOnlyForPrometheus(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kubernetes", "networkpolicy.yaml"))
+	must(t, err)
+	var np struct {
+		Spec struct {
+			PodSelector struct {
+				MatchLabels map[string]string `yaml:"matchLabels"`
+			} `yaml:"podSelector"`
+			PolicyTypes []string `yaml:"policyTypes"`
+			Ingress     []struct {
+				From  []map[string]any `yaml:"from"`
+				Ports []struct {
+					Port any `yaml:"port"`
+				} `yaml:"ports"`
+			} `yaml:"ingress"`
+		} `yaml:"spec"`
+	}
+	must(t, yaml.Unmarshal(raw, &np))
+	depRaw, err := os.ReadFile(filepath.Join(repoRoot, "deploy", "kubernetes", "deployment.yaml"))
+	must(t, err)
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Metadata struct {
+					Labels map[string]string `yaml:"labels"`
+				} `yaml:"metadata"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	must(t, yaml.Unmarshal(depRaw, &dep))
+	if len(np.Spec.PodSelector.MatchLabels) == 0 {
+		t.Fatal("the NetworkPolicy selects every pod in the namespace, not the host's")
+	}
+	for k, v := range np.Spec.PodSelector.MatchLabels {
+		if dep.Spec.Template.Metadata.Labels[k] != v {
+			t.Errorf("the NetworkPolicy selects %s=%s, which the Deployment's pods do not carry", k, v)
+		}
+	}
+	if !slices.Contains(np.Spec.PolicyTypes, "Ingress") {
+		t.Errorf("the NetworkPolicy does not restrict ingress")
+	}
+	port := func(p any) string { return strings.TrimSpace(strings.Trim(fmt.Sprint(p), `"`)) }
+	metricsOpen, metricsNamed, httpOpen := false, false, false
+	for _, r := range np.Spec.Ingress {
+		covers := func(name, number string) bool {
+			if len(r.Ports) == 0 {
+				return true // a rule with no ports admits every port
+			}
+			for _, p := range r.Ports {
+				if q := port(p.Port); q == name || q == number {
+					return true
+				}
+			}
+			return false
+		}
+		if covers("metrics", "9090") {
+			if len(r.From) == 0 {
+				metricsOpen = true
+			} else {
+				metricsNamed = true
+			}
+		}
+		if covers("http", "8080") && len(r.From) == 0 {
+			httpOpen = true
+		}
+	}
+	if metricsOpen || !metricsNamed {
+		t.Errorf("the metrics port must be admitted only from named peers (open: %v, named: %v)", metricsOpen, metricsNamed)
+	}
+	if !httpOpen {
+		t.Errorf("the NetworkPolicy shuts MCP's http port to the clients")
+	}
+}
+
+// debianList is the package names of one of scripts/debian-packages*.txt.
+func debianList(t *testing.T, name string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "scripts", name))
+	must(t, err)
+	var pkgs []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if p := strings.TrimSpace(strings.SplitN(line, "#", 2)[0]); p != "" {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
 }

@@ -63,7 +63,7 @@ http {
 // nobody is the unprivileged user nginx runs as when the test runs as root.
 const nobody = 65534
 
-// startNginx runs nginx (the Debian package scripts/debian-packages.txt
+// startNginx runs nginx (the Debian package scripts/debian-packages-test.txt
 // installs) on a free loopback port in front of upstreams (host:port), as
 // an unprivileged user, with its pid, logs and temp files in a folder of its
 // own; it returns the base URL and stops nginx at the end of the test.
@@ -74,9 +74,9 @@ func startNginx(t testing.TB, upstreams ...string) string {
 		bin = "/usr/sbin/nginx"
 		if _, err := os.Stat(bin); err != nil {
 			if os.Getenv("CI") != "" {
-				t.Fatal("nginx is not installed: run `make deps` (scripts/debian-packages.txt lists it)")
+				t.Fatal("nginx is not installed: run `make deps` (scripts/debian-packages-test.txt lists it)")
 			}
-			testplugin.Missing(t, "nginx", "run `make deps` (scripts/debian-packages.txt lists it)")
+			testplugin.Missing(t, "nginx", "run `make deps` (scripts/debian-packages-test.txt lists it)")
 		}
 	}
 	// Not t.TempDir: its parents are private to root, and nginx runs as

@@ -50,10 +50,16 @@ type terminalRun struct {
 // inherit it, and must not hold the terminal open).
 func onTerminal(t *testing.T, vars []string, errToo bool, bin string, args ...string) terminalRun {
 	t.Helper()
+	return onTerminalCols(t, 100, vars, errToo, bin, args...)
+}
+
+// onTerminalCols is onTerminal on a terminal cols columns wide.
+func onTerminalCols(t *testing.T, cols uint16, vars []string, errToo bool, bin string, args ...string) terminalRun {
+	t.Helper()
 	ptmx, tty, err := pty.Open()
 	must(t, err)
 	defer ptmx.Close()
-	must(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: 100}))
+	must(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 40, Cols: cols}))
 	cmd := exec.Command(bin, args...)
 	cmd.Env = vars
 	cmd.Stdout = tty

@@ -9,12 +9,14 @@ package markdown
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/colorprofile"
 )
 
-// Render renders md wrapped at width columns: with colour, or without
+// Render renders md wrapped at width columns (its tables through
+// cli.Table, fitted to width): with colour, or without
 // colour but with emphasis (colour false), or without any escape sequence
 // (dumb, a TERM=dumb terminal). Its signature is cli.MarkdownRenderer's.
 func Render(md string, width int, colour, dumb bool) (string, error) {
@@ -22,9 +24,20 @@ func Render(md string, width int, colour, dumb bool) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("markdown: renderer: %w", err)
 	}
-	out, err := r.Render(md)
-	if err != nil {
-		return "", fmt.Errorf("markdown: render: %w", err)
+	var out string
+	for _, seg := range split(md) {
+		if seg.table != nil {
+			out += fitTable(seg.table, seg.src, width, !dumb) + "\n"
+			continue
+		}
+		if strings.TrimSpace(seg.text) == "" {
+			continue
+		}
+		part, err := r.Render(seg.text)
+		if err != nil {
+			return "", fmt.Errorf("markdown: render: %w", err)
+		}
+		out += part
 	}
 	if colour {
 		return out, nil

@@ -243,6 +243,11 @@ func renderStatus(d *statusData) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", a.Agent, mdEscape(a.Where), found)
 	}
+	for _, p := range d.Providers {
+		if !p.Found && len(p.LookedIn) > 0 {
+			fmt.Fprintf(&b, "\n%s: no logs in %s.\n", p.Provider, strings.Join(p.LookedIn, ", "))
+		}
+	}
 	c := d.Cache
 	fmt.Fprintf(&b, "\nLast scan %s: %d files parsed, %s bytes read (%s in all over %d scans), %d calls indexed. Prices as of %s (%s).\n",
 		c.LastScan, c.FilesParsed, num(c.BytesReadLast), num(c.BytesReadTotal), c.Scans, c.CallsIndexed, d.Prices.AsOf, strings.Join(d.Prices.Sources, " + "))

@@ -4,17 +4,27 @@
 // and three resources read (the notes schema, its index, and a page
 // written first through run_tool).
 //
-//   node ts-content.mjs <sdk-legacy|v2-legacy|v2-auto> <host binary>
+//   node ts-content.mjs <sdk-legacy|v2-legacy|v2-auto> <host binary | http://…/mcp URL>
+//
+// Given a URL it connects over Streamable HTTP to a `host serve --http`
+// the test started, instead of starting `host serve` on stdio.
 import { loadClient, connectHost } from "./sdk.mjs";
 const [mode, host] = process.argv.slice(2);
 if (!mode || !host) {
-  console.error("usage: node ts-content.mjs <mode> <host binary>");
+  console.error("usage: node ts-content.mjs <mode> <host binary | URL>");
   process.exit(2);
 }
 
 const { Client, StdioClientTransport, options } = await loadClient(mode, ["sdk-legacy", "v2-legacy", "v2-auto"]);
 const client = new Client({ name: `ts-${mode}`, version: "0.0.1" }, options);
-await connectHost(client, StdioClientTransport, host);
+if (/^https?:/.test(host)) {
+  const { StreamableHTTPClientTransport } = mode === "sdk-legacy"
+    ? await import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+    : await import("@modelcontextprotocol/client");
+  await client.connect(new StreamableHTTPClientTransport(new URL(host)));
+} else {
+  await connectHost(client, StdioClientTransport, host);
+}
 const caps = client.getServerCapabilities() ?? {};
 const { tools } = await client.listTools();
 const { prompts } = await client.listPrompts();

@@ -31,6 +31,12 @@ func (Claude) Discover(env Env) (Discovery, error) {
 		dirs = []string{filepath.Join(h, ".config", "claude"), filepath.Join(h, ".claude")}
 	}
 	var dsc Discovery
+	for _, d := range dirs {
+		if filepath.Base(d) != "projects" {
+			d = filepath.Join(d, "projects")
+		}
+		dsc.LookedIn = append(dsc.LookedIn, d)
+	}
 	seen := map[string]bool{}
 	var l listing
 	for _, d := range dirs {

@@ -32,6 +32,7 @@ func (Codex) Discover(env Env) (Discovery, error) {
 	if home == "" {
 		return dsc, nil
 	}
+	dsc.LookedIn = []string{filepath.Join(home, "sessions"), filepath.Join(home, "archived_sessions")}
 	for _, sub := range []string{"sessions", "archived_sessions"} {
 		dir := filepath.Join(home, sub)
 		ok, err := isDir(dir)

@@ -32,6 +32,7 @@ func (Gemini) Discover(env Env) (Discovery, error) {
 		return dsc, nil
 	}
 	tmp := filepath.Join(dir, "tmp")
+	dsc.LookedIn = []string{tmp}
 	ok, err := isDir(tmp)
 	if err != nil || !ok {
 		return dsc, err

@@ -39,13 +39,17 @@ func (OpenCode) Discover(env Env) (Discovery, error) {
 		data = filepath.Join(data, "opencode")
 		db = filepath.Join(data, "opencode.db")
 	}
-	var dsc Discovery
+	dsc := Discovery{LookedIn: []string{db}}
+	if data != "" {
+		dsc.LookedIn = append(dsc.LookedIn, filepath.Join(data, "storage", "message"))
+	}
 	if _, err := os.Stat(db); err == nil {
 		dsc.Found = true
 		dsc.Sources = append(dsc.Sources, Source{Path: db})
 		dsc.Dirs = append(dsc.Dirs, filepath.Dir(db))
 	} else if !os.IsNotExist(err) {
-		return Discovery{Found: true}, err
+		dsc.Found = true
+		return dsc, err
 	}
 	if data == "" {
 		return dsc, nil

@@ -313,6 +313,9 @@ type Discovery struct {
 	Dirs []string
 	// Found is false when the provider is not installed here (not an error).
 	Found bool
+	// LookedIn is where the provider looks for its logs (folders or a
+	// database file), found or not: what a person checks when nothing is.
+	LookedIn []string
 	// Problems are folders or files that could not be listed: the rest was
 	// still found, and each problem is reported in degraded.
 	Problems []error

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,13 +24,16 @@ type Degraded struct {
 
 // ProviderStatus is what a refresh found for one provider.
 type ProviderStatus struct {
-	Provider     string `json:"provider"`
-	Found        bool   `json:"found"`
-	Files        int    `json:"files"`
-	Lines        int64  `json:"lines"`
-	SkippedLines int64  `json:"skipped_lines"`
-	Oversized    int64  `json:"oversized_lines,omitempty"`
-	Calls        int    `json:"calls"`
+	Provider string `json:"provider"`
+	Found    bool   `json:"found"`
+	// LookedIn is where a provider not found looked (its home folder
+	// written ~): what to check, or which variable to set, when nothing is.
+	LookedIn     []string `json:"looked_in,omitempty"`
+	Files        int      `json:"files"`
+	Lines        int64    `json:"lines"`
+	SkippedLines int64    `json:"skipped_lines"`
+	Oversized    int64    `json:"oversized_lines,omitempty"`
+	Calls        int      `json:"calls"`
 }
 
 // Stats describe the store's cache.
@@ -90,6 +94,7 @@ type Store struct {
 	loaded bool
 
 	found        map[string]bool
+	lookedIn     map[string][]string // by provider: Discovery.LookedIn
 	discoverErrs []Degraded
 	statErrs     map[string]Degraded
 	w            *watch
@@ -102,7 +107,7 @@ func NewStore(env Env, workers int, providers ...Provider) *Store {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	return &Store{providers: providers, env: env, workers: workers, files: map[string]*FileState{},
-		indexed: map[string]int{}, found: map[string]bool{}, statErrs: map[string]Degraded{},
+		indexed: map[string]int{}, found: map[string]bool{}, lookedIn: map[string][]string{}, statErrs: map[string]Degraded{},
 		w: &watch{}}
 }
 
@@ -167,6 +172,7 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 				s.discoverErrs = append(s.discoverErrs, Degraded{Provider: p.Name(), Reason: "discover: " + perr.Error()})
 			}
 			s.found[p.Name()] = dsc.Found
+			s.lookedIn[p.Name()] = homeAsTilde(dsc.LookedIn, s.env.Home())
 			s.w.add(dsc.Dirs)
 			rels := map[string]bool{}
 			for _, src := range dsc.Sources {
@@ -295,6 +301,9 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 	statuses := make([]ProviderStatus, len(s.providers))
 	for i, p := range s.providers {
 		statuses[i] = ProviderStatus{Provider: p.Name(), Found: s.found[p.Name()]}
+		if !statuses[i].Found {
+			statuses[i].LookedIn = s.lookedIn[p.Name()]
+		}
 		idx[p.Name()] = i
 	}
 	for _, st := range s.files {
@@ -529,3 +538,15 @@ func safeParse(ctx context.Context, p Provider, st *FileState) (err error) {
 type panicError struct{ v any }
 
 func (e panicError) Error() string { return "provider failed: internal error" }
+
+// homeAsTilde is paths with the home folder written "~".
+func homeAsTilde(paths []string, home string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if rest, ok := strings.CutPrefix(p, home); home != "" && ok && (rest == "" || rest[0] == filepath.Separator) {
+			p = "~" + rest
+		}
+		out[i] = p
+	}
+	return out
+}
