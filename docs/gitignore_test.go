@@ -6,8 +6,8 @@ import (
 )
 
 // TestGitIgnoresWhatTheDocumentedStepsWrite: following the README and
-// docs/plugin-authors.md (make, make notes-model, building and approving
-// examples/hello) leaves `git status` clean: what those steps write is
+// docs/plugin-authors.md (make, make notes-model, make release, building
+// and approving examples/hello) leaves `git status` clean: what those steps write is
 // ignored, and the sources beside it are not.
 func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 	root := repoRoot(t)
@@ -20,6 +20,7 @@ func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 		{"examples/hello/hello", true},
 		{"plugins/notes/notes", true},
 		{"plugins/notes/model/node_modules/.installed", true},
+		{"dist/toolhost_0.1.0_checksums.txt", true},
 		{"examples/hello/main.go", false},
 		{"examples/hello/tool.yaml", false},
 		{"examples/hello/testdata/x", false},
