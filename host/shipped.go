@@ -71,6 +71,22 @@ func shippedToApprove(out io.Writer, snap *registry.Snapshot, pluginsDir string)
 	return names, nil
 }
 
+// shippedNotApproved names the plugins this release shipped that are in
+// its plugins folder and not approved: what `install-client` reminds the
+// person to approve. A build from source names none.
+func shippedNotApproved(snap *registry.Snapshot) []string {
+	want := shippedDigests()
+	dir := canonical(shippedPluginsDir())
+	var names []string
+	for _, t := range snap.Tools {
+		if _, ok := want[t.Name()]; ok && t.Approval != registry.ApprovalOK && canonical(t.Dir) == filepath.Join(dir, t.Name()) {
+			names = append(names, t.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 // canonical is dir absolute, its links resolved where it exists.
 func canonical(dir string) string {
 	if abs, err := filepath.Abs(dir); err == nil {

@@ -61,3 +61,37 @@ func TestVersionNamesTheCommitAndDate(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallClientNamesTheShippedPluginsToApprove: in a release,
+// install-client ends with the next step while a shipped plugin is not
+// approved, and says nothing more once it is.
+func TestInstallClientNamesTheShippedPluginsToApprove(t *testing.T) {
+	plugins := t.TempDir()
+	dir := testplugin.Install(t, plugins, "1")
+	d, err := registry.DigestFolder(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldShipped, oldDir := shipped, shippedPluginsDir
+	t.Cleanup(func() { shipped, shippedPluginsDir = oldShipped, oldDir })
+	shipped, shippedPluginsDir = "testtool="+d.Sum, func() string { return plugins }
+	t.Setenv("HOME", t.TempDir())
+	state := t.TempDir()
+	want := "next: approve the plugins this release shipped (testtool) with `host approve --shipped`; until then claude-code cannot run them"
+	for _, step := range []struct {
+		args []string
+		hint bool
+	}{
+		{[]string{"install-client", "claude-code"}, true},
+		{[]string{"approve", "--shipped"}, false},
+		{[]string{"install-client", "claude-code"}, false},
+	} {
+		code, out, errOut := runHostState(t, plugins, state, step.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", step.args, code, out, errOut)
+		}
+		if step.args[0] == "install-client" && strings.Contains(out, want) != step.hint {
+			t.Errorf("%v printed:\n%s\nwant the next step %q: %v", step.args, out, want, step.hint)
+		}
+	}
+}
