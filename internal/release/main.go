@@ -148,6 +148,9 @@ func (r *release) build(ctx context.Context, out string, targets []string) error
 	if err := r.checkModel(); err != nil {
 		return err
 	}
+	if _, err := os.Stat(filepath.Join(r.root, "LICENSE")); err != nil {
+		fmt.Fprintln(os.Stderr, "release: warning: the repository has no LICENSE: the archives ship without one")
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("make %s: %w", out, err)
 	}
@@ -227,9 +230,6 @@ func (r *release) buildTarget(ctx context.Context, out, goos, goarch string) (st
 		if err := r.copyTracked(ctx, into, p, shipsDoc); err != nil {
 			return "", err
 		}
-	}
-	if _, err := os.Stat(filepath.Join(r.root, "LICENSE")); err != nil {
-		fmt.Fprintln(os.Stderr, "release: warning: the repository has no LICENSE: the archive ships without one")
 	}
 	if goos == "windows" {
 		if err := dropExecBits(stage); err != nil {
