@@ -132,7 +132,8 @@ cross:
 # (internal/release; why not GoReleaser: docs/design.md, Releases). Each
 # holds `toolhost`, the plugins built for that target (the Python plugin
 # with its runtime, notes with its sentence model), the skills, the docs,
-# README.md, SECURITY.md and LICENSE. VERSION defaults to the v-tag on HEAD.
+# README.md, SECURITY.md and LICENSE (when there is one). VERSION defaults
+# to the v-tag on HEAD.
 # tests/release_archive_test.go runs this target for linux/amd64.
 .PHONY: release
 RELEASE_OUT     ?= dist
