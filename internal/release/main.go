@@ -73,7 +73,7 @@ type release struct {
 	version string
 	commit  string
 	// date is the commit's time: the binaries' date and every archive
-	// entry's, so the same commit gives the same archives.
+	// entry's, so the same commit built with the same Go gives the same archives.
 	date time.Time
 	tags string
 	// plugins are the plugin folders' names, sorted.
