@@ -147,6 +147,20 @@ cross:
 		done; \
 	done
 
+# Release archives into RELEASE_OUT, one per target of RELEASE_TARGETS
+# (every platform by default), and their sha256 checksums file
+# (internal/release; why not GoReleaser: docs/design.md, Releases). Each
+# holds `toolhost`, the plugins built for that target (the Python plugin
+# with its runtime, notes with its sentence model), the skills, the docs,
+# README.md, SECURITY.md and LICENSE (when there is one). VERSION defaults
+# to the v-tag on HEAD.
+# tests/release_archive_test.go runs this target for linux/amd64.
+.PHONY: release
+RELEASE_OUT     ?= dist
+RELEASE_TARGETS ?= $(CROSS_TARGETS)
+release: notes-model
+	$(GO) run ./internal/release -out '$(RELEASE_OUT)' -targets '$(RELEASE_TARGETS)' -tags '$(PLUGIN_TAGS)' $(if $(VERSION),-version '$(VERSION)')
+
 # What make check checks of the other platforms: everything compiles, and
 # vets with its tests, for macOS on arm64 and Windows on amd64.
 cross-check:

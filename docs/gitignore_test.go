@@ -6,8 +6,8 @@ import (
 )
 
 // TestGitIgnoresWhatTheDocumentedStepsWrite: following the README and
-// docs/plugin-authors.md (make, make notes-model, building and approving
-// examples/hello, new-plugin --from-npm into plugins/) leaves `git status` clean: what those steps write is
+// docs/plugin-authors.md (make, make notes-model, make release, building
+// and approving examples/hello, new-plugin --from-npm into plugins/) leaves `git status` clean: what those steps write is
 // ignored, and the sources beside it are not.
 func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 	root := repoRoot(t)
@@ -23,6 +23,7 @@ func TestGitIgnoresWhatTheDocumentedStepsWrite(t *testing.T) {
 		{"plugins/memory/node_modules/@modelcontextprotocol/server-memory/dist/index.js", true},
 		{"plugins/memory/package-lock.json", false},
 		{"plugins/memory/package.json", false},
+		{"dist/toolhost_0.1.0_checksums.txt", true},
 		{"examples/hello/main.go", false},
 		{"examples/hello/tool.yaml", false},
 		{"examples/hello/testdata/x", false},

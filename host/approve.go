@@ -23,9 +23,9 @@ import (
 )
 
 func newApproveCmd() *cobra.Command {
-	var all, tracked bool
+	var all, tracked, shippedOnly bool
 	cmd := &cobra.Command{
-		Use:   "approve TOOL… | --all | --tracked",
+		Use:   "approve TOOL… | --all | --tracked | --shipped",
 		Short: "Approve plugin folders as they are now, showing what changed since the last approval",
 		Long: "Approve records each tool's whole plugin folder (entrypoint, side files, manifest) in the lock file\n" +
 			"beside its plugins folder (plugins/ → plugins.lock), signed with this user's approval key. The host\n" +
@@ -33,10 +33,20 @@ func newApproveCmd() *cobra.Command {
 			"--tracked approves only the folders whose files git tracks unmodified (and, for a Go plugin, the\n" +
 			"module's packages it is built from): what `make build` runs, so a folder an agent wrote stays new.\n" +
 			"Besides the built binary and the Python runtime's copies, it accepts a node_modules folder beside a\n" +
-			"tracked package-lock.json when every file in it equals its package's tarball in npm's cache.",
+			"tracked package-lock.json when every file in it equals its package's tarball in npm's cache.\n\n" +
+			"--shipped, in an installation unpacked from a release archive, approves only the plugin folders\n" +
+			"that are exactly as the release shipped them: each folder's digest must equal the one `make release`\n" +
+			"built into this binary (verify the archive's checksum first; see README.md, Install).",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) > 0) == (all || tracked) {
-				return errors.New("name the tools to approve, or give --all (every tool) or --tracked (the ones git tracks unmodified)")
+			flags := 0
+			for _, on := range []bool{all, tracked, shippedOnly} {
+				if on {
+					flags++
+				}
+			}
+			if (len(args) > 0) == (flags > 0) || flags > 1 {
+				return errors.New("name the tools to approve, or give one of --all (every tool), --tracked (the ones git tracks unmodified) " +
+					"or --shipped (the ones a release archive shipped, unchanged)")
 			}
 			a := newAppDev(cmd.ErrOrStderr(), hclog.Warn, false, false)
 			defer a.close()
@@ -57,7 +67,18 @@ func newApproveCmd() *cobra.Command {
 					return nil
 				}
 			}
-			changes, err := a.registry.Approve(names, approver()+" via "+how)
+			approve := a.registry.Approve
+			if shippedOnly {
+				how = "host approve --shipped (files as the release archive shipped them)"
+				var err error
+				if names, err = shippedToApprove(out, a.registry.Scan(), shippedPluginsDir()); err != nil || len(names) == 0 {
+					return err
+				}
+				approve = func(names []string, by string) ([]registry.Change, error) {
+					return a.registry.ApproveDigests(names, shippedDigests(), by)
+				}
+			}
+			changes, err := approve(names, approver()+" via "+how)
 			if err != nil {
 				return err
 			}
@@ -67,6 +88,7 @@ func newApproveCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "approve every tool and agent found")
 	cmd.Flags().BoolVar(&tracked, "tracked", false, "approve only plugin folders whose sources git tracks unmodified")
+	cmd.Flags().BoolVar(&shippedOnly, "shipped", false, "approve only the plugin folders a release archive shipped, unchanged since unpacking")
 	return cmd
 }
 

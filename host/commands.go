@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -27,14 +28,15 @@ var verbose bool
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "host",
+		Use:           filepath.Base(invokedAs),
 		Short:         "toolhost: one MCP server for every tool on this machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
 	}
 	root.PersistentFlags().BoolVar(&verbose, "verbose", false, "print what the plugins log (warnings and errors) on stderr; `serve` always logs them")
-	root.AddCommand(newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
+	root.SetVersionTemplate(versionLine() + "\n")
+	root.AddCommand(newVersionCmd(), newServeCmd(), newListCmd(), newCallCmd(), newCapabilitiesCmd(), newCheckCmd(), newSkillCmd(), newInstallClientCmd(), newSurfaceCmd(),
 		newApproveCmd(), newAuditCmd(), newNewPluginCmd(), newUninstallClientCmd(), newCacheCmd())
 	markUsageErrors(root)
 	return root

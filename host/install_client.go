@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/toolhost/toolhost/host/internal/clientconfig"
@@ -114,6 +115,14 @@ func newInstallClientCmd() *cobra.Command {
 			}
 			report(cmd.OutOrStdout(), o, dryRun, "toolhost is already installed in %s, unchanged",
 				"added toolhost to %s; restart "+c.Name+" to pick it up")
+			if !dryRun && shipped != "" {
+				a := newApp(cmd.ErrOrStderr(), hclog.Warn)
+				defer a.close()
+				if names := shippedNotApproved(a.registry.Scan()); len(names) > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "next: approve the plugins this release shipped (%s) with %s; until then %s cannot run them\n",
+						strings.Join(names, ", "), hostCmd("approve --shipped"), c.Name)
+				}
+			}
 			if statusLine {
 				return installStatusLine(cmd.OutOrStdout(), dryRun)
 			}

@@ -185,3 +185,35 @@ func TestAddedFolderIsNamedAsTheChange(t *testing.T) {
 		t.Fatalf("after a file changed: %s", tool.NotReady)
 	}
 }
+
+// ApproveDigests approves a folder only as the expected digest says it
+// is: one changed after the caller's check stays unapproved, and its
+// change says why.
+func TestApproveDigestsSkipsAFolderWithAnotherDigest(t *testing.T) {
+	root, r := lockedRegistry(t)
+	d, err := DigestFolder(filepath.Join(root, "alpha"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "alpha", "extra.txt"), "written after the check\n", 0o644)
+	changes, err := r.ApproveDigests([]string{"alpha"}, map[string]string{"alpha": d.Sum}, "tester via test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || !strings.Contains(changes[0].Skipped, "is not the expected "+d.Sum) {
+		t.Fatalf("changes %+v: want alpha skipped for its digest", changes)
+	}
+	if tool := alpha(t, r); tool.Ready || tool.Approval != ApprovalNew {
+		t.Fatalf("alpha after ApproveDigests with a stale digest: ready %v, approval %s", tool.Ready, tool.Approval)
+	}
+	d, err = DigestFolder(filepath.Join(root, "alpha"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changes, err = r.ApproveDigests([]string{"alpha"}, map[string]string{"alpha": d.Sum}, "tester via test"); err != nil || changes[0].Skipped != "" {
+		t.Fatalf("ApproveDigests with the folder's digest: %+v, %v", changes, err)
+	}
+	if tool := alpha(t, r); !tool.Ready {
+		t.Fatalf("alpha after ApproveDigests with its digest: %s", tool.NotReady)
+	}
+}

@@ -421,6 +421,23 @@ const (
 // the folders it approves (whatever Options.VerifyAtLaunch says), and the
 // persisted hash cache keeps their sums, so the next start reads none.
 func (r *Registry) Approve(names []string, by string) ([]Change, error) {
+	return r.approve(names, by, nil)
+}
+
+// ApproveDigests is Approve for the named tools only as their folders are
+// in want (tool name to FolderDigest Sum): a named tool whose folder, as
+// this call reads it, has another digest is reported Skipped and left
+// unapproved. The digest compared is the one the approval records, so a
+// folder changed after a caller's own check is never approved in its place.
+func (r *Registry) ApproveDigests(names []string, want map[string]string, by string) ([]Change, error) {
+	if want == nil {
+		want = map[string]string{}
+	}
+	return r.approve(names, by, want)
+}
+
+// approve is Approve, and ApproveDigests when want is not nil.
+func (r *Registry) approve(names []string, by string, want map[string]string) ([]Change, error) {
 	key, err := ensureKey(r.opts.StateDir)
 	if err != nil {
 		return nil, err
@@ -456,6 +473,10 @@ func (r *Registry) Approve(names []string, by string) ([]Change, error) {
 				return nil, fmt.Errorf("registry: approve %s: %s", t.Name(), t.NotReady)
 			}
 			changes = append(changes, Change{Tool: t.Name(), Was: t.Approval, Skipped: t.NotReady})
+			continue
+		}
+		if sum, ok := want[t.Name()]; want != nil && (!ok || sum != t.Digest) {
+			changes = append(changes, Change{Tool: t.Name(), Was: t.Approval, Skipped: "its folder's digest " + t.Digest + " is not the expected " + sum})
 			continue
 		}
 		root := filepath.Dir(t.Dir)

@@ -401,11 +401,26 @@ func checkUses(tools []*Tool) {
 	}
 }
 
+// entrypointFile is the file the manifest's entrypoint names in dir. On
+// Windows, where a program's file ends in .exe and no file is marked
+// executable, an entrypoint without an extension names NAME.exe when no
+// file NAME exists: the same tool.yaml serves every system.
+func entrypointFile(dir, entrypoint, goos string) string {
+	p := filepath.Join(dir, filepath.FromSlash(entrypoint))
+	if goos != "windows" || filepath.Ext(p) != "" {
+		return p
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return p + ".exe"
+}
+
 // loadTool resolves a manifest's binary, folder digest and readiness;
 // manifestSum is the hex sha256 of the tool.yaml bytes m was parsed from;
 // lazy reads only what Options.VerifyAtLaunch says.
 func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *lockView, lazy bool) *Tool {
-	t := &Tool{Manifest: m, Dir: dir, Binary: filepath.Join(dir, filepath.FromSlash(m.Entrypoint)), Approval: ApprovalOff}
+	t := &Tool{Manifest: m, Dir: dir, Binary: entrypointFile(dir, m.Entrypoint, runtime.GOOS), Approval: ApprovalOff}
 	st, err := os.Stat(t.Binary)
 	switch {
 	case err != nil:
@@ -414,7 +429,7 @@ func (r *Registry) loadTool(m *manifests.Manifest, dir, manifestSum string, lk *
 	case st.IsDir():
 		t.NotReady = fmt.Sprintf("%s is a folder; want the entrypoint file", t.Binary)
 		return t
-	case st.Mode()&0o111 == 0 && m.Interpreter == "":
+	case runtime.GOOS != "windows" && st.Mode()&0o111 == 0 && m.Interpreter == "":
 		t.NotReady = fmt.Sprintf("%s is not an executable file — chmod +x it or rebuild it", t.Binary)
 		return t
 	}
