@@ -18,6 +18,13 @@ type Backend interface {
 	Close() error
 }
 
+// MergeLister is a Backend that lists a sheet's merged ranges, so a header
+// spread over merged cells reads as one label per column.
+type MergeLister interface {
+	// MergedRanges returns the refs ("A1:C2") of a sheet's merged ranges.
+	MergedRanges(ctx context.Context, sh *Sheet) ([]string, error)
+}
+
 // FromBackend returns a Workbook whose sheets are read by b. Its sheets
 // need no Part; chartsheets are streamed as empty without asking b.
 func FromBackend(b Backend, sheets []Sheet, date1904 bool) *Workbook {

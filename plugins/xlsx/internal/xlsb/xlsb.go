@@ -557,6 +557,15 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	return st, err
 }
 
+// MergedRanges lists a sheet's merged ranges, which its part stores after
+// the cells: the part is read through without building values.
+func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
+	var refs []string
+	_, err := b.Stream(ctx, sh, &workbook.StreamOptions{StatsOnly: true, Merge: func(ref string) { refs = append(refs, ref) }},
+		func(workbook.Row) error { return nil })
+	return refs, err
+}
+
 // sheetReader turns a worksheet's cell records into rows.
 type sheetReader struct {
 	b  *book
@@ -622,9 +631,12 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		return nil
 	case recMergeCell:
 		if len(body) >= 16 {
-			r1, c1 := u32(body, 4), u32(body, 12)
+			r0, r1, c0, c1 := u32(body, 0), u32(body, 4), u32(body, 8), u32(body, 12)
 			p.st.MergedRanges++
 			p.extent(int(min(r1, workbook.MaxRows-1)), int(min(c1, workbook.MaxColumns-1)))
+			if p.o.Merge != nil && r0 <= r1 && c0 <= c1 && r1 < workbook.MaxRows && c1 < workbook.MaxColumns {
+				p.o.Merge(workbook.CellName(int(r0)+1, int(c0)+1) + ":" + workbook.CellName(int(r1)+1, int(c1)+1))
+			}
 		}
 		return nil
 	case recBeginSheetData:
