@@ -42,8 +42,9 @@ func FuzzSheetRecords(f *testing.F) {
 		for _, statsOnly := range []bool{false, true} {
 			st := workbook.Stats{MaxRow: 1, MaxColumn: 1}
 			rr := &recordReader{r: bufio.NewReader(bytes.NewReader(data)), part: "fuzz.bin"}
-			p := sheetReader{b: b, rr: rr, st: &st, o: workbook.StreamOptions{StatsOnly: statsOnly}, row: -1, next: -1,
-				fn: func(r workbook.Row) error {
+			o := workbook.StreamOptions{StatsOnly: statsOnly}
+			p := sheetReader{b: b, rr: rr, st: &st, o: o, next: -1,
+				g: workbook.NewGatherer(&st, o, func(r workbook.Row) error {
 					if r.Num < 1 || r.Num > workbook.MaxRows || len(r.Cells) > workbook.MaxColumns {
 						t.Fatalf("row %d with %d cells is outside the grid", r.Num, len(r.Cells))
 					}
@@ -51,7 +52,7 @@ func FuzzSheetRecords(f *testing.F) {
 						t.Fatalf("row %d is not trimmed: %v", r.Num, r.Cells)
 					}
 					return nil
-				}}
+				})}
 			_ = p.run(context.Background())
 			if st.MaxRow > workbook.MaxRows || st.MaxColumn > workbook.MaxColumns {
 				t.Fatalf("extent %d x %d is outside the grid", st.MaxRow, st.MaxColumn)

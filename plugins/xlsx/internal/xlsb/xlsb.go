@@ -480,20 +480,6 @@ func (b *book) readSST() error {
 	}
 }
 
-// errorNames are the error codes by the names Excel shows.
-var errorNames = map[byte]string{
-	0x00: "#NULL!", 0x07: "#DIV/0!", 0x0F: "#VALUE!", 0x17: "#REF!",
-	0x1D: "#NAME?", 0x24: "#NUM!", 0x2A: "#N/A", 0x2B: "#GETTING_DATA",
-}
-
-func errorValue(code byte) workbook.Value {
-	name, ok := errorNames[code]
-	if !ok {
-		name = fmt.Sprintf("#ERR%d!", code)
-	}
-	return workbook.Value{Kind: workbook.KindError, Str: name}
-}
-
 // rk decodes an RkNumber: a 30-bit integer or the top of a double,
 // optionally divided by 100.
 func rk(v uint32) float64 {
@@ -538,16 +524,14 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 		return st, err
 	}
 	defer c.Close()
-	p := sheetReader{b: b, rr: rr, st: &st, o: o, fn: fn, row: -1, next: -1}
+	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), next: -1}
 	err = p.run(ctx)
 	if errors.Is(err, workbook.ErrStop) {
 		err = nil
 	} else if err == nil {
 		st.Complete = true
 	}
-	if p.maxDataCol >= 0 {
-		st.UsedRange = workbook.CellName(p.minDataRow+1, p.minDataCol+1) + ":" + workbook.CellName(p.maxDataRow+1, p.maxDataCol+1)
-	}
+	st.UsedRange = p.g.UsedRange()
 	if err != nil {
 		var we *workbook.Error
 		if !errors.As(err, &we) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
@@ -572,20 +556,13 @@ type sheetReader struct {
 	rr *recordReader
 	st *workbook.Stats
 	o  workbook.StreamOptions
-	fn func(workbook.Row) error
+	g  *workbook.Gatherer
 
-	row      int // the row being gathered, 0-based; -1 before the first
-	next     int // the row the last row header opened
-	cells    []workbook.Value
-	formulas []string
-	hasValue bool
-	inData   bool
-
-	minDataRow, minDataCol, maxDataRow, maxDataCol int
+	next   int // the row the last row header opened, 0-based; -1 before
+	inData bool
 }
 
 func (p *sheetReader) run(ctx context.Context) error {
-	p.minDataRow, p.minDataCol, p.maxDataRow, p.maxDataCol = math.MaxInt, math.MaxInt, -1, -1
 	for n := 0; ; n++ {
 		if n&4095 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -594,7 +571,7 @@ func (p *sheetReader) run(ctx context.Context) error {
 		}
 		typ, body, err := p.rr.next()
 		if err == io.EOF {
-			return p.flush()
+			return p.g.Flush()
 		}
 		if err != nil {
 			return err
@@ -633,7 +610,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		if len(body) >= 16 {
 			r0, r1, c0, c1 := u32(body, 0), u32(body, 4), u32(body, 8), u32(body, 12)
 			p.st.MergedRanges++
-			p.extent(int(min(r1, workbook.MaxRows-1)), int(min(c1, workbook.MaxColumns-1)))
+			p.g.Extent(int(min(r1, workbook.MaxRows-1)), int(min(c1, workbook.MaxColumns-1)))
 			if p.o.Merge != nil && r0 <= r1 && c0 <= c1 && r1 < workbook.MaxRows && c1 < workbook.MaxColumns {
 				p.o.Merge(workbook.CellName(int(r0)+1, int(c0)+1) + ":" + workbook.CellName(int(r1)+1, int(c1)+1))
 			}
@@ -644,7 +621,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		return nil
 	case recEndSheetData:
 		p.inData = false
-		return p.flush()
+		return p.g.Flush()
 	}
 	// Cells are read between the sheet data's begin and end only: the
 	// records before and after (views, formatting, future records) reuse
@@ -667,7 +644,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 	formula := typ >= recFmlaString && typ <= recFmlaError
 	switch typ {
 	case recCellBlank:
-		p.extent(p.next, int(col))
+		p.g.Extent(p.next, int(col))
 		return nil
 	case recCellRk:
 		if len(body) < 12 {
@@ -678,7 +655,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		if len(body) < 9 {
 			return nil
 		}
-		v = errorValue(body[8])
+		v = workbook.ErrorValue(body[8])
 	case recCellBool, recFmlaBool:
 		if len(body) < 9 {
 			return nil
@@ -714,80 +691,5 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		}
 		v = workbook.Value{Kind: workbook.KindString, Str: p.b.sst[i]}
 	}
-	return p.set(p.next, int(col), v, formula)
-}
-
-func (p *sheetReader) extent(r, c int) {
-	p.st.MaxRow = max(p.st.MaxRow, r+1)
-	p.st.MaxColumn = max(p.st.MaxColumn, c+1)
-}
-
-// set puts a value at (r, c), flushing the row before when r starts a new
-// one.
-func (p *sheetReader) set(r, c int, v workbook.Value, formula bool) error {
-	if r != p.row {
-		if err := p.flush(); err != nil {
-			return err
-		}
-		p.row = r
-	}
-	p.extent(r, c)
-	if p.o.StatsOnly {
-		if !v.IsEmpty() {
-			p.data(r, c)
-		}
-		return nil
-	}
-	for len(p.cells) <= c {
-		p.cells = append(p.cells, workbook.Value{})
-	}
-	p.cells[c] = v
-	if formula && p.o.Formulas && p.o.FormulaMarks {
-		for len(p.formulas) <= c {
-			p.formulas = append(p.formulas, "")
-		}
-		p.formulas[c] = "="
-	}
-	if !v.IsEmpty() {
-		p.data(r, c)
-	}
-	return nil
-}
-
-func (p *sheetReader) data(r, c int) {
-	p.hasValue = true
-	p.minDataRow, p.maxDataRow = min(p.minDataRow, r), max(p.maxDataRow, r)
-	p.minDataCol, p.maxDataCol = min(p.minDataCol, c), max(p.maxDataCol, c)
-}
-
-// flush hands the gathered row to the callback when it holds a value.
-func (p *sheetReader) flush() error {
-	if p.row < 0 || !p.hasValue {
-		p.reset()
-		return nil
-	}
-	p.st.DataRows++
-	cells := p.cells
-	for len(cells) > 0 && cells[len(cells)-1].IsEmpty() {
-		cells = cells[:len(cells)-1]
-	}
-	row := workbook.Row{Num: p.row + 1, Cells: cells}
-	if len(p.formulas) > 0 {
-		row.Formulas = p.formulas
-	}
-	if p.o.StatsOnly {
-		row.Cells = nil
-	}
-	err := p.fn(row)
-	p.reset()
-	return err
-}
-
-func (p *sheetReader) reset() {
-	clear(p.cells)
-	p.cells = p.cells[:0]
-	clear(p.formulas)
-	p.formulas = p.formulas[:0]
-	p.hasValue = false
-	p.row = -1
+	return p.g.Set(p.next, int(col), v, formula)
 }
