@@ -32,6 +32,11 @@ func TestXLSThroughEveryAction(t *testing.T) {
 	if got := toJSON(ls["sheets"].([]any)[0].(map[string]any)["merged_ranges"]); got != "3" {
 		t.Errorf("merged ranges: %s, want 3", got)
 	}
+	// The header spread over merged cells reads as the .xlsx of the same
+	// workbook does (calamine's merge_cells.xlsx).
+	if got := toJSON(mustCall(t, "records", map[string]any{"path": merged})["columns"]); got != `["Row Merge / Column Merge","Row Merge / Chunk Merged","Not Merged / Chunk Merged","Chunk Merged"]` {
+		t.Errorf("records columns over a merged header: %s", got)
+	}
 
 	rs := mustCall(t, "read-sheet", map[string]any{"path": vis, "sheet": "Hidden"})
 	if got := toJSON(rs["rows"]); got != `[["H","i","d","d","e","n"],[72,105,100,100,101,110]]` {

@@ -25,6 +25,16 @@ type MergeLister interface {
 	MergedRanges(ctx context.Context, sh *Sheet) ([]string, error)
 }
 
+// StreamMerges lists a sheet's merged ranges by reading it through b
+// without building values, for a backend whose Stream reports them to
+// StreamOptions.Merge.
+func StreamMerges(ctx context.Context, b Backend, sh *Sheet) ([]string, error) {
+	var refs []string
+	_, err := b.Stream(ctx, sh, &StreamOptions{StatsOnly: true, Merge: func(ref string) { refs = append(refs, ref) }},
+		func(Row) error { return nil })
+	return refs, err
+}
+
 // FromBackend returns a Workbook whose sheets are read by b. Its sheets
 // need no Part; chartsheets are streamed as empty without asking b.
 func FromBackend(b Backend, sheets []Sheet, date1904 bool) *Workbook {

@@ -531,6 +531,12 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	return st, err
 }
 
+// MergedRanges lists a sheet's merged ranges (MERGECELLS records, after
+// the cells): the sheet is read through without building values.
+func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
+	return workbook.StreamMerges(ctx, b, sh)
+}
+
 // sheetReader turns a worksheet's cell records into rows.
 type sheetReader struct {
 	b  *book
@@ -709,6 +715,9 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 			m := body[2+8*i:]
 			p.st.MergedRanges++
 			p.g.Extent(u16(m, 2), u16(m, 6))
+			if r0, r1, c0, c1 := u16(m, 0), u16(m, 2), u16(m, 4), u16(m, 6); p.o.Merge != nil && r0 <= r1 && c0 <= c1 {
+				p.o.Merge(workbook.CellName(r0+1, c0+1) + ":" + workbook.CellName(r1+1, c1+1))
+			}
 		}
 	}
 	return nil

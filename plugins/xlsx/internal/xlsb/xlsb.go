@@ -544,10 +544,7 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 // MergedRanges lists a sheet's merged ranges, which its part stores after
 // the cells: the part is read through without building values.
 func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
-	var refs []string
-	_, err := b.Stream(ctx, sh, &workbook.StreamOptions{StatsOnly: true, Merge: func(ref string) { refs = append(refs, ref) }},
-		func(workbook.Row) error { return nil })
-	return refs, err
+	return workbook.StreamMerges(ctx, b, sh)
 }
 
 // sheetReader turns a worksheet's cell records into rows.
