@@ -17,6 +17,7 @@ import (
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/ods"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/xls"
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/xlsb"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -35,6 +36,8 @@ func openWorkbook(p string) (*workbook.Workbook, error) {
 		w, err = xls.Open(f, limits())
 	case sig == "zip" && ods.Is(f):
 		w, err = ods.Open(f, limits())
+	case sig == "zip" && xlsb.Is(f):
+		w, err = xlsb.Open(f, limits())
 	default:
 		w, err = workbook.OpenFile(f, limits())
 	}

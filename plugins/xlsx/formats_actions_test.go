@@ -32,6 +32,11 @@ func TestXLSThroughEveryAction(t *testing.T) {
 	if got := toJSON(ls["sheets"].([]any)[0].(map[string]any)["merged_ranges"]); got != "3" {
 		t.Errorf("merged ranges: %s, want 3", got)
 	}
+	// The header spread over merged cells reads as the .xlsx of the same
+	// workbook does (calamine's merge_cells.xlsx).
+	if got := toJSON(mustCall(t, "records", map[string]any{"path": merged})["columns"]); got != `["Row Merge / Column Merge","Row Merge / Chunk Merged","Not Merged / Chunk Merged","Chunk Merged"]` {
+		t.Errorf("records columns over a merged header: %s", got)
+	}
 
 	rs := mustCall(t, "read-sheet", map[string]any{"path": vis, "sheet": "Hidden"})
 	if got := toJSON(rs["rows"]); got != `[["H","i","d","d","e","n"],[72,105,100,100,101,110]]` {
@@ -106,5 +111,59 @@ func TestODSHostilePackages(t *testing.T) {
 	s := ls["sheets"].([]any)[0].(map[string]any)
 	if toJSON(s["columns"]) != "16384" || toJSON(s["rows"]) != "3" {
 		t.Errorf("wide: %s", toJSON(s))
+	}
+}
+
+// TestXLSBThroughEveryAction reads real .xlsb files through the seven
+// actions: hidden and very hidden sheets, merged ranges (a merged header
+// repeated over its columns), dates in both systems, errors by name.
+func TestXLSBThroughEveryAction(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(formatsDir, "xlsb", "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootsEnv, dir)
+	vis := filepath.Join(dir, "sheetjs__sheet_visibility.xlsb")
+	errs := filepath.Join(dir, "sheetjs__ErrorTypes.xlsb")
+	merged := filepath.Join(dir, "sheetjs__merge_cells.xlsb")
+
+	ls := mustCall(t, "list-sheets", map[string]any{"path": vis})
+	var states []string
+	for _, s := range ls["sheets"].([]any) {
+		m := s.(map[string]any)
+		states = append(states, m["title"].(string)+"="+m["state"].(string))
+	}
+	if got := strings.Join(states, ","); got != "Visible=visible,Hidden=hidden,VeryHidden=veryHidden" {
+		t.Errorf("list-sheets states: %s", got)
+	}
+	ls = mustCall(t, "list-sheets", map[string]any{"path": merged})
+	if got := toJSON(ls["sheets"].([]any)[0].(map[string]any)["merged_ranges"]); got != "5" {
+		t.Errorf("merged ranges: %s, want 5", got)
+	}
+	for _, name := range []string{"calamine__tests_date.xlsb", "calamine__tests_date_1904.xlsb"} {
+		rs := mustCall(t, "read-sheet", map[string]any{"path": filepath.Join(dir, name)})
+		if got := toJSON(rs["rows"]); got != `[["2021-01-01T00:00:00",15],["2021-01-02T00:00:00",16],["PT255H10M10S",17]]` {
+			t.Errorf("%s dates: %s", name, got)
+		}
+	}
+	rr := mustCall(t, "read-range", map[string]any{"path": errs, "range": "A2:E3"})
+	if got := toJSON(rr["rows"]); got != `[["#NULL!","#NULL!","#NULL?","#NULL",1],["#DIV/0!","#DIV/0!","#DIV/0?","#DIV/0",2]]` {
+		t.Errorf("read-range: %s", got)
+	}
+	rec := mustCall(t, "records", map[string]any{"path": merged})
+	if got := toJSON(rec["columns"]); got != `["A1:B2","A1:B2_2","C1:C2","Separate blocks"]` {
+		t.Errorf("records columns over a merged header: %s", got)
+	}
+	se := mustCall(t, "search", map[string]any{"path": errs, "query": "#N/A"})
+	if m := se["matches"].([]any); len(m) == 0 || m[0].(map[string]any)["value"] != "#N/A" {
+		t.Errorf("search #N/A: %s", toJSON(se["matches"]))
+	}
+	de := mustCall(t, "describe", map[string]any{"path": errs})
+	if got := toJSON(de["columns"].([]any)[7].(map[string]any)["type"]); got != `"boolean"` {
+		t.Errorf("describe ISERR type: %s", got)
+	}
+	du := mustCall(t, "dump", map[string]any{"path": vis})
+	if text := du["text"].(string); !strings.Contains(text, "===== SHEET: VeryHidden") || !strings.Contains(text, "r1: V | e | r | y") {
+		t.Errorf("dump: %s", text)
 	}
 }

@@ -263,7 +263,8 @@ var longTail = []struct {
 		sheetRels: `<Relationship Id="rId1" Type="` + relNS + `comments" Target="../comments1.xml"/>`,
 		extra:     [][2]string{{"xl/comments1.xml", `<?xml version="1.0"?><comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors><author>a</author></authors><commentList><comment ref="E2" authorId="0"><text><t>note</t></text></comment></commentList></comments>`}}},
 		"list-sheets", nil, "sheets", `[{"columns":5,"data_rows":1,"rows":6,"state":"visible","title":"Sheet1","type":"worksheet","used_range":"A1:A1"}]`, "", ""},
-	// 8. Integers beyond 64 bits; an .xls and an .xlsb under an .xlsx name;
+	// 8. Integers beyond 64 bits; an .xls and an .xlsb (read as .xlsb, this
+	// one lacking its relationships) under an .xlsx name;
 	// an encrypted package.
 	{"big_integers.xlsx", craft{sheet: rows(`<row r="1"><c r="A1"><v>123456789012345678901234567890</v></c><c r="B1"><v>-9223372036854775809</v></c><c r="C1"><v>9223372036854775807</v></c></row>`)},
 		"read-sheet", nil, "rows", `[[123456789012345678901234567890,-9223372036854775809,9223372036854775807]]`, "", ""},
@@ -276,7 +277,7 @@ var longTail = []struct {
 	{"xlsb_renamed.xlsx", craft{parts: [][2]string{
 		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`},
 		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="` + relNS + `officeDocument" Target="xl/workbook.bin"/></Relationships>`},
-		{"xl/workbook.bin", "\x83\x01\x00\x80\x01"}}}, "read-sheet", nil, "", "", codeUnsupportedFormat, "a binary workbook (.xlsb"},
+		{"xl/workbook.bin", "\x83\x01\x00\x80\x01"}}}, "read-sheet", nil, "", "", codeInvalidWorkbook, "xl/_rels/workbook.bin.rels"},
 	// A PowerPoint presentation under a workbook's name (xlnt's
 	// 1_powerpoint_presentation.xlsx, found by tests/bench/xlsx/realworld.py)
 	// is no workbook, as openpyxl says, not one without sheets.

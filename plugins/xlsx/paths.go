@@ -29,10 +29,10 @@ const (
 const rootsEnv = "XLSX_ROOTS"
 
 // workbookExts are the extensions of the workbooks this tool reads, as
-// openpyxl does: workbooks and templates, with or without macros; and
-// legacy Excel workbooks and templates (.xls, .xlt); OpenDocument
-// spreadsheets and templates (.ods, .ots).
-var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm", ".xls", ".xlt", ".ods", ".ots"}
+// openpyxl does: workbooks and templates, with or without macros; Excel
+// binary workbooks (.xlsb); legacy Excel workbooks and templates (.xls,
+// .xlt); OpenDocument spreadsheets and templates (.ods, .ots).
+var workbookExts = []string{".xlsx", ".xlsm", ".xltx", ".xltm", ".xlsb", ".xls", ".xlt", ".ods", ".ots"}
 
 // allowedRoots returns the folders paths must resolve under: XLSX_ROOTS,
 // or by default the user's home and the working directory; each with its
@@ -264,7 +264,7 @@ func openWorkbookFile(p string) (*os.File, error) {
 	}
 	if st.IsDir() {
 		e := &sdk.Error{Code: sdk.CodeInvalidArgs, Message: p + " is a folder, not a workbook",
-			NextStep: "pass the path of an .xlsx, .xlsm, .xls or .ods file inside it"}
+			NextStep: "pass the path of an .xlsx, .xlsm, .xlsb, .xls or .ods file inside it"}
 		if names := workbooksIn(f); len(names) > 0 {
 			e.DidYouMean = names
 		}
@@ -274,7 +274,7 @@ func openWorkbookFile(p string) (*os.File, error) {
 	if !slices.Contains(workbookExts, strings.ToLower(filepath.Ext(abs))) {
 		f.Close()
 		return nil, &sdk.Error{Code: codeUnsupportedFormat, Message: "not a workbook this tool reads: " + p,
-			NextStep: "this tool reads Excel workbooks (.xlsx, .xlsm, .xltx, .xltm, .xls, .xlt) and OpenDocument spreadsheets (.ods, .ots); save other formats as .xlsx first"}
+			NextStep: "this tool reads Excel workbooks (.xlsx, .xlsm, .xltx, .xltm, .xlsb, .xls, .xlt) and OpenDocument spreadsheets (.ods, .ots); save other formats as .xlsx first"}
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()

@@ -182,17 +182,11 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 	if err != nil {
 		return nil, nil, invalid(err, "not a zip package, or a truncated one")
 	}
-	l := lim.WithDefaults()
-	var total uint64
+	if err := lim.WithDefaults().CheckZip(zr); err != nil {
+		return nil, nil, err
+	}
 	b := &book{f: f}
 	for _, zf := range zr.File {
-		total += zf.UncompressedSize64
-		if zf.UncompressedSize64 > uint64(l.MaxPartSize) {
-			return nil, nil, &workbook.Error{Kind: workbook.TooLarge, Msg: fmt.Sprintf("part %s decompresses to %d bytes, over the %d-byte limit", zf.Name, zf.UncompressedSize64, l.MaxPartSize)}
-		}
-		if zf.UncompressedSize64 > 1<<20 && zf.UncompressedSize64 > uint64(l.MaxRatio)*max(zf.CompressedSize64, 1) {
-			return nil, nil, &workbook.Error{Kind: workbook.TooLarge, Msg: fmt.Sprintf("part %s decompresses %d times its size (%d bytes), over the ratio limit of %d: refusing a likely zip bomb", zf.Name, zf.UncompressedSize64/max(zf.CompressedSize64, 1), zf.UncompressedSize64, l.MaxRatio)}
-		}
 		switch zf.Name {
 		case "content.xml":
 			b.content = zf
@@ -203,9 +197,6 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 				return nil, nil, &workbook.Error{Kind: workbook.Encrypted, Msg: "the spreadsheet is password-protected (its manifest names an encryption algorithm): it cannot be read without its password"}
 			}
 		}
-	}
-	if total > uint64(l.MaxTotalSize) {
-		return nil, nil, &workbook.Error{Kind: workbook.TooLarge, Msg: fmt.Sprintf("the package decompresses to %d bytes, over the %d-byte limit", total, l.MaxTotalSize)}
 	}
 	if b.content == nil {
 		return nil, nil, invalid(nil, "missing part content.xml: not an OpenDocument spreadsheet")

@@ -1,7 +1,9 @@
 package workbook
 
 import (
+	"archive/zip"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 )
@@ -14,6 +16,23 @@ type Backend interface {
 	Stream(ctx context.Context, sh *Sheet, opt *StreamOptions, fn func(Row) error) (Stats, error)
 	// Close releases what the backend holds (its file).
 	Close() error
+}
+
+// MergeLister is a Backend that lists a sheet's merged ranges, so a header
+// spread over merged cells reads as one label per column.
+type MergeLister interface {
+	// MergedRanges returns the refs ("A1:C2") of a sheet's merged ranges.
+	MergedRanges(ctx context.Context, sh *Sheet) ([]string, error)
+}
+
+// StreamMerges lists a sheet's merged ranges by reading it through b
+// without building values, for a backend whose Stream reports them to
+// StreamOptions.Merge.
+func StreamMerges(ctx context.Context, b Backend, sh *Sheet) ([]string, error) {
+	var refs []string
+	_, err := b.Stream(ctx, sh, &StreamOptions{StatsOnly: true, Merge: func(ref string) { refs = append(refs, ref) }},
+		func(Row) error { return nil })
+	return refs, err
 }
 
 // FromBackend returns a Workbook whose sheets are read by b. Its sheets
@@ -67,3 +86,25 @@ func CompoundFileError(f *os.File) *Error { return compoundFileError(f) }
 // WithDefaults returns the limits with each unset field at its default; l
 // may be nil.
 func (l *Limits) WithDefaults() Limits { return l.withDefaults() }
+
+// CheckZip refuses a zip package whose parts claim to decompress past the
+// limits (one part's size, the total, or a part's ratio to its compressed
+// size: a likely zip bomb), before any part is inflated. l is a Limits
+// with its defaults set (WithDefaults).
+func (l Limits) CheckZip(zr *zip.Reader) *Error {
+	var total uint64
+	for _, zf := range zr.File {
+		name := strings.TrimPrefix(strings.ReplaceAll(zf.Name, `\`, "/"), "/")
+		total += zf.UncompressedSize64
+		if zf.UncompressedSize64 > uint64(l.MaxPartSize) {
+			return &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses to %d bytes, over the %d-byte limit", name, zf.UncompressedSize64, l.MaxPartSize)}
+		}
+		if zf.UncompressedSize64 > 1<<20 && zf.UncompressedSize64 > uint64(l.MaxRatio)*max(zf.CompressedSize64, 1) {
+			return &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses %d times its size (%d bytes), over the ratio limit of %d: refusing a likely zip bomb", name, zf.UncompressedSize64/max(zf.CompressedSize64, 1), zf.UncompressedSize64, l.MaxRatio)}
+		}
+	}
+	if total > uint64(l.MaxTotalSize) {
+		return &Error{Kind: TooLarge, Msg: fmt.Sprintf("the package decompresses to %d bytes, over the %d-byte limit", total, l.MaxTotalSize)}
+	}
+	return nil
+}

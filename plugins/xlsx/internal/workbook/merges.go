@@ -12,7 +12,15 @@ import (
 // before the rows (a header spread over merged cells) pays little more
 // than the inflating. Text cannot hold a "<" unescaped, so the search
 // cannot stop inside a cell.
+// A backend workbook's merged ranges are those its backend lists
+// (MergeLister), or none.
 func (w *Workbook) MergedRanges(ctx context.Context, sh *Sheet) ([]string, error) {
+	if w.backend != nil {
+		if m, ok := w.backend.(MergeLister); ok && sh.Type != "chartsheet" {
+			return m.MergedRanges(ctx, sh)
+		}
+		return nil, nil
+	}
 	if sh.Type == "chartsheet" || sh.Part == "" {
 		return nil, nil
 	}

@@ -184,21 +184,13 @@ func open(f *os.File, lim *Limits) (*Workbook, error) {
 	zr.RegisterDecompressor(zipBzip2, func(r io.Reader) io.ReadCloser { return io.NopCloser(bzip2.NewReader(r)) })
 	w := &Workbook{f: f, zr: zr, lim: lim.withDefaults(),
 		parts: map[string]*zip.File{}, folded: map[string]*zip.File{}}
-	var total uint64
 	for _, zf := range zr.File {
 		name := strings.TrimPrefix(strings.ReplaceAll(zf.Name, `\`, "/"), "/")
 		w.parts[name] = zf
 		w.folded[strings.ToLower(name)] = zf
-		total += zf.UncompressedSize64
-		if zf.UncompressedSize64 > uint64(w.lim.MaxPartSize) {
-			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses to %d bytes, over the %d-byte limit", name, zf.UncompressedSize64, w.lim.MaxPartSize)}
-		}
-		if zf.UncompressedSize64 > 1<<20 && zf.UncompressedSize64 > uint64(w.lim.MaxRatio)*max(zf.CompressedSize64, 1) {
-			return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("part %s decompresses %d times its size (%d bytes), over the ratio limit of %d: refusing a likely zip bomb", name, zf.UncompressedSize64/max(zf.CompressedSize64, 1), zf.UncompressedSize64, w.lim.MaxRatio)}
-		}
 	}
-	if total > uint64(w.lim.MaxTotalSize) {
-		return nil, &Error{Kind: TooLarge, Msg: fmt.Sprintf("the package decompresses to %d bytes, over the %d-byte limit", total, w.lim.MaxTotalSize)}
+	if err := w.lim.CheckZip(zr); err != nil {
+		return nil, err
 	}
 	if len(zr.File) == 0 {
 		return nil, invalidf(nil, "the zip archive is empty: missing xl/workbook.xml and every other part")

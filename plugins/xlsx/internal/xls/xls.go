@@ -460,20 +460,6 @@ func codePage(cp uint16) *encoding.Decoder {
 	return e.NewDecoder()
 }
 
-// errorNames are BIFF's error codes by the names Excel shows.
-var errorNames = map[byte]string{
-	0x00: "#NULL!", 0x07: "#DIV/0!", 0x0F: "#VALUE!", 0x17: "#REF!",
-	0x1D: "#NAME?", 0x24: "#NUM!", 0x2A: "#N/A", 0x2B: "#GETTING_DATA",
-}
-
-func errorValue(code byte) workbook.Value {
-	name, ok := errorNames[code]
-	if !ok {
-		name = fmt.Sprintf("#ERR%d!", code)
-	}
-	return workbook.Value{Kind: workbook.KindError, Str: name}
-}
-
 // rk decodes an RK number: a 30-bit integer or the top of a double,
 // optionally divided by 100.
 func rk(v uint32) (x float64, integer bool) {
@@ -528,16 +514,14 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	if err != nil {
 		return st, err
 	}
-	p := sheetReader{b: b, rr: rr, st: &st, o: o, fn: fn, row: -1, pending: -1}
+	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1}
 	err = p.run(ctx)
 	if errors.Is(err, workbook.ErrStop) {
 		err = nil
 	} else if err == nil {
 		st.Complete = true
 	}
-	if p.maxDataCol >= 0 {
-		st.UsedRange = workbook.CellName(p.minDataRow+1, p.minDataCol+1) + ":" + workbook.CellName(p.maxDataRow+1, p.maxDataCol+1)
-	}
+	st.UsedRange = p.g.UsedRange()
 	if err != nil {
 		var we *workbook.Error
 		if !errors.As(err, &we) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
@@ -547,24 +531,24 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	return st, err
 }
 
+// MergedRanges lists a sheet's merged ranges (MERGECELLS records, after
+// the cells): the sheet is read through without building values.
+func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
+	return workbook.StreamMerges(ctx, b, sh)
+}
+
 // sheetReader turns a worksheet's cell records into rows.
 type sheetReader struct {
 	b  *book
 	rr *recordReader
 	st *workbook.Stats
 	o  workbook.StreamOptions
-	fn func(workbook.Row) error
+	g  *workbook.Gatherer
 
-	row      int // the row being gathered, 0-based; -1 before the first
-	cells    []workbook.Value
-	formulas []string
-	hasValue bool
 	// pending is the column of a formula whose string result follows in
 	// a STRING record, -1 when none.
 	pending    int
 	pendingRow int
-
-	minDataRow, minDataCol, maxDataRow, maxDataCol int
 }
 
 // maxColumn is the widest row kept: BIFF8's grid is 256 columns, and no
@@ -572,7 +556,6 @@ type sheetReader struct {
 const maxColumn = workbook.MaxColumns
 
 func (p *sheetReader) run(ctx context.Context) error {
-	p.minDataRow, p.minDataCol, p.maxDataRow, p.maxDataCol = math.MaxInt, math.MaxInt, -1, -1
 	typ, body, err := p.rr.next()
 	if err != nil {
 		return fmt.Errorf("the sheet's first record: %w", err)
@@ -591,7 +574,7 @@ func (p *sheetReader) run(ctx context.Context) error {
 		if err == io.EOF {
 			// A sheet cut off before its EOF record: keep what was read,
 			// as xlrd does.
-			return p.flush()
+			return p.g.Flush()
 		}
 		if err != nil {
 			return err
@@ -603,7 +586,7 @@ func (p *sheetReader) run(ctx context.Context) error {
 		case recEOF:
 			depth--
 			if depth == 0 {
-				return p.flush()
+				return p.g.Flush()
 			}
 			continue
 		}
@@ -678,7 +661,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		}
 		v := workbook.Value{Kind: workbook.KindBool, Bool: body[6] != 0}
 		if body[7] != 0 {
-			v = errorValue(body[6])
+			v = workbook.ErrorValue(body[6])
 		}
 		return p.set(u16(body, 0), u16(body, 2), v, false)
 	case recFormula, recFormula3, recFormula4:
@@ -695,7 +678,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 			case 1:
 				v = workbook.Value{Kind: workbook.KindBool, Bool: res[2] != 0}
 			case 2:
-				v = errorValue(res[2])
+				v = workbook.ErrorValue(res[2])
 			case 3:
 				v = workbook.Value{Kind: workbook.KindString}
 			}
@@ -711,17 +694,17 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		text, err := s.unicode(2, p.b.biff8)
 		// A string result longer than one record runs on in CONTINUE
 		// records; the part in this record is what xlrd also keeps.
-		if err == nil && p.pendingRow == p.row && p.pending < len(p.cells) {
-			p.cells[p.pending] = workbook.Value{Kind: workbook.KindString, Str: text}
+		if err == nil {
+			p.g.Replace(p.pendingRow, p.pending, workbook.Value{Kind: workbook.KindString, Str: text})
 		}
 		p.pending = -1
 	case recBlank:
 		if len(body) >= 4 {
-			p.extent(u16(body, 0), u16(body, 2))
+			p.g.Extent(u16(body, 0), u16(body, 2))
 		}
 	case recMulBlank:
 		if len(body) >= 6 {
-			p.extent(u16(body, 0), u16(body, len(body)-2))
+			p.g.Extent(u16(body, 0), u16(body, len(body)-2))
 		}
 	case recMergeCells:
 		if len(body) < 2 {
@@ -731,7 +714,10 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		for i := 0; i < n && 2+8*i+8 <= len(body); i++ {
 			m := body[2+8*i:]
 			p.st.MergedRanges++
-			p.extent(u16(m, 2), u16(m, 6))
+			p.g.Extent(u16(m, 2), u16(m, 6))
+			if r0, r1, c0, c1 := u16(m, 0), u16(m, 2), u16(m, 4), u16(m, 6); p.o.Merge != nil && r0 <= r1 && c0 <= c1 {
+				p.o.Merge(workbook.CellName(r0+1, c0+1) + ":" + workbook.CellName(r1+1, c1+1))
+			}
 		}
 	}
 	return nil
@@ -749,79 +735,10 @@ func (p *sheetReader) dimension(r0, r1, c0, c1 int) {
 	}
 }
 
-func (p *sheetReader) extent(r, c int) {
-	p.st.MaxRow = max(p.st.MaxRow, r+1)
-	p.st.MaxColumn = max(p.st.MaxColumn, c+1)
-}
-
-// set puts a value at (r, c), flushing the row before when r starts a new
-// one.
+// set puts a value at (r, c), refusing a column past Excel's grid.
 func (p *sheetReader) set(r, c int, v workbook.Value, formula bool) error {
 	if c >= maxColumn {
 		return invalid("cell in row %d has column %d, beyond Excel's %d", r+1, c+1, maxColumn)
 	}
-	if r != p.row {
-		if err := p.flush(); err != nil {
-			return err
-		}
-		p.row = r
-	}
-	p.extent(r, c)
-	if p.o.StatsOnly {
-		if !v.IsEmpty() {
-			p.data(r, c)
-		}
-		return nil
-	}
-	for len(p.cells) <= c {
-		p.cells = append(p.cells, workbook.Value{})
-	}
-	p.cells[c] = v
-	if formula && p.o.Formulas && p.o.FormulaMarks {
-		for len(p.formulas) <= c {
-			p.formulas = append(p.formulas, "")
-		}
-		p.formulas[c] = "="
-	}
-	if !v.IsEmpty() {
-		p.data(r, c)
-	}
-	return nil
-}
-
-func (p *sheetReader) data(r, c int) {
-	p.hasValue = true
-	p.minDataRow, p.maxDataRow = min(p.minDataRow, r), max(p.maxDataRow, r)
-	p.minDataCol, p.maxDataCol = min(p.minDataCol, c), max(p.maxDataCol, c)
-}
-
-// flush hands the gathered row to the callback when it holds a value.
-func (p *sheetReader) flush() error {
-	if p.row < 0 || !p.hasValue {
-		p.reset()
-		return nil
-	}
-	p.st.DataRows++
-	cells := p.cells
-	for len(cells) > 0 && cells[len(cells)-1].IsEmpty() {
-		cells = cells[:len(cells)-1]
-	}
-	row := workbook.Row{Num: p.row + 1, Cells: cells}
-	if len(p.formulas) > 0 {
-		row.Formulas = p.formulas
-	}
-	if p.o.StatsOnly {
-		row.Cells = nil
-	}
-	err := p.fn(row)
-	p.reset()
-	return err
-}
-
-func (p *sheetReader) reset() {
-	clear(p.cells)
-	p.cells = p.cells[:0]
-	clear(p.formulas)
-	p.formulas = p.formulas[:0]
-	p.hasValue = false
+	return p.g.Set(r, c, v, formula)
 }

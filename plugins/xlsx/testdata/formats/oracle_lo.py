@@ -34,6 +34,14 @@ import openpyxl.reader.excel
 # LibreOffice's charts.
 openpyxl.reader.excel.find_images = lambda *a, **k: ([], [])
 
+# LibreOffice writes an empty print-titles or print-area name for some
+# .xlsb files, on which openpyxl fails; print settings are no cells.
+import openpyxl.reader.workbook as _rw
+
+_titles, _area = _rw._unpack_print_titles, _rw._unpack_print_area
+_rw._unpack_print_titles = lambda d: _titles(d) if d.value else (None, None)
+_rw._unpack_print_area = lambda d: _area(d) if d.value else []
+
 
 def conv(v):
     if isinstance(v, datetime.datetime):

@@ -1,0 +1,140 @@
+package workbook
+
+import (
+	"math"
+	"strconv"
+)
+
+// Gatherer turns the cells of a format that stores one record a cell, row
+// by row (.xls, .xlsb), into Rows: it holds the row being gathered, hands
+// it on when a cell of another row comes, and keeps the sheet's extent
+// and used range in its Stats. Rows and columns are 0-based.
+type Gatherer struct {
+	st *Stats
+	o  StreamOptions
+	fn func(Row) error
+
+	row      int // the row being gathered; -1 before the first
+	cells    []Value
+	formulas []string
+	hasValue bool
+
+	minRow, minCol, maxRow, maxCol int
+}
+
+// NewGatherer returns a Gatherer that hands each row holding a value to
+// fn, as Stream's options o ask, and keeps the extent in st.
+func NewGatherer(st *Stats, o StreamOptions, fn func(Row) error) *Gatherer {
+	return &Gatherer{st: st, o: o, fn: fn, row: -1, minRow: math.MaxInt, minCol: math.MaxInt, maxRow: -1, maxCol: -1}
+}
+
+// Extent widens the sheet's extent to the cell (r, c), which holds no
+// value (a formatted blank, a merged range's corner).
+func (g *Gatherer) Extent(r, c int) {
+	g.st.MaxRow = max(g.st.MaxRow, r+1)
+	g.st.MaxColumn = max(g.st.MaxColumn, c+1)
+}
+
+// Set puts a value at (r, c), handing on the row before when r starts a
+// new one; formula marks a formula cell.
+func (g *Gatherer) Set(r, c int, v Value, formula bool) error {
+	if r != g.row {
+		if err := g.Flush(); err != nil {
+			return err
+		}
+		g.row = r
+	}
+	g.Extent(r, c)
+	if g.o.StatsOnly {
+		if !v.IsEmpty() {
+			g.data(r, c)
+		}
+		return nil
+	}
+	for len(g.cells) <= c {
+		g.cells = append(g.cells, Value{})
+	}
+	g.cells[c] = v
+	if formula && g.o.Formulas && g.o.FormulaMarks {
+		for len(g.formulas) <= c {
+			g.formulas = append(g.formulas, "")
+		}
+		g.formulas[c] = "="
+	}
+	if !v.IsEmpty() {
+		g.data(r, c)
+	}
+	return nil
+}
+
+// Replace sets the value of a cell already Set in the row being gathered
+// (a formula's text result, stored in a record after its cell); a cell of
+// another row, or none, is left alone.
+func (g *Gatherer) Replace(r, c int, v Value) {
+	if r == g.row && c < len(g.cells) {
+		g.cells[c] = v
+	}
+}
+
+func (g *Gatherer) data(r, c int) {
+	g.hasValue = true
+	g.minRow, g.maxRow = min(g.minRow, r), max(g.maxRow, r)
+	g.minCol, g.maxCol = min(g.minCol, c), max(g.maxCol, c)
+}
+
+// Flush hands the gathered row on when it holds a value.
+func (g *Gatherer) Flush() error {
+	if g.row < 0 || !g.hasValue {
+		g.reset()
+		return nil
+	}
+	g.st.DataRows++
+	cells := g.cells
+	for len(cells) > 0 && cells[len(cells)-1].IsEmpty() {
+		cells = cells[:len(cells)-1]
+	}
+	row := Row{Num: g.row + 1, Cells: cells}
+	if len(g.formulas) > 0 {
+		row.Formulas = g.formulas
+	}
+	if g.o.StatsOnly {
+		row.Cells = nil
+	}
+	err := g.fn(row)
+	g.reset()
+	return err
+}
+
+func (g *Gatherer) reset() {
+	clear(g.cells)
+	g.cells = g.cells[:0]
+	clear(g.formulas)
+	g.formulas = g.formulas[:0]
+	g.hasValue = false
+}
+
+// UsedRange is the A1 range spanning the cells set with a value, "" when
+// none were.
+func (g *Gatherer) UsedRange() string {
+	if g.maxCol < 0 {
+		return ""
+	}
+	return CellName(g.minRow+1, g.minCol+1) + ":" + CellName(g.maxRow+1, g.maxCol+1)
+}
+
+// errorNames are the error codes of the binary formats (.xls, .xlsb) by
+// the names Excel shows.
+var errorNames = map[byte]string{
+	0x00: "#NULL!", 0x07: "#DIV/0!", 0x0F: "#VALUE!", 0x17: "#REF!",
+	0x1D: "#NAME?", 0x24: "#NUM!", 0x2A: "#N/A", 0x2B: "#GETTING_DATA",
+}
+
+// ErrorValue is the error cell of a binary format's error code, by the
+// name Excel shows (#ERRn! for a code Excel has no name for).
+func ErrorValue(code byte) Value {
+	name, ok := errorNames[code]
+	if !ok {
+		name = "#ERR" + strconv.Itoa(int(code)) + "!"
+	}
+	return Value{Kind: KindError, Str: name}
+}
