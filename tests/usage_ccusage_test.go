@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			ours := usageDaily(t, plugin, env, provider)
@@ -94,6 +94,9 @@ var knownDiffs = map[string]knownDiff{
 	// ccusage bills Droid's thinkingTokens as output but leaves them out
 	// of outputTokens.
 	"droid 2026-06-10 claude-sonnet-4-5": {output: 900, why: "thinking tokens are output tokens"},
+	// ccusage bills the part of a Goose session's total above input plus
+	// output (reasoning) as output but leaves it out of outputTokens.
+	"goose 2026-06-12 gpt-5": {output: 400, why: "reasoning tokens are output tokens"},
 }
 
 // dayUsage is one day and model's figures.
@@ -422,7 +425,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// six agents' logs.
+// eight agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

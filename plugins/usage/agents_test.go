@@ -16,7 +16,7 @@ import (
 // report's degraded, so a partial bill says what it leaves out.
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
-	testplugin.WriteFile(t, filepath.Join(home, ".local", "share", "amp", "threads", "T-1.json"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".pi", "agent", "sessions", "s1.jsonl"), "{}")
 	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
 	kimi := filepath.Join(t.TempDir(), "kimi")
 	testplugin.WriteFile(t, filepath.Join(kimi, "sessions", "a.jsonl"), "")
@@ -37,11 +37,12 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		where   string
 		present bool
 	}{
-		"amp":     {"~/.local/share/amp", true},
+		"pi":      {"~/.pi/agent/sessions", true},
+		"amp":     {"~/.local/share/amp", false},
 		"hermes":  {"~/.hermes", true},
 		"qwen":    {"~/.qwen", false},
 		"kimi":    {"$KIMI_DATA_DIR", true},
-		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose, ~/Library/Application Support/Block/goose", false},
+		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
 		"copilot": {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
 		"claude":  {"~/.config/claude, ~/.claude", false},
 	}
@@ -53,7 +54,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), kimi) {
 		t.Error("status shows an absolute path")
 	}
-	if !strings.Contains(res.Markdown, "| amp | ~/.local/share/amp | yes, 1 entries — not read, not in the totals |") {
+	if !strings.Contains(res.Markdown, "| pi | ~/.pi/agent/sessions | yes, 1 entries — not read, not in the totals |") {
 		t.Errorf("status Markdown:\n%s", res.Markdown)
 	}
 	_, u := usageOf(t, s, map[string]any{"period": "today"})
@@ -63,7 +64,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "amp,hermes,kimi" {
-		t.Errorf("get-usage names %v as present but unread, want amp, hermes, kimi", named)
+	if strings.Join(named, ",") != "hermes,pi,kimi" {
+		t.Errorf("get-usage names %v as present but unread, want hermes, pi, kimi", named)
 	}
 }

@@ -5,6 +5,7 @@ package main
 // where that shape comes from.
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -528,6 +529,90 @@ func TestDroidSessions(t *testing.T) {
 		g := got[m]
 		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
 			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+}
+
+// TestAmpThreads: Amp's threads/T-<uuid>.json (the fields ccusage 20's
+// adapter/amp reads; its README and fixtures): without a usage ledger each
+// assistant message's usage is a call, a message with no tokens is none;
+// with one, each ledger event is a call carrying the cache counts of the
+// message it names (toMessageId), and a total with no parts is output;
+// tokens a total names beyond the parts are billed as output.
+func TestAmpThreads(t *testing.T) {
+	root := t.TempDir()
+	testplugin.WriteFile(t, filepath.Join(root, "threads", "T-a.json"), `{"v":3,"id":"T-a","messages":[`+
+		`{"role":"user","messageId":0,"content":[{"type":"text","text":"hi"}]},`+
+		`{"role":"assistant","messageId":1,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":10,"outputTokens":178,"cacheCreationInputTokens":986,"cacheReadInputTokens":11372,"totalInputTokens":12368,"timestamp":"2026-06-11T11:42:10.652Z"}},`+
+		`{"role":"assistant","messageId":2,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":5,"outputTokens":40,"totalTokens":50,"timestamp":"2026-06-11T11:43:00.000Z"}},`+
+		`{"role":"assistant","messageId":3,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":0,"outputTokens":0,"timestamp":"2026-06-11T11:44:00.000Z"}}]}`)
+	testplugin.WriteFile(t, filepath.Join(root, "threads", "T-b.json"), `{"id":"T-b","messages":[`+
+		`{"role":"assistant","messageId":1,"usage":{"model":"ignored","inputTokens":99,"outputTokens":99,"cacheCreationInputTokens":300,"cacheReadInputTokens":4000,"timestamp":"2026-06-11T12:00:00.000Z"}}],`+
+		`"usageLedger":{"events":[{"id":"e1","timestamp":"2026-06-11T12:00:00.000Z","model":"gpt-5","tokens":{"input":1,"output":2},"toMessageId":1},`+
+		`{"id":"e2","timestamp":"2026-06-11T12:01:00.000Z","model":"gpt-5-mini","tokens":{"total":345}}]}}`)
+	s := newTestService(t, map[string]string{"AMP_DATA_DIR": root})
+	got, out := byModel(t, s, "2026-06-11", nil)
+	want := map[string]row{
+		"claude-haiku-4-5-20251001": {Calls: 2, InputTokens: 15, OutputTokens: 223, CacheWriteTokens: 986, CacheReadTokens: 11372},
+		"gpt-5":                     {Calls: 1, InputTokens: 1, OutputTokens: 2, CacheWriteTokens: 300, CacheReadTokens: 4000},
+		"gpt-5-mini":                {Calls: 1, OutputTokens: 345},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+}
+
+// TestGooseSessions: Goose's sessions.db (its sessions table as Goose 1.35
+// creates it, block/goose session_manager.rs; the columns and rules of
+// ccusage 20's adapter/goose): one call a session at created_at, the
+// accumulated counts over the last request's, a total above input plus
+// output billed as output, a session with no model config skipped, and
+// created_at as SQLite's CURRENT_TIMESTAMP text or Unix seconds.
+func TestGooseSessions(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "data", "sessions", "sessions.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cfg := func(m string) string {
+		return fmt.Sprintf(`{"model_name":%q,"context_limit":null,"temperature":null}`, m)
+	}
+	stmts := []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, extension_data TEXT DEFAULT '{}', total_tokens INTEGER, input_tokens INTEGER, output_tokens INTEGER, accumulated_total_tokens INTEGER, accumulated_input_tokens INTEGER, accumulated_output_tokens INTEGER, accumulated_cost REAL, schedule_id TEXT, recipe_json TEXT, user_recipe_values_json TEXT, provider_name TEXT, model_config_json TEXT, goose_mode TEXT NOT NULL DEFAULT 'auto', archived_at TIMESTAMP, project_id TEXT)`,
+		fmt.Sprintf(`INSERT INTO sessions (id, working_dir, created_at, total_tokens, input_tokens, output_tokens, accumulated_total_tokens, accumulated_input_tokens, accumulated_output_tokens, provider_name, model_config_json) VALUES ('s1', '/w', '2026-06-12 08:30:00', 150, 100, 50, 1800, 1000, 500, 'anthropic', '%s')`, cfg("claude-sonnet-4-5")),
+		fmt.Sprintf(`INSERT INTO sessions (id, working_dir, created_at, total_tokens, input_tokens, output_tokens, provider_name, model_config_json) VALUES ('s2', '/w', 1781265600, 90, 60, 30, 'openai', '%s')`, cfg("gpt-5")),
+		`INSERT INTO sessions (id, working_dir, created_at, input_tokens, output_tokens) VALUES ('s3', '/w', '2026-06-12 09:00:00', 7, 7)`,
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := newTestService(t, map[string]string{"GOOSE_PATH_ROOT": root})
+	got, out := byModel(t, s, "2026-06-12", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5": {Calls: 1, InputTokens: 1000, OutputTokens: 800},
+		"gpt-5":             {Calls: 1, InputTokens: 60, OutputTokens: 30},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens {
 			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
 		}
 	}

@@ -26,12 +26,12 @@ var Agents = []Agent{
 	{Name: "claude", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".config/claude", ".claude"}, Read: true},
 	{Name: "codex", Env: "CODEX_HOME", Defaults: []string{".codex"}, Read: true},
 	{Name: "opencode", Env: "USAGE_OPENCODE_DB", Defaults: []string{"$XDG_DATA_HOME/opencode"}, Read: true},
-	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}},
+	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}, Read: true},
 	{Name: "droid", Env: "DROID_SESSIONS_DIR", Defaults: []string{".factory/sessions"}, Read: true},
 	{Name: "codebuff", Env: "CODEBUFF_DATA_DIR", Defaults: []string{".config/manicode"}},
 	{Name: "hermes", Env: "HERMES_HOME", Defaults: []string{".hermes"}},
 	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}},
-	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose", "Library/Application Support/Block/goose"}},
+	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose/sessions", "Library/Application Support/goose/sessions", ".local/share/Block/goose/sessions"}, Read: true},
 	{Name: "kilo", Env: "KILO_DATA_DIR", Defaults: []string{".local/share/kilo"}},
 	{Name: "copilot", Env: "COPILOT_OTEL_FILE_EXPORTER_PATH"}, // an explicit export file; no default
 	{Name: "gemini", Env: "USAGE_GEMINI_DIR", Defaults: []string{".gemini/tmp"}, Read: true},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen and droid, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp and goose, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out
