@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			ours := usageDaily(t, plugin, env, provider)
@@ -425,7 +425,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// eight agents' logs.
+// nine agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

@@ -18,9 +18,9 @@ func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
 	testplugin.WriteFile(t, filepath.Join(home, ".pi", "agent", "sessions", "s1.jsonl"), "{}")
 	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
-	kimi := filepath.Join(t.TempDir(), "kimi")
-	testplugin.WriteFile(t, filepath.Join(kimi, "sessions", "a.jsonl"), "")
-	s := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": kimi})
+	claw := filepath.Join(t.TempDir(), "openclaw")
+	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
+	s := newTestService(t, map[string]string{"HOME": home, "OPENCLAW_DIR": claw})
 
 	res, b := call(t, s, "status", nil)
 	var st struct {
@@ -37,21 +37,22 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		where   string
 		present bool
 	}{
-		"pi":      {"~/.pi/agent/sessions", true},
-		"amp":     {"~/.local/share/amp", false},
-		"hermes":  {"~/.hermes", true},
-		"qwen":    {"~/.qwen", false},
-		"kimi":    {"$KIMI_DATA_DIR", true},
-		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
-		"copilot": {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
-		"claude":  {"~/.config/claude, ~/.claude", false},
+		"pi":       {"~/.pi/agent/sessions", true},
+		"amp":      {"~/.local/share/amp", false},
+		"hermes":   {"~/.hermes", true},
+		"qwen":     {"~/.qwen", false},
+		"openclaw": {"$OPENCLAW_DIR", true},
+		"kimi":     {"~/.kimi, ~/.kimi-code", false},
+		"goose":    {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
+		"copilot":  {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
+		"claude":   {"~/.config/claude, ~/.claude", false},
 	}
 	for _, a := range st.Agents {
 		if w, ok := want[a.Agent]; ok && (a.Where != w.where || a.Present != w.present) {
 			t.Errorf("%s: where %q present %v, want %q %v", a.Agent, a.Where, a.Present, w.where, w.present)
 		}
 	}
-	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), kimi) {
+	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), claw) {
 		t.Error("status shows an absolute path")
 	}
 	if !strings.Contains(res.Markdown, "| pi | ~/.pi/agent/sessions | yes, 1 entries — not read, not in the totals |") {
@@ -64,7 +65,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "hermes,pi,kimi" {
-		t.Errorf("get-usage names %v as present but unread, want hermes, pi, kimi", named)
+	if strings.Join(named, ",") != "hermes,pi,openclaw" {
+		t.Errorf("get-usage names %v as present but unread, want hermes, pi, openclaw", named)
 	}
 }

@@ -620,3 +620,59 @@ func TestGooseSessions(t *testing.T) {
 		t.Errorf("models %v", got)
 	}
 }
+
+// TestKimiWire: Kimi CLI's sessions/<hash>/<session>/wire.jsonl (its wire
+// messages; the layout and rules of ccusage 20's adapter/kimi): each
+// StatusUpdate's token_usage is a call, a repeated one counts once, one
+// with only a total counts it as output, the model is config.json's, a
+// wire.jsonl at another depth is not read, and lines appended later are
+// read on the next answer. Kimi Code's ~/.kimi-code is named as not read.
+func TestKimiWire(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, ".kimi")
+	status := func(ts, id, usage string) string {
+		return fmt.Sprintf(`{"timestamp": %s, "message": {"type": "StatusUpdate", "payload": {"context_usage": 0.05, "token_usage": %s, "message_id": %q}}}`+"\n", ts, usage, id)
+	}
+	wire := filepath.Join(root, "sessions", "h1", "s1", "wire.jsonl")
+	testplugin.WriteFile(t, wire, `{"type": "metadata", "protocol_version": "1.3"}`+"\n"+
+		`{"timestamp": 1781341200.1, "message": {"type": "TurnBegin", "payload": {"user_input": "hi"}}}`+"\n"+
+		status("1781341204.9", "m1", `{"input_other": 3000, "output": 200, "input_cache_read": 15000, "input_cache_creation": 100}`)+
+		status("1781341204.9", "m1", `{"input_other": 3000, "output": 200, "input_cache_read": 15000, "input_cache_creation": 100}`)+
+		status("1781341260.0", "m2", `{"total": 640}`))
+	testplugin.WriteFile(t, filepath.Join(root, "sessions", "h1", "s2", "deeper", "wire.jsonl"), status("1781341300.0", "m9", `{"input_other": 9, "output": 9}`))
+	testplugin.WriteFile(t, filepath.Join(home, ".kimi-code", "sessions", "x.jsonl"), "")
+	s := newTestService(t, map[string]string{"HOME": home})
+	got, out := byModel(t, s, "2026-06-13", nil)
+	if g := got["kimi-for-coding"]; len(got) != 1 || g.Calls != 2 || g.InputTokens != 3000 || g.OutputTokens != 840 || g.CacheReadTokens != 15000 || g.CacheWriteTokens != 100 {
+		t.Errorf("got %+v, want kimi-for-coding: 2 calls, input 3000, output 840, cache read 15000, cache write 100", got)
+	}
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "kimi" && strings.Contains(d.Reason, "~/.kimi-code"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name ~/.kimi-code as not read", out.Degraded)
+	}
+
+	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(status("1781341400.0", "m3", `{"input_other": 10, "output": 5}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = byModel(t, s, "2026-06-13", nil)
+	if g := got["kimi-for-coding"]; g.Calls != 3 || g.InputTokens != 3010 || g.OutputTokens != 845 {
+		t.Errorf("after an appended line: got %+v, want 3 calls, input 3010, output 845", got)
+	}
+
+	other := t.TempDir()
+	testplugin.WriteFile(t, filepath.Join(other, "config.json"), `{"model": "kimi-k2.6"}`)
+	testplugin.WriteFile(t, filepath.Join(other, "sessions", "h2", "s3", "wire.jsonl"), status("1781341500.0", "m4", `{"input_other": 7, "output": 3}`))
+	s2 := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": other})
+	got, _ = byModel(t, s2, "2026-06-13", nil)
+	if g := got["kimi-k2.6"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 7 || g.OutputTokens != 3 {
+		t.Errorf("KIMI_DATA_DIR with a config.json: got %+v, want one kimi-k2.6 call", got)
+	}
+}

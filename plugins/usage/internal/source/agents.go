@@ -36,7 +36,7 @@ var Agents = []Agent{
 	{Name: "copilot", Env: "COPILOT_OTEL_FILE_EXPORTER_PATH"}, // an explicit export file; no default
 	{Name: "gemini", Env: "USAGE_GEMINI_DIR", Defaults: []string{".gemini/tmp"}, Read: true},
 	{Name: "antigravity", Env: "ANTIGRAVITY_DATA_DIR", Defaults: []string{".gemini/antigravity", ".config/antigravity"}},
-	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}},
+	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}, Read: true},
 	{Name: "qwen", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Read: true},
 	{Name: "openclaw", Env: "OPENCLAW_DIR", Defaults: []string{".openclaw"}},
 	{Name: "grok", Env: "GROK_HOME", Defaults: []string{".grok"}},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp and goose, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose and kimi, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out
