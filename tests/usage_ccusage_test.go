@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			ours := usageDaily(t, plugin, env, provider)
@@ -97,6 +97,9 @@ var knownDiffs = map[string]knownDiff{
 	// ccusage bills the part of a Goose session's total above input plus
 	// output (reasoning) as output but leaves it out of outputTokens.
 	"goose 2026-06-12 gpt-5": {output: 400, why: "reasoning tokens are output tokens"},
+	// ccusage takes a Kilo message's logged cost and leaves its reasoning
+	// tokens out of outputTokens; the fixture logs list-price costs.
+	"kilo 2026-06-14 gpt-5": {output: 50, why: "reasoning tokens are output tokens"},
 }
 
 // dayUsage is one day and model's figures.
@@ -425,7 +428,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// nine agents' logs.
+// ten agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

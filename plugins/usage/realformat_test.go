@@ -676,3 +676,45 @@ func TestKimiWire(t *testing.T) {
 		t.Errorf("KIMI_DATA_DIR with a config.json: got %+v, want one kimi-k2.6 call", got)
 	}
 }
+
+// TestKiloDatabase: Kilo Code CLI's kilo.db (OpenCode's message table,
+// here in the minimal shape ccusage 20's adapter/kilo fixtures use): an
+// assistant message is a call with reasoning billed as output, a user
+// message and one without time.created are none, and a message in two
+// databases of KILO_DATA_DIR's list counts once.
+func TestKiloDatabase(t *testing.T) {
+	msg := func(id, role, created, tokens string) string {
+		return fmt.Sprintf(`{"id":%q,"sessionID":"ses_1","role":%q,"time":{%s},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":0.01,"tokens":%s}`, id, role, created, tokens)
+	}
+	var dirs []string
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint("kilo", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "kilo.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := [][2]string{
+			{"msg_1", msg("msg_1", "assistant", `"created":1781427600000`, `{"input":100,"output":50,"reasoning":5,"cache":{"read":10,"write":20}}`)},
+			{"msg_2", msg("msg_2", "user", `"created":1781427600000`, `{"input":999,"output":999}`)},
+			{"msg_3", msg("msg_3", "assistant", ``, `{"input":7,"output":7}`)},
+		}
+		if _, err := db.Exec(`CREATE TABLE message (id TEXT, session_id TEXT, data TEXT)`); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if _, err := db.Exec(`INSERT INTO message VALUES (?, 'ses_1', ?)`, r[0], r[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		dirs = append(dirs, dir)
+	}
+	s := newTestService(t, map[string]string{"KILO_DATA_DIR": strings.Join(dirs, ",")})
+	got, out := byModel(t, s, "2026-06-14", map[string]any{"from": "1970-01-01"})
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 100 || g.OutputTokens != 55 || g.CacheReadTokens != 10 || g.CacheWriteTokens != 20 {
+		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 100, output 55, cache read 10, write 20", got, out.Degraded)
+	}
+}
