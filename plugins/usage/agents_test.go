@@ -69,3 +69,32 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		t.Errorf("get-usage names %v as present but unread, want hermes, pi, openclaw", named)
 	}
 }
+
+// TestEveryProviderSaysWhereItLooked: with no logs anywhere, status names
+// for every provider read where it looked (what spend-review lists as
+// "looked in"), written with ~ for the home.
+func TestEveryProviderSaysWhereItLooked(t *testing.T) {
+	home := t.TempDir()
+	s := newTestService(t, map[string]string{"HOME": home})
+	_, b := call(t, s, "status", nil)
+	var st struct {
+		Providers []source.ProviderStatus `json:"providers"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, a := range source.Agents {
+		if a.Read {
+			read++
+		}
+	}
+	if len(st.Providers) != read {
+		t.Errorf("%d providers in status, want the %d agents read", len(st.Providers), read)
+	}
+	for _, p := range st.Providers {
+		if p.Found || len(p.LookedIn) == 0 || !strings.HasPrefix(p.LookedIn[0], "~/") {
+			t.Errorf("%s: found %v, looked in %q; want not found, looked in ~/…", p.Provider, p.Found, p.LookedIn)
+		}
+	}
+}

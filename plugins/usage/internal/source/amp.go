@@ -38,6 +38,7 @@ func (Amp) Discover(env Env) (Discovery, error) {
 	var dsc Discovery
 	for _, r := range rootDirs {
 		threads := filepath.Join(r, "threads")
+		dsc.LookedIn = append(dsc.LookedIn, threads)
 		ok, err := isDir(threads)
 		if err != nil {
 			dsc.Problems = append(dsc.Problems, err)
