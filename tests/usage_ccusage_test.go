@@ -34,9 +34,19 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
+			if provider == "pi" {
+				// ccusage names pi's models "[pi] <model>"; this plugin
+				// names them as logged, as for every other agent.
+				for k, v := range theirs {
+					if n := strings.Replace(k, " [pi] ", " ", 1); n != k {
+						delete(theirs, k)
+						theirs[n] = v
+					}
+				}
+			}
 			ours := usageDaily(t, plugin, env, provider)
 			if len(theirs) == 0 {
 				t.Fatal("ccusage found nothing: the fixture home is not read")
@@ -428,7 +438,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// ten agents' logs.
+// eleven agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

@@ -16,7 +16,7 @@ import (
 // report's degraded, so a partial bill says what it leaves out.
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
-	testplugin.WriteFile(t, filepath.Join(home, ".pi", "agent", "sessions", "s1.jsonl"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".grok", "sessions", "s1.jsonl"), "{}")
 	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
 	claw := filepath.Join(t.TempDir(), "openclaw")
 	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
@@ -37,7 +37,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		where   string
 		present bool
 	}{
-		"pi":       {"~/.pi/agent/sessions", true},
+		"grok":     {"~/.grok", true},
+		"pi":       {"~/.pi/agent/sessions", false},
 		"amp":      {"~/.local/share/amp", false},
 		"hermes":   {"~/.hermes", true},
 		"qwen":     {"~/.qwen", false},
@@ -55,7 +56,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), claw) {
 		t.Error("status shows an absolute path")
 	}
-	if !strings.Contains(res.Markdown, "| pi | ~/.pi/agent/sessions | yes, 1 entries — not read, not in the totals |") {
+	if !strings.Contains(res.Markdown, "| grok | ~/.grok | yes, 1 entries — not read, not in the totals |") {
 		t.Errorf("status Markdown:\n%s", res.Markdown)
 	}
 	_, u := usageOf(t, s, map[string]any{"period": "today"})
@@ -65,8 +66,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "hermes,pi,openclaw" {
-		t.Errorf("get-usage names %v as present but unread, want hermes, pi, openclaw", named)
+	if strings.Join(named, ",") != "hermes,openclaw,grok" {
+		t.Errorf("get-usage names %v as present but unread, want hermes, openclaw, grok", named)
 	}
 }
 

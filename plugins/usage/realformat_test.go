@@ -718,3 +718,39 @@ func TestKiloDatabase(t *testing.T) {
 		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 100, output 55, cache read 10, write 20", got, out.Degraded)
 	}
 }
+
+// TestPiSessions: pi's --<cwd>--/<time>_<session>.jsonl entries (pi-mono's
+// coding-agent session format; the rules of ccusage 20's adapter/pi): an
+// assistant message's usage is a call, a copied entry counts once, one
+// with only totalTokens counts it as output, and user messages, entries of
+// another type and lines appended later are handled as pi writes them.
+func TestPiSessions(t *testing.T) {
+	root := t.TempDir()
+	entry := func(typ, ts, role, usage string) string {
+		return fmt.Sprintf(`{"type":%q,"id":"e","parentId":null,"timestamp":%q,"message":{"role":%q,"content":[],"provider":"anthropic","model":"claude-sonnet-4-5","usage":%s}}`+"\n", typ, ts, role, usage)
+	}
+	file := filepath.Join(root, "--home-dev-shop--", "2026-06-15T08-00-00-000Z_s1.jsonl")
+	testplugin.WriteFile(t, file, `{"type":"session","version":3,"id":"s1","timestamp":"2026-06-15T08:00:00.000Z","cwd":"/home/dev/shop"}`+"\n"+
+		entry("message", "2026-06-15T08:00:09.500Z", "assistant", `{"input":2400,"output":180,"cacheRead":0,"cacheWrite":6100,"totalTokens":8680,"cost":{"total":0.03}}`)+
+		entry("message", "2026-06-15T08:00:09.500Z", "assistant", `{"input":2400,"output":180,"cacheRead":0,"cacheWrite":6100,"totalTokens":8680,"cost":{"total":0.03}}`)+
+		entry("message", "2026-06-15T08:00:10.000Z", "user", `{"input":999}`)+
+		entry("custom", "2026-06-15T08:00:11.000Z", "assistant", `{"input":999}`)+
+		entry("message", "2026-06-15T08:00:21.000Z", "assistant", `{"totalTokens":333}`))
+	s := newTestService(t, map[string]string{"PI_AGENT_DIR": root})
+	got, out := byModel(t, s, "2026-06-15", nil)
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 2 || g.InputTokens != 2400 || g.OutputTokens != 513 || g.CacheWriteTokens != 6100 {
+		t.Errorf("got %+v (degraded %v), want 2 claude-sonnet-4-5 calls: input 2400, output 513, cache write 6100", got, out.Degraded)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(entry("message", "2026-06-15T08:01:00.000Z", "assistant", `{"input":10,"output":5}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = byModel(t, s, "2026-06-15", nil)
+	if g := got["claude-sonnet-4-5"]; g.Calls != 3 || g.InputTokens != 2410 {
+		t.Errorf("after an appended entry: got %+v, want 3 calls, input 2410", got)
+	}
+}
