@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			if provider == "pi" {
@@ -110,6 +110,9 @@ var knownDiffs = map[string]knownDiff{
 	// ccusage takes a Kilo message's logged cost and leaves its reasoning
 	// tokens out of outputTokens; the fixture logs list-price costs.
 	"kilo 2026-06-14 gpt-5": {output: 50, why: "reasoning tokens are output tokens"},
+	// ccusage bills a Hermes session's reasoning_tokens as output but
+	// leaves them out of outputTokens.
+	"hermes 2026-06-16 claude-haiku-4-5": {output: 200, why: "reasoning tokens are output tokens"},
 }
 
 // dayUsage is one day and model's figures.
@@ -438,7 +441,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// eleven agents' logs.
+// twelve agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

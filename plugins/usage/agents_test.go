@@ -17,7 +17,7 @@ import (
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
 	testplugin.WriteFile(t, filepath.Join(home, ".grok", "sessions", "s1.jsonl"), "{}")
-	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".zcode", "sessions", "s1.json"), "{}")
 	claw := filepath.Join(t.TempDir(), "openclaw")
 	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
 	s := newTestService(t, map[string]string{"HOME": home, "OPENCLAW_DIR": claw})
@@ -40,7 +40,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		"grok":     {"~/.grok", true},
 		"pi":       {"~/.pi/agent/sessions", false},
 		"amp":      {"~/.local/share/amp", false},
-		"hermes":   {"~/.hermes", true},
+		"zcode":    {"~/.zcode", true},
+		"hermes":   {"~/.hermes", false},
 		"qwen":     {"~/.qwen", false},
 		"openclaw": {"$OPENCLAW_DIR", true},
 		"kimi":     {"~/.kimi, ~/.kimi-code", false},
@@ -66,8 +67,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "hermes,openclaw,grok" {
-		t.Errorf("get-usage names %v as present but unread, want hermes, openclaw, grok", named)
+	if strings.Join(named, ",") != "openclaw,grok,zcode" {
+		t.Errorf("get-usage names %v as present but unread, want openclaw, grok, zcode", named)
 	}
 }
 

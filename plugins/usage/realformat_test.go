@@ -754,3 +754,39 @@ func TestPiSessions(t *testing.T) {
 		t.Errorf("after an appended entry: got %+v, want 3 calls, input 2410", got)
 	}
 }
+
+// TestHermesSessions: Hermes Agent's state.db sessions table (the columns
+// hermes_state.py creates; the rules of ccusage 20's adapter/hermes): one
+// call a session at started_at (Unix seconds), reasoning billed as output,
+// a session with no model or no tokens none, and a session in two listed
+// homes counts once.
+func TestHermesSessions(t *testing.T) {
+	var homes []string
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint("hermes", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, started_at REAL NOT NULL, message_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, estimated_cost_usd REAL, actual_cost_usd REAL)`,
+			`INSERT INTO sessions VALUES ('s1', 'cli', 'claude-sonnet-4-5', 1781600400.25, 12, 4200, 900, 31000, 5200, 100, 'anthropic', 0.05, NULL)`,
+			`INSERT INTO sessions VALUES ('s2', 'cli', NULL, 1781600500, 1, 10, 10, 0, 0, 0, NULL, NULL, NULL)`,
+			`INSERT INTO sessions VALUES ('s3', 'cli', 'claude-sonnet-4-5', 1781600600, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL)`,
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		homes = append(homes, dir)
+	}
+	s := newTestService(t, map[string]string{"HERMES_HOME": strings.Join(homes, ",")})
+	got, out := byModel(t, s, "2026-06-16", nil)
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 4200 || g.OutputTokens != 1000 || g.CacheReadTokens != 31000 || g.CacheWriteTokens != 5200 {
+		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 4200, output 1000, cache read 31000, write 5200", got, out.Degraded)
+	}
+}
