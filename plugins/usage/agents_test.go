@@ -46,7 +46,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		"openclaw": {"$OPENCLAW_DIR", true},
 		"kimi":     {"~/.kimi, ~/.kimi-code", false},
 		"goose":    {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
-		"copilot":  {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
+		"copilot":  {"~/.copilot", false},
 		"claude":   {"~/.config/claude, ~/.claude", false},
 	}
 	for _, a := range st.Agents {

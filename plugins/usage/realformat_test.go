@@ -790,3 +790,50 @@ func TestHermesSessions(t *testing.T) {
 		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 4200, output 1000, cache read 31000, write 5200", got, out.Degraded)
 	}
 }
+
+// TestCopilotSessionState: Copilot CLI's session-state/<id>/events.jsonl
+// (its events; the rule ccusage 20.0.24 applies): each session.shutdown
+// bills per model what its cumulative usage grew since the previous one,
+// inputTokens less the cache reads and writes it includes; an events.jsonl
+// deeper down is not a session; an OpenTelemetry export is named as not
+// read.
+func TestCopilotSessionState(t *testing.T) {
+	home := t.TempDir()
+	shutdown := func(ts, metrics string) string {
+		return fmt.Sprintf(`{"type":"session.shutdown","data":{"shutdownType":"routine","modelMetrics":%s},"id":"e","timestamp":%q,"parentId":null}`+"\n", metrics, ts)
+	}
+	state := filepath.Join(home, "copilot", "session-state")
+	testplugin.WriteFile(t, filepath.Join(state, "s1", "events.jsonl"),
+		`{"type":"session.start","data":{"sessionId":"s1"},"id":"a","timestamp":"2026-06-17T09:00:00.000Z","parentId":null}`+"\n"+
+			shutdown("2026-06-17T09:10:00.000Z", `{"claude-sonnet-4.5":{"requests":{"count":2,"cost":2},"usage":{"inputTokens":1000,"outputTokens":100,"cacheReadTokens":600,"cacheWriteTokens":0}}}`)+
+			shutdown("2026-06-17T14:20:00.000Z", `{"claude-sonnet-4.5":{"usage":{"inputTokens":3000,"outputTokens":300,"cacheReadTokens":600,"cacheWriteTokens":500}},"gpt-5-mini":{"usage":{"inputTokens":10,"outputTokens":5}}}`))
+	testplugin.WriteFile(t, filepath.Join(state, "s2", "deeper", "events.jsonl"), shutdown("2026-06-17T09:10:00.000Z", `{"gpt-5":{"usage":{"inputTokens":7,"outputTokens":7}}}`))
+	otel := filepath.Join(home, "otel.jsonl")
+	testplugin.WriteFile(t, otel, "")
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": otel})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4.5": {Calls: 2, InputTokens: 400 + 1500, OutputTokens: 300, CacheWriteTokens: 500, CacheReadTokens: 600},
+		"gpt-5-mini":        {Calls: 1, InputTokens: 10, OutputTokens: 5},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	if g := got["claude-sonnet-4.5"]; g.CostUSD <= 0 {
+		t.Errorf("claude-sonnet-4.5 is not priced: %+v", g)
+	}
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "OpenTelemetry"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name the OpenTelemetry export as not read", out.Degraded)
+	}
+}

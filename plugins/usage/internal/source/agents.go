@@ -33,7 +33,7 @@ var Agents = []Agent{
 	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}, Read: true},
 	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose/sessions", "Library/Application Support/goose/sessions", ".local/share/Block/goose/sessions"}, Read: true},
 	{Name: "kilo", Env: "KILO_DATA_DIR", Defaults: []string{".local/share/kilo"}, Read: true},
-	{Name: "copilot", Env: "COPILOT_OTEL_FILE_EXPORTER_PATH"}, // an explicit export file; no default
+	{Name: "copilot", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Read: true},
 	{Name: "gemini", Env: "USAGE_GEMINI_DIR", Defaults: []string{".gemini/tmp"}, Read: true},
 	{Name: "antigravity", Env: "ANTIGRAVITY_DATA_DIR", Defaults: []string{".gemini/antigravity", ".config/antigravity"}},
 	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}, Read: true},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi and hermes, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes and copilot, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out
