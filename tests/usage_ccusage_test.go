@@ -34,9 +34,19 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
+			if provider == "pi" {
+				// ccusage names pi's models "[pi] <model>"; this plugin
+				// names them as logged, as for every other agent.
+				for k, v := range theirs {
+					if n := strings.Replace(k, " [pi] ", " ", 1); n != k {
+						delete(theirs, k)
+						theirs[n] = v
+					}
+				}
+			}
 			ours := usageDaily(t, plugin, env, provider)
 			if len(theirs) == 0 {
 				t.Fatal("ccusage found nothing: the fixture home is not read")
@@ -94,6 +104,15 @@ var knownDiffs = map[string]knownDiff{
 	// ccusage bills Droid's thinkingTokens as output but leaves them out
 	// of outputTokens.
 	"droid 2026-06-10 claude-sonnet-4-5": {output: 900, why: "thinking tokens are output tokens"},
+	// ccusage bills the part of a Goose session's total above input plus
+	// output (reasoning) as output but leaves it out of outputTokens.
+	"goose 2026-06-12 gpt-5": {output: 400, why: "reasoning tokens are output tokens"},
+	// ccusage takes a Kilo message's logged cost and leaves its reasoning
+	// tokens out of outputTokens; the fixture logs list-price costs.
+	"kilo 2026-06-14 gpt-5": {output: 50, why: "reasoning tokens are output tokens"},
+	// ccusage bills a Hermes session's reasoning_tokens as output but
+	// leaves them out of outputTokens.
+	"hermes 2026-06-16 claude-haiku-4-5": {output: 200, why: "reasoning tokens are output tokens"},
 }
 
 // dayUsage is one day and model's figures.
@@ -422,7 +441,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// six agents' logs.
+// thirteen agents' logs.
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

@@ -16,11 +16,11 @@ import (
 // report's degraded, so a partial bill says what it leaves out.
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
-	testplugin.WriteFile(t, filepath.Join(home, ".local", "share", "amp", "threads", "T-1.json"), "{}")
-	testplugin.WriteFile(t, filepath.Join(home, ".hermes", "sessions", "s1.json"), "{}")
-	kimi := filepath.Join(t.TempDir(), "kimi")
-	testplugin.WriteFile(t, filepath.Join(kimi, "sessions", "a.jsonl"), "")
-	s := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": kimi})
+	testplugin.WriteFile(t, filepath.Join(home, ".grok", "sessions", "s1.jsonl"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".zcode", "sessions", "s1.json"), "{}")
+	claw := filepath.Join(t.TempDir(), "openclaw")
+	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
+	s := newTestService(t, map[string]string{"HOME": home, "OPENCLAW_DIR": claw})
 
 	res, b := call(t, s, "status", nil)
 	var st struct {
@@ -37,23 +37,27 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		where   string
 		present bool
 	}{
-		"amp":     {"~/.local/share/amp", true},
-		"hermes":  {"~/.hermes", true},
-		"qwen":    {"~/.qwen", false},
-		"kimi":    {"$KIMI_DATA_DIR", true},
-		"goose":   {"${XDG_DATA_HOME:-~/.local/share}/goose, ~/Library/Application Support/Block/goose", false},
-		"copilot": {"$COPILOT_OTEL_FILE_EXPORTER_PATH (not set)", false},
-		"claude":  {"~/.config/claude, ~/.claude", false},
+		"grok":     {"~/.grok", true},
+		"pi":       {"~/.pi/agent/sessions", false},
+		"amp":      {"~/.local/share/amp", false},
+		"zcode":    {"~/.zcode", true},
+		"hermes":   {"~/.hermes", false},
+		"qwen":     {"~/.qwen", false},
+		"openclaw": {"$OPENCLAW_DIR", true},
+		"kimi":     {"~/.kimi, ~/.kimi-code", false},
+		"goose":    {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
+		"copilot":  {"~/.copilot", false},
+		"claude":   {"~/.config/claude, ~/.claude", false},
 	}
 	for _, a := range st.Agents {
 		if w, ok := want[a.Agent]; ok && (a.Where != w.where || a.Present != w.present) {
 			t.Errorf("%s: where %q present %v, want %q %v", a.Agent, a.Where, a.Present, w.where, w.present)
 		}
 	}
-	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), kimi) {
+	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), claw) {
 		t.Error("status shows an absolute path")
 	}
-	if !strings.Contains(res.Markdown, "| amp | ~/.local/share/amp | yes, 1 entries — not read, not in the totals |") {
+	if !strings.Contains(res.Markdown, "| grok | ~/.grok | yes, 1 entries — not read, not in the totals |") {
 		t.Errorf("status Markdown:\n%s", res.Markdown)
 	}
 	_, u := usageOf(t, s, map[string]any{"period": "today"})
@@ -63,7 +67,36 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "amp,hermes,kimi" {
-		t.Errorf("get-usage names %v as present but unread, want amp, hermes, kimi", named)
+	if strings.Join(named, ",") != "openclaw,grok,zcode" {
+		t.Errorf("get-usage names %v as present but unread, want openclaw, grok, zcode", named)
+	}
+}
+
+// TestEveryProviderSaysWhereItLooked: with no logs anywhere, status names
+// for every provider read where it looked (what spend-review lists as
+// "looked in"), written with ~ for the home.
+func TestEveryProviderSaysWhereItLooked(t *testing.T) {
+	home := t.TempDir()
+	s := newTestService(t, map[string]string{"HOME": home})
+	_, b := call(t, s, "status", nil)
+	var st struct {
+		Providers []source.ProviderStatus `json:"providers"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, a := range source.Agents {
+		if a.Read {
+			read++
+		}
+	}
+	if len(st.Providers) != read {
+		t.Errorf("%d providers in status, want the %d agents read", len(st.Providers), read)
+	}
+	for _, p := range st.Providers {
+		if p.Found || len(p.LookedIn) == 0 || !strings.HasPrefix(p.LookedIn[0], "~/") {
+			t.Errorf("%s: found %v, looked in %q; want not found, looked in ~/…", p.Provider, p.Found, p.LookedIn)
+		}
 	}
 }

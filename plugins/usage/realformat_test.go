@@ -5,6 +5,7 @@ package main
 // where that shape comes from.
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -533,5 +534,306 @@ func TestDroidSessions(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("models %v", got)
+	}
+}
+
+// TestAmpThreads: Amp's threads/T-<uuid>.json (the fields ccusage 20's
+// adapter/amp reads; its README and fixtures): without a usage ledger each
+// assistant message's usage is a call, a message with no tokens is none;
+// with one, each ledger event is a call carrying the cache counts of the
+// message it names (toMessageId), and a total with no parts is output;
+// tokens a total names beyond the parts are billed as output.
+func TestAmpThreads(t *testing.T) {
+	root := t.TempDir()
+	testplugin.WriteFile(t, filepath.Join(root, "threads", "T-a.json"), `{"v":3,"id":"T-a","messages":[`+
+		`{"role":"user","messageId":0,"content":[{"type":"text","text":"hi"}]},`+
+		`{"role":"assistant","messageId":1,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":10,"outputTokens":178,"cacheCreationInputTokens":986,"cacheReadInputTokens":11372,"totalInputTokens":12368,"timestamp":"2026-06-11T11:42:10.652Z"}},`+
+		`{"role":"assistant","messageId":2,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":5,"outputTokens":40,"totalTokens":50,"timestamp":"2026-06-11T11:43:00.000Z"}},`+
+		`{"role":"assistant","messageId":3,"usage":{"model":"claude-haiku-4-5-20251001","inputTokens":0,"outputTokens":0,"timestamp":"2026-06-11T11:44:00.000Z"}}]}`)
+	testplugin.WriteFile(t, filepath.Join(root, "threads", "T-b.json"), `{"id":"T-b","messages":[`+
+		`{"role":"assistant","messageId":1,"usage":{"model":"ignored","inputTokens":99,"outputTokens":99,"cacheCreationInputTokens":300,"cacheReadInputTokens":4000,"timestamp":"2026-06-11T12:00:00.000Z"}}],`+
+		`"usageLedger":{"events":[{"id":"e1","timestamp":"2026-06-11T12:00:00.000Z","model":"gpt-5","tokens":{"input":1,"output":2},"toMessageId":1},`+
+		`{"id":"e2","timestamp":"2026-06-11T12:01:00.000Z","model":"gpt-5-mini","tokens":{"total":345}}]}}`)
+	s := newTestService(t, map[string]string{"AMP_DATA_DIR": root})
+	got, out := byModel(t, s, "2026-06-11", nil)
+	want := map[string]row{
+		"claude-haiku-4-5-20251001": {Calls: 2, InputTokens: 15, OutputTokens: 223, CacheWriteTokens: 986, CacheReadTokens: 11372},
+		"gpt-5":                     {Calls: 1, InputTokens: 1, OutputTokens: 2, CacheWriteTokens: 300, CacheReadTokens: 4000},
+		"gpt-5-mini":                {Calls: 1, OutputTokens: 345},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+}
+
+// TestGooseSessions: Goose's sessions.db (its sessions table as Goose 1.35
+// creates it, block/goose session_manager.rs; the columns and rules of
+// ccusage 20's adapter/goose): one call a session at created_at, the
+// accumulated counts over the last request's, a total above input plus
+// output billed as output, a session with no model config skipped, and
+// created_at as SQLite's CURRENT_TIMESTAMP text or Unix seconds.
+func TestGooseSessions(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "data", "sessions", "sessions.db")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cfg := func(m string) string {
+		return fmt.Sprintf(`{"model_name":%q,"context_limit":null,"temperature":null}`, m)
+	}
+	stmts := []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '', user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, extension_data TEXT DEFAULT '{}', total_tokens INTEGER, input_tokens INTEGER, output_tokens INTEGER, accumulated_total_tokens INTEGER, accumulated_input_tokens INTEGER, accumulated_output_tokens INTEGER, accumulated_cost REAL, schedule_id TEXT, recipe_json TEXT, user_recipe_values_json TEXT, provider_name TEXT, model_config_json TEXT, goose_mode TEXT NOT NULL DEFAULT 'auto', archived_at TIMESTAMP, project_id TEXT)`,
+		fmt.Sprintf(`INSERT INTO sessions (id, working_dir, created_at, total_tokens, input_tokens, output_tokens, accumulated_total_tokens, accumulated_input_tokens, accumulated_output_tokens, provider_name, model_config_json) VALUES ('s1', '/w', '2026-06-12 08:30:00', 150, 100, 50, 1800, 1000, 500, 'anthropic', '%s')`, cfg("claude-sonnet-4-5")),
+		fmt.Sprintf(`INSERT INTO sessions (id, working_dir, created_at, total_tokens, input_tokens, output_tokens, provider_name, model_config_json) VALUES ('s2', '/w', 1781265600, 90, 60, 30, 'openai', '%s')`, cfg("gpt-5")),
+		`INSERT INTO sessions (id, working_dir, created_at, input_tokens, output_tokens) VALUES ('s3', '/w', '2026-06-12 09:00:00', 7, 7)`,
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := newTestService(t, map[string]string{"GOOSE_PATH_ROOT": root})
+	got, out := byModel(t, s, "2026-06-12", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5": {Calls: 1, InputTokens: 1000, OutputTokens: 800},
+		"gpt-5":             {Calls: 1, InputTokens: 60, OutputTokens: 30},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+}
+
+// TestKimiWire: Kimi CLI's sessions/<hash>/<session>/wire.jsonl (its wire
+// messages; the layout and rules of ccusage 20's adapter/kimi): each
+// StatusUpdate's token_usage is a call, a repeated one counts once, one
+// with only a total counts it as output, the model is config.json's, a
+// wire.jsonl at another depth is not read, and lines appended later are
+// read on the next answer. Kimi Code's ~/.kimi-code is named as not read.
+func TestKimiWire(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, ".kimi")
+	status := func(ts, id, usage string) string {
+		return fmt.Sprintf(`{"timestamp": %s, "message": {"type": "StatusUpdate", "payload": {"context_usage": 0.05, "token_usage": %s, "message_id": %q}}}`+"\n", ts, usage, id)
+	}
+	wire := filepath.Join(root, "sessions", "h1", "s1", "wire.jsonl")
+	testplugin.WriteFile(t, wire, `{"type": "metadata", "protocol_version": "1.3"}`+"\n"+
+		`{"timestamp": 1781341200.1, "message": {"type": "TurnBegin", "payload": {"user_input": "hi"}}}`+"\n"+
+		status("1781341204.9", "m1", `{"input_other": 3000, "output": 200, "input_cache_read": 15000, "input_cache_creation": 100}`)+
+		status("1781341204.9", "m1", `{"input_other": 3000, "output": 200, "input_cache_read": 15000, "input_cache_creation": 100}`)+
+		status("1781341260.0", "m2", `{"total": 640}`))
+	testplugin.WriteFile(t, filepath.Join(root, "sessions", "h1", "s2", "deeper", "wire.jsonl"), status("1781341300.0", "m9", `{"input_other": 9, "output": 9}`))
+	testplugin.WriteFile(t, filepath.Join(home, ".kimi-code", "sessions", "x.jsonl"), "")
+	s := newTestService(t, map[string]string{"HOME": home})
+	got, out := byModel(t, s, "2026-06-13", nil)
+	if g := got["kimi-for-coding"]; len(got) != 1 || g.Calls != 2 || g.InputTokens != 3000 || g.OutputTokens != 840 || g.CacheReadTokens != 15000 || g.CacheWriteTokens != 100 {
+		t.Errorf("got %+v, want kimi-for-coding: 2 calls, input 3000, output 840, cache read 15000, cache write 100", got)
+	}
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "kimi" && strings.Contains(d.Reason, "~/.kimi-code"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name ~/.kimi-code as not read", out.Degraded)
+	}
+
+	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(status("1781341400.0", "m3", `{"input_other": 10, "output": 5}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = byModel(t, s, "2026-06-13", nil)
+	if g := got["kimi-for-coding"]; g.Calls != 3 || g.InputTokens != 3010 || g.OutputTokens != 845 {
+		t.Errorf("after an appended line: got %+v, want 3 calls, input 3010, output 845", got)
+	}
+
+	other := t.TempDir()
+	testplugin.WriteFile(t, filepath.Join(other, "config.json"), `{"model": "kimi-k2.6"}`)
+	testplugin.WriteFile(t, filepath.Join(other, "sessions", "h2", "s3", "wire.jsonl"), status("1781341500.0", "m4", `{"input_other": 7, "output": 3}`))
+	s2 := newTestService(t, map[string]string{"HOME": home, "KIMI_DATA_DIR": other})
+	got, _ = byModel(t, s2, "2026-06-13", nil)
+	if g := got["kimi-k2.6"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 7 || g.OutputTokens != 3 {
+		t.Errorf("KIMI_DATA_DIR with a config.json: got %+v, want one kimi-k2.6 call", got)
+	}
+}
+
+// TestKiloDatabase: Kilo Code CLI's kilo.db (OpenCode's message table,
+// here in the minimal shape ccusage 20's adapter/kilo fixtures use): an
+// assistant message is a call with reasoning billed as output, a user
+// message and one without time.created are none, and a message in two
+// databases of KILO_DATA_DIR's list counts once.
+func TestKiloDatabase(t *testing.T) {
+	msg := func(id, role, created, tokens string) string {
+		return fmt.Sprintf(`{"id":%q,"sessionID":"ses_1","role":%q,"time":{%s},"modelID":"claude-sonnet-4-5","providerID":"anthropic","cost":0.01,"tokens":%s}`, id, role, created, tokens)
+	}
+	var dirs []string
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint("kilo", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "kilo.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := [][2]string{
+			{"msg_1", msg("msg_1", "assistant", `"created":1781427600000`, `{"input":100,"output":50,"reasoning":5,"cache":{"read":10,"write":20}}`)},
+			{"msg_2", msg("msg_2", "user", `"created":1781427600000`, `{"input":999,"output":999}`)},
+			{"msg_3", msg("msg_3", "assistant", ``, `{"input":7,"output":7}`)},
+		}
+		if _, err := db.Exec(`CREATE TABLE message (id TEXT, session_id TEXT, data TEXT)`); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if _, err := db.Exec(`INSERT INTO message VALUES (?, 'ses_1', ?)`, r[0], r[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		dirs = append(dirs, dir)
+	}
+	s := newTestService(t, map[string]string{"KILO_DATA_DIR": strings.Join(dirs, ",")})
+	got, out := byModel(t, s, "2026-06-14", map[string]any{"from": "1970-01-01"})
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 100 || g.OutputTokens != 55 || g.CacheReadTokens != 10 || g.CacheWriteTokens != 20 {
+		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 100, output 55, cache read 10, write 20", got, out.Degraded)
+	}
+}
+
+// TestPiSessions: pi's --<cwd>--/<time>_<session>.jsonl entries (pi-mono's
+// coding-agent session format; the rules of ccusage 20's adapter/pi): an
+// assistant message's usage is a call, a copied entry counts once, one
+// with only totalTokens counts it as output, and user messages, entries of
+// another type and lines appended later are handled as pi writes them.
+func TestPiSessions(t *testing.T) {
+	root := t.TempDir()
+	entry := func(typ, ts, role, usage string) string {
+		return fmt.Sprintf(`{"type":%q,"id":"e","parentId":null,"timestamp":%q,"message":{"role":%q,"content":[],"provider":"anthropic","model":"claude-sonnet-4-5","usage":%s}}`+"\n", typ, ts, role, usage)
+	}
+	file := filepath.Join(root, "--home-dev-shop--", "2026-06-15T08-00-00-000Z_s1.jsonl")
+	testplugin.WriteFile(t, file, `{"type":"session","version":3,"id":"s1","timestamp":"2026-06-15T08:00:00.000Z","cwd":"/home/dev/shop"}`+"\n"+
+		entry("message", "2026-06-15T08:00:09.500Z", "assistant", `{"input":2400,"output":180,"cacheRead":0,"cacheWrite":6100,"totalTokens":8680,"cost":{"total":0.03}}`)+
+		entry("message", "2026-06-15T08:00:09.500Z", "assistant", `{"input":2400,"output":180,"cacheRead":0,"cacheWrite":6100,"totalTokens":8680,"cost":{"total":0.03}}`)+
+		entry("message", "2026-06-15T08:00:10.000Z", "user", `{"input":999}`)+
+		entry("custom", "2026-06-15T08:00:11.000Z", "assistant", `{"input":999}`)+
+		entry("message", "2026-06-15T08:00:21.000Z", "assistant", `{"totalTokens":333}`))
+	s := newTestService(t, map[string]string{"PI_AGENT_DIR": root})
+	got, out := byModel(t, s, "2026-06-15", nil)
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 2 || g.InputTokens != 2400 || g.OutputTokens != 513 || g.CacheWriteTokens != 6100 {
+		t.Errorf("got %+v (degraded %v), want 2 claude-sonnet-4-5 calls: input 2400, output 513, cache write 6100", got, out.Degraded)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(entry("message", "2026-06-15T08:01:00.000Z", "assistant", `{"input":10,"output":5}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, _ = byModel(t, s, "2026-06-15", nil)
+	if g := got["claude-sonnet-4-5"]; g.Calls != 3 || g.InputTokens != 2410 {
+		t.Errorf("after an appended entry: got %+v, want 3 calls, input 2410", got)
+	}
+}
+
+// TestHermesSessions: Hermes Agent's state.db sessions table (the columns
+// hermes_state.py creates; the rules of ccusage 20's adapter/hermes): one
+// call a session at started_at (Unix seconds), reasoning billed as output,
+// a session with no model or no tokens none, and a session in two listed
+// homes counts once.
+func TestHermesSessions(t *testing.T) {
+	var homes []string
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), fmt.Sprint("hermes", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "state.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, started_at REAL NOT NULL, message_count INTEGER DEFAULT 0, input_tokens INTEGER DEFAULT 0, output_tokens INTEGER DEFAULT 0, cache_read_tokens INTEGER DEFAULT 0, cache_write_tokens INTEGER DEFAULT 0, reasoning_tokens INTEGER DEFAULT 0, billing_provider TEXT, estimated_cost_usd REAL, actual_cost_usd REAL)`,
+			`INSERT INTO sessions VALUES ('s1', 'cli', 'claude-sonnet-4-5', 1781600400.25, 12, 4200, 900, 31000, 5200, 100, 'anthropic', 0.05, NULL)`,
+			`INSERT INTO sessions VALUES ('s2', 'cli', NULL, 1781600500, 1, 10, 10, 0, 0, 0, NULL, NULL, NULL)`,
+			`INSERT INTO sessions VALUES ('s3', 'cli', 'claude-sonnet-4-5', 1781600600, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL)`,
+		} {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db.Close()
+		homes = append(homes, dir)
+	}
+	s := newTestService(t, map[string]string{"HERMES_HOME": strings.Join(homes, ",")})
+	got, out := byModel(t, s, "2026-06-16", nil)
+	if g := got["claude-sonnet-4-5"]; len(got) != 1 || g.Calls != 1 || g.InputTokens != 4200 || g.OutputTokens != 1000 || g.CacheReadTokens != 31000 || g.CacheWriteTokens != 5200 {
+		t.Errorf("got %+v (degraded %v), want one claude-sonnet-4-5 call: input 4200, output 1000, cache read 31000, write 5200", got, out.Degraded)
+	}
+}
+
+// TestCopilotSessionState: Copilot CLI's session-state/<id>/events.jsonl
+// (its events; the rule ccusage 20.0.24 applies): each session.shutdown
+// bills per model what its cumulative usage grew since the previous one,
+// inputTokens less the cache reads and writes it includes; an events.jsonl
+// deeper down is not a session; an OpenTelemetry export is named as not
+// read.
+func TestCopilotSessionState(t *testing.T) {
+	home := t.TempDir()
+	shutdown := func(ts, metrics string) string {
+		return fmt.Sprintf(`{"type":"session.shutdown","data":{"shutdownType":"routine","modelMetrics":%s},"id":"e","timestamp":%q,"parentId":null}`+"\n", metrics, ts)
+	}
+	state := filepath.Join(home, "copilot", "session-state")
+	testplugin.WriteFile(t, filepath.Join(state, "s1", "events.jsonl"),
+		`{"type":"session.start","data":{"sessionId":"s1"},"id":"a","timestamp":"2026-06-17T09:00:00.000Z","parentId":null}`+"\n"+
+			shutdown("2026-06-17T09:10:00.000Z", `{"claude-sonnet-4.5":{"requests":{"count":2,"cost":2},"usage":{"inputTokens":1000,"outputTokens":100,"cacheReadTokens":600,"cacheWriteTokens":0}}}`)+
+			shutdown("2026-06-17T14:20:00.000Z", `{"claude-sonnet-4.5":{"usage":{"inputTokens":3000,"outputTokens":300,"cacheReadTokens":600,"cacheWriteTokens":500}},"gpt-5-mini":{"usage":{"inputTokens":10,"outputTokens":5}}}`))
+	testplugin.WriteFile(t, filepath.Join(state, "s2", "deeper", "events.jsonl"), shutdown("2026-06-17T09:10:00.000Z", `{"gpt-5":{"usage":{"inputTokens":7,"outputTokens":7}}}`))
+	otel := filepath.Join(home, "otel.jsonl")
+	testplugin.WriteFile(t, otel, "")
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": otel})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4.5": {Calls: 2, InputTokens: 400 + 1500, OutputTokens: 300, CacheWriteTokens: 500, CacheReadTokens: 600},
+		"gpt-5-mini":        {Calls: 1, InputTokens: 10, OutputTokens: 5},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	if g := got["claude-sonnet-4.5"]; g.CostUSD <= 0 {
+		t.Errorf("claude-sonnet-4.5 is not priced: %+v", g)
+	}
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "OpenTelemetry"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name the OpenTelemetry export as not read", out.Degraded)
 	}
 }

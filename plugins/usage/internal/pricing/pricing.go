@@ -132,7 +132,8 @@ func (t *Table) LoadOverride(path string) error {
 var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
 
 // Lookup finds a model's price: the exact name, then without a provider
-// prefix ("anthropic/…"), a "@…" or "-latest" tail, or a date suffix. A
+// prefix ("anthropic/…"), a "@…" or "-latest" tail, or a date suffix, and
+// a Claude version written with dots as with dashes. A
 // name ending in "-fast" (fast mode, as the usage source names it) is the
 // base model's price times its fast multiplier, unless the table names it.
 func (t *Table) Lookup(model string) (Price, bool) {
@@ -213,6 +214,13 @@ func (t *Table) find(m string) (Price, bool) {
 	m = strings.TrimSuffix(m, "-latest")
 	if p, ok := t.models[m]; ok {
 		return p, true
+	}
+	// Claude's ids write versions with dashes; Copilot CLI and others write
+	// them with dots (claude-sonnet-4.5).
+	if strings.HasPrefix(m, "claude") && strings.Contains(m, ".") {
+		if p, ok := t.find(strings.ReplaceAll(m, ".", "-")); ok {
+			return p, true
+		}
 	}
 	m = dateSuffix.ReplaceAllString(m, "")
 	p, ok := t.models[m]

@@ -26,17 +26,17 @@ var Agents = []Agent{
 	{Name: "claude", Env: "CLAUDE_CONFIG_DIR", Defaults: []string{".config/claude", ".claude"}, Read: true},
 	{Name: "codex", Env: "CODEX_HOME", Defaults: []string{".codex"}, Read: true},
 	{Name: "opencode", Env: "USAGE_OPENCODE_DB", Defaults: []string{"$XDG_DATA_HOME/opencode"}, Read: true},
-	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}},
+	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}, Read: true},
 	{Name: "droid", Env: "DROID_SESSIONS_DIR", Defaults: []string{".factory/sessions"}, Read: true},
 	{Name: "codebuff", Env: "CODEBUFF_DATA_DIR", Defaults: []string{".config/manicode"}},
-	{Name: "hermes", Env: "HERMES_HOME", Defaults: []string{".hermes"}},
-	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}},
-	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose", "Library/Application Support/Block/goose"}},
-	{Name: "kilo", Env: "KILO_DATA_DIR", Defaults: []string{".local/share/kilo"}},
-	{Name: "copilot", Env: "COPILOT_OTEL_FILE_EXPORTER_PATH"}, // an explicit export file; no default
+	{Name: "hermes", Env: "HERMES_HOME", Defaults: []string{".hermes"}, Read: true},
+	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}, Read: true},
+	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose/sessions", "Library/Application Support/goose/sessions", ".local/share/Block/goose/sessions"}, Read: true},
+	{Name: "kilo", Env: "KILO_DATA_DIR", Defaults: []string{".local/share/kilo"}, Read: true},
+	{Name: "copilot", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Read: true},
 	{Name: "gemini", Env: "USAGE_GEMINI_DIR", Defaults: []string{".gemini/tmp"}, Read: true},
 	{Name: "antigravity", Env: "ANTIGRAVITY_DATA_DIR", Defaults: []string{".gemini/antigravity", ".config/antigravity"}},
-	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}},
+	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}, Read: true},
 	{Name: "qwen", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Read: true},
 	{Name: "openclaw", Env: "OPENCLAW_DIR", Defaults: []string{".openclaw"}},
 	{Name: "grok", Env: "GROK_HOME", Defaults: []string{".grok"}},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen and droid, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes and copilot, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out

@@ -34,6 +34,7 @@ func (Droid) Discover(env Env) (Discovery, error) {
 		rootDirs = []string{filepath.Join(h, ".factory", "sessions")}
 	}
 	var dsc Discovery
+	dsc.LookedIn = rootDirs
 	for _, r := range rootDirs {
 		ok, err := isDir(r)
 		if err != nil {

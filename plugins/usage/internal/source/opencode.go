@@ -122,6 +122,13 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 	if strings.HasSuffix(st.Path, ".json") {
 		return o.parseFile(st)
 	}
+	return parseMessageDB(ctx, st, "opencode", `SELECT id, session_id, time_created, data FROM message`)
+}
+
+// parseMessageDB reads every assistant message of an OpenCode-schema
+// database (OpenCode's, or a fork's such as Kilo's) read-only: query
+// selects id, session_id, a creation time and the JSON data.
+func parseMessageDB(ctx context.Context, st *FileState, provider, query string) error {
 	// The database is opened by SQLite, by name: check just before that it
 	// is a regular file (a FIFO would block SQLite's open).
 	fi, err := regular.Stat(st.Path)
@@ -134,7 +141,7 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 		return fmt.Errorf("open database: %w", err)
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT id, session_id, time_created, data FROM message`)
+	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("query message table: %w", err)
 	}
@@ -151,7 +158,7 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 			st.Skipped++
 			continue
 		}
-		addOpenCode(st, m, id, session, created.Int64)
+		addOpenCode(st, provider, m, id, session, created.Int64)
 	}
 	return rows.Err()
 }
@@ -180,13 +187,13 @@ func (OpenCode) parseFile(st *FileState) error {
 	if id == "" {
 		id = strings.TrimSuffix(filepath.Base(st.Path), ".json")
 	}
-	addOpenCode(st, m.opencodeMessage, id, session, 0)
+	addOpenCode(st, "opencode", m.opencodeMessage, id, session, 0)
 	return nil
 }
 
-// addOpenCode records an assistant message; created is the row's time when
-// the message has none.
-func addOpenCode(st *FileState, m opencodeMessage, id, session string, created int64) {
+// addOpenCode records an assistant message for provider; created is the
+// row's time when the message has none.
+func addOpenCode(st *FileState, provider string, m opencodeMessage, id, session string, created int64) {
 	if m.Role != "assistant" || m.Tokens == nil {
 		return
 	}
@@ -194,12 +201,16 @@ func addOpenCode(st *FileState, m opencodeMessage, id, session string, created i
 	if t == 0 {
 		t = created
 	}
+	if t <= 0 {
+		st.Skipped++ // no time to place it at
+		return
+	}
 	project := m.Path.Root
 	if project == "" || project == "/" {
 		project = m.Path.Cwd
 	}
-	c := Call{Time: t, Origin: st.origin("opencode", project, baseName(project), session, m.ModelID),
-		Key: keyOf([]byte("opencode"), []byte(id))}
+	c := Call{Time: t, Origin: st.origin(provider, project, baseName(project), session, m.ModelID),
+		Key: keyOf([]byte(provider), []byte(id))}
 	c.In = tok(m.Tokens.Input)
 	c.Out = tok(m.Tokens.Output + m.Tokens.Reasoning)
 	c.CR = tok(m.Tokens.Cache.Read)

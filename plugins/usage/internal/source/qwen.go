@@ -36,6 +36,7 @@ func (Qwen) Discover(env Env) (Discovery, error) {
 	var l listing
 	for _, r := range rootDirs {
 		projects := filepath.Join(r, "projects")
+		dsc.LookedIn = append(dsc.LookedIn, projects)
 		ok, err := isDir(projects)
 		if err != nil {
 			l.fail(err)

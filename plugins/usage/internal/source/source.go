@@ -1,6 +1,6 @@
 // Package source reads local AI-coding session logs. Each provider (Claude
-// Code, Codex CLI, Gemini CLI, OpenCode) sits behind the Provider interface
-// in files named for it (Claude Code's: claude.go finds and sorts lines,
+// Code, Codex CLI, Gemini CLI, OpenCode and the other agents agents.go
+// marks as read) sits behind the Provider interface in files named for it (Claude Code's: claude.go finds and sorts lines,
 // claude_assistant.go reads responses, claude_usage.go their usage
 // objects); steps.go classifies tool uses and timestamps.go reads times for
 // all of them. The Store keeps per-file parse state keyed by path, size and
