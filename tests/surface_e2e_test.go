@@ -276,8 +276,8 @@ func TestSurfaceCheckFailsOnDrift(t *testing.T) {
 	t.Run("irreversible action fails to load", func(t *testing.T) {
 		code, out := surfaceHost(t, func(p string) {
 			editManifest(t, p, "xlsx", "  - name: search\n", "  - name: search\n    reversible: false\n")
-			editManifest(t, p, "xlsx", "    read_only: true\n    reversible: true\n    args:\n      - {name: path, type: string, required: true, description: \"Local workbook: .xlsx, .xlsm, .xls or .ods\"}\n      - {name: query",
-				"    args:\n      - {name: path, type: string, required: true, description: \"Local workbook: .xlsx, .xlsm, .xls or .ods\"}\n      - {name: query")
+			editManifest(t, p, "xlsx", "    read_only: true\n    reversible: true\n    args:\n      - {name: path, type: string, required: true, description: \"Local workbook: .xlsx, .xlsm, .xlsb, .xls or .ods\"}\n      - {name: query",
+				"    args:\n      - {name: path, type: string, required: true, description: \"Local workbook: .xlsx, .xlsm, .xlsb, .xls or .ods\"}\n      - {name: query")
 		}, "serve", "--surface", "chat")
 		if code == 0 || !strings.Contains(out, "published tool xlsx_search: xlsx search is irreversible") {
 			t.Fatalf("exit %d, output:\n%s\nwant a load error naming xlsx_search", code, out)

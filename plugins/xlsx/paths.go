@@ -234,7 +234,7 @@ func hiddenNotAllowed(p string) *sdk.Error {
 // a regular file with a workbook's extension. The caller owns the file.
 func openWorkbookFile(p string) (*os.File, error) {
 	if strings.TrimSpace(p) == "" {
-		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx, .xlsm, .xls or .ods file"}
+		return nil, &sdk.Error{Code: sdk.CodeInvalidArgs, Message: "path is required", NextStep: "pass --path with a local .xlsx, .xlsm, .xlsb, .xls or .ods file"}
 	}
 	abs, err := filepath.Abs(expandHome(p))
 	if err != nil {
