@@ -1,6 +1,9 @@
 package workbook
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -120,6 +123,26 @@ func (g *Gatherer) UsedRange() string {
 		return ""
 	}
 	return CellName(g.minRow+1, g.minCol+1) + ":" + CellName(g.maxRow+1, g.maxCol+1)
+}
+
+// Finish ends the stream of the sheet named sheet that err ended: a stop
+// asked by the caller is no error, a read to the end marks the Stats
+// complete, the used range is recorded, and an error that is neither a
+// workbook.Error nor a cancellation is named invalid for that sheet.
+func (g *Gatherer) Finish(sheet string, err error) error {
+	if errors.Is(err, ErrStop) {
+		err = nil
+	} else if err == nil {
+		g.st.Complete = true
+	}
+	g.st.UsedRange = g.UsedRange()
+	if err != nil {
+		var we *Error
+		if !errors.As(err, &we) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			err = &Error{Kind: Invalid, Msg: fmt.Sprintf("sheet %q cannot be read: %v", sheet, err)}
+		}
+	}
+	return err
 }
 
 // errorNames are the error codes of the binary formats (.xls, .xlsb) by

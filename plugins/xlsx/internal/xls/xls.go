@@ -14,7 +14,6 @@ package xls
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -94,7 +93,7 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 		}
 		return b, sheets, nil
 	}
-	cf, err := mscfb.New(newBlockCache(f, st.Size()))
+	cf, err := mscfb.New(f)
 	if err != nil {
 		// An encrypted package whose container mscfb cannot walk is
 		// still named by the streams of its first directory sector.
@@ -515,19 +514,7 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 		return st, err
 	}
 	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1}
-	err = p.run(ctx)
-	if errors.Is(err, workbook.ErrStop) {
-		err = nil
-	} else if err == nil {
-		st.Complete = true
-	}
-	st.UsedRange = p.g.UsedRange()
-	if err != nil {
-		var we *workbook.Error
-		if !errors.As(err, &we) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			err = invalid("sheet %q cannot be read: %v", sh.Name, err)
-		}
-	}
+	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
 

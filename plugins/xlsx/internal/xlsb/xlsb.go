@@ -14,7 +14,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -525,19 +524,7 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	}
 	defer c.Close()
 	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), next: -1}
-	err = p.run(ctx)
-	if errors.Is(err, workbook.ErrStop) {
-		err = nil
-	} else if err == nil {
-		st.Complete = true
-	}
-	st.UsedRange = p.g.UsedRange()
-	if err != nil {
-		var we *workbook.Error
-		if !errors.As(err, &we) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			err = invalid("sheet %q cannot be read: %v", sh.Name, err)
-		}
-	}
+	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
 
