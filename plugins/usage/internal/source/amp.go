@@ -29,12 +29,7 @@ func (Amp) Name() string { return "amp" }
 
 // Discover lists each root's threads/**/*.json.
 func (Amp) Discover(env Env) (Discovery, error) {
-	var rootDirs []string
-	if v := env("AMP_DATA_DIR"); v != "" {
-		rootDirs = roots(v)
-	} else if h := env.Home(); h != "" {
-		rootDirs = []string{filepath.Join(h, ".local", "share", "amp")}
-	}
+	rootDirs := rootsOr(env, "AMP_DATA_DIR", ".local", "share", "amp")
 	var dsc Discovery
 	for _, r := range rootDirs {
 		threads := filepath.Join(r, "threads")

@@ -27,12 +27,7 @@ func (Droid) Name() string { return "droid" }
 
 // Discover walks each root for *.settings.json.
 func (Droid) Discover(env Env) (Discovery, error) {
-	var rootDirs []string
-	if v := env("DROID_SESSIONS_DIR"); v != "" {
-		rootDirs = roots(v)
-	} else if h := env.Home(); h != "" {
-		rootDirs = []string{filepath.Join(h, ".factory", "sessions")}
-	}
+	rootDirs := rootsOr(env, "DROID_SESSIONS_DIR", ".factory", "sessions")
 	var dsc Discovery
 	dsc.LookedIn = rootDirs
 	for _, r := range rootDirs {

@@ -22,12 +22,7 @@ func (Kilo) Name() string { return "kilo" }
 
 // Discover finds each root's kilo.db.
 func (Kilo) Discover(env Env) (Discovery, error) {
-	var rootDirs []string
-	if v := env("KILO_DATA_DIR"); v != "" {
-		rootDirs = roots(v)
-	} else if h := env.Home(); h != "" {
-		rootDirs = []string{filepath.Join(h, ".local", "share", "kilo")}
-	}
+	rootDirs := rootsOr(env, "KILO_DATA_DIR", ".local", "share", "kilo")
 	var dsc Discovery
 	for _, r := range rootDirs {
 		db := filepath.Join(r, "kilo.db")

@@ -28,12 +28,7 @@ func (Pi) Name() string { return "pi" }
 
 // Discover walks each root for *.jsonl.
 func (Pi) Discover(env Env) (Discovery, error) {
-	var rootDirs []string
-	if v := strings.TrimSpace(env("PI_AGENT_DIR")); v != "" {
-		rootDirs = roots(v)
-	} else if h := env.Home(); h != "" {
-		rootDirs = []string{filepath.Join(h, ".pi", "agent", "sessions")}
-	}
+	rootDirs := rootsOr(env, "PI_AGENT_DIR", ".pi", "agent", "sessions")
 	dsc := Discovery{LookedIn: rootDirs}
 	for _, r := range rootDirs {
 		ok, err := isDir(r)

@@ -26,12 +26,7 @@ func (Qwen) Name() string { return "qwen" }
 
 // Discover lists each root's projects/*/chats/*.jsonl.
 func (Qwen) Discover(env Env) (Discovery, error) {
-	var rootDirs []string
-	if v := env("QWEN_DATA_DIR"); v != "" {
-		rootDirs = roots(v)
-	} else if h := env.Home(); h != "" {
-		rootDirs = []string{filepath.Join(h, ".qwen")}
-	}
+	rootDirs := rootsOr(env, "QWEN_DATA_DIR", ".qwen")
 	var dsc Discovery
 	var l listing
 	for _, r := range rootDirs {

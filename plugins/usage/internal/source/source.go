@@ -463,6 +463,19 @@ func reason(path string, err error) string {
 	return filepath.Base(path) + ": " + err.Error()
 }
 
+// rootsOr is the folders the variable name lists (a comma list), or, when
+// it is unset or blank, the folder at home's path elems; none without a
+// home.
+func rootsOr(env Env, name string, elems ...string) []string {
+	if v := strings.TrimSpace(env(name)); v != "" {
+		return roots(v)
+	}
+	if h := env.Home(); h != "" {
+		return []string{filepath.Join(append([]string{h}, elems...)...)}
+	}
+	return nil
+}
+
 // roots splits a comma list of directories, dropping empties.
 func roots(list string) []string {
 	var out []string
