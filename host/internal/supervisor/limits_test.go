@@ -23,7 +23,7 @@ import (
 
 // TestResultOverCapIsRefusedAsItArrives: a result far over the caller's cap
 // is refused by the gRPC receive bound, before the host holds it (issue 9,
-// defect 5: one 300 MB result took the host from 24 MB to 910 MB).
+// defect 5: a huge result once grew the host's memory by many times its size).
 func TestResultOverCapIsRefusedAsItArrives(t *testing.T) {
 	// A loaded machine takes a while to build the result; time is not the point.
 	f := newFixture(t, longTimeout, Options{})
