@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // Goose reads Goose's session database, sessions.db: under
@@ -91,23 +89,11 @@ FROM sessions WHERE model_config_json IS NOT NULL AND TRIM(model_config_json) !=
 // request's; a total above input plus output is reasoning, billed as
 // output.
 func (Goose) Parse(ctx context.Context, st *FileState) error {
-	// SQLite opens the file by name: check first that it is a regular file
-	// (a FIFO would block the open).
-	fi, err := regular.Stat(st.Path)
+	rows, closeDB, err := queryDB(ctx, st, "goose", gooseQuery)
 	if err != nil {
 		return err
 	}
-	st.BytesRead += fi.Size()
-	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return fmt.Errorf("open goose database: %w", err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, gooseQuery)
-	if err != nil {
-		return fmt.Errorf("query goose sessions table: %w", err)
-	}
-	defer rows.Close()
+	defer closeDB()
 	for rows.Next() {
 		var id, cfg, provider, created sql.NullString
 		var total, in, out, accTotal, accIn, accOut sql.NullInt64

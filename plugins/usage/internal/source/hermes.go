@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // Hermes reads Hermes Agent's state database, ${HERMES_HOME:-~/.hermes}
@@ -64,22 +62,11 @@ FROM sessions WHERE model IS NOT NULL AND TRIM(model) != ''`
 // session at started_at, reasoning billed as output. A session in two
 // listed databases counts once.
 func (Hermes) Parse(ctx context.Context, st *FileState) error {
-	// SQLite opens the file by name: check first that it is a regular file.
-	fi, err := regular.Stat(st.Path)
+	rows, closeDB, err := queryDB(ctx, st, "hermes", hermesQuery)
 	if err != nil {
 		return err
 	}
-	st.BytesRead += fi.Size()
-	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return fmt.Errorf("open hermes database: %w", err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, hermesQuery)
-	if err != nil {
-		return fmt.Errorf("query hermes sessions table: %w", err)
-	}
-	defer rows.Close()
+	defer closeDB()
 	for rows.Next() {
 		var id, model sql.NullString
 		var started, in, out, cr, cw, reasoning sql.NullFloat64

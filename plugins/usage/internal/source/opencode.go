@@ -129,23 +129,11 @@ func (o OpenCode) Parse(ctx context.Context, st *FileState) error {
 // database (OpenCode's, or a fork's such as Kilo's) read-only: query
 // selects id, session_id, a creation time and the JSON data.
 func parseMessageDB(ctx context.Context, st *FileState, provider, query string) error {
-	// The database is opened by SQLite, by name: check just before that it
-	// is a regular file (a FIFO would block SQLite's open).
-	fi, err := regular.Stat(st.Path)
+	rows, closeDB, err := queryDB(ctx, st, provider, query)
 	if err != nil {
 		return err
 	}
-	st.BytesRead += fi.Size()
-	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return fmt.Errorf("open database: %w", err)
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, query)
-	if err != nil {
-		return fmt.Errorf("query message table: %w", err)
-	}
-	defer rows.Close()
+	defer closeDB()
 	for rows.Next() {
 		var id, session, data string
 		var created sql.NullInt64
@@ -216,4 +204,26 @@ func addOpenCode(st *FileState, provider string, m opencodeMessage, id, session 
 	c.CR = tok(m.Tokens.Cache.Read)
 	c.CW5m = tok(m.Tokens.Cache.Write)
 	st.add(c, nil)
+}
+
+// queryDB runs query on the SQLite database at st.Path, opened read-only,
+// after checking it is a regular file (SQLite opens by name, and a FIFO
+// would block its open); what names the database in errors. The caller
+// closes the rows and the database with done.
+func queryDB(ctx context.Context, st *FileState, what, query string) (rows *sql.Rows, done func(), err error) {
+	fi, err := regular.Stat(st.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.BytesRead += fi.Size()
+	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s database: %w", what, err)
+	}
+	rows, err = db.QueryContext(ctx, query)
+	if err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("query %s database: %w", what, err)
+	}
+	return rows, func() { rows.Close(); db.Close() }, nil
 }
