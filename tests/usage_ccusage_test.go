@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			if provider == "pi" {

@@ -16,7 +16,8 @@ import (
 // report's degraded, so a partial bill says what it leaves out.
 func TestAgentsPresentButUnread(t *testing.T) {
 	home := t.TempDir()
-	testplugin.WriteFile(t, filepath.Join(home, ".grok", "sessions", "s1.jsonl"), "{}")
+	testplugin.WriteFile(t, filepath.Join(home, ".config", "manicode", "projects", "p", "chats", "c1", "chat-messages.json"), "[]")
+	testplugin.WriteFile(t, filepath.Join(home, ".grok", "sessions", "p", "s1", "updates.jsonl"), "{}")
 	testplugin.WriteFile(t, filepath.Join(home, ".zcode", "sessions", "s1.json"), "{}")
 	claw := filepath.Join(t.TempDir(), "openclaw")
 	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
@@ -38,6 +39,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		present bool
 	}{
 		"grok":     {"~/.grok", true},
+		"codebuff": {"~/.config/manicode", true},
 		"pi":       {"~/.pi/agent/sessions", false},
 		"amp":      {"~/.local/share/amp", false},
 		"zcode":    {"~/.zcode", true},
@@ -57,7 +59,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 	if strings.Contains(string(b), home) || strings.Contains(res.Markdown, home) || strings.Contains(string(b), claw) {
 		t.Error("status shows an absolute path")
 	}
-	if !strings.Contains(res.Markdown, "| grok | ~/.grok | yes, 1 entries — not read, not in the totals |") {
+	if !strings.Contains(res.Markdown, "| codebuff | ~/.config/manicode | yes, 1 entries — not read, not in the totals |") {
 		t.Errorf("status Markdown:\n%s", res.Markdown)
 	}
 	_, u := usageOf(t, s, map[string]any{"period": "today"})
@@ -67,8 +69,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "openclaw,grok,zcode" {
-		t.Errorf("get-usage names %v as present but unread, want openclaw, grok, zcode", named)
+	if strings.Join(named, ",") != "codebuff,openclaw,zcode" {
+		t.Errorf("get-usage names %v as present but unread, want codebuff, openclaw, zcode", named)
 	}
 }
 

@@ -7,8 +7,10 @@ package main
 import (
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -835,5 +837,70 @@ func TestCopilotSessionState(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("degraded %v does not name the OpenTelemetry export as not read", out.Degraded)
+	}
+}
+
+// TestGrokUpdates: Grok Build CLI's sessions/<url-encoded cwd>/<session>/
+// updates.jsonl with summary.json beside it (the layout and fields ccusage
+// 20.0.24's adapters/grok reads, from Grok CLI 1.0.0's files): each
+// turn_completed update bills per model of its modelUsage (else the
+// summary's current_model_id, else "unknown"), inputTokens less the cache
+// reads and writes it includes; reasoning is inside outputTokens; the time
+// is _meta.agentTimestampMs over the envelope's seconds; an eventId seen in
+// two sessions' files counts once; other updates and a token count that is
+// not a number bill nothing.
+func TestGrokUpdates(t *testing.T) {
+	home := t.TempDir()
+	turn := func(secs int64, meta, usage string) string {
+		return fmt.Sprintf(`{"timestamp":%d,"method":"_x.ai/session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"turn_completed","usage":%s},"_meta":%s}}`+"\n", secs, usage, meta)
+	}
+	// 2026-06-17T23:59:59Z on the envelope, 2026-06-18T00:00:01Z as the agent's ms.
+	both := turn(1781740799, `{"eventId":"e2","agentTimestampMs":1781740801000}`,
+		`{"inputTokens":1300,"outputTokens":120,"modelUsage":{"grok-4.5-build":{"inputTokens":1000,"outputTokens":100,"cachedReadTokens":600,"cacheCreationTokens":100,"reasoningTokens":40},"grok-code-fast-1":{"inputTokens":300,"outputTokens":"20"}}}`)
+	sessions := filepath.Join(home, "grok", "sessions")
+	s1 := filepath.Join(sessions, "%2Fhome%2Fdev%2Fshop", "s1")
+	testplugin.WriteFile(t, filepath.Join(s1, "updates.jsonl"),
+		`{"timestamp":1781690000,"params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}},"_meta":{"eventId":"e0"}}}`+"\n"+
+			turn(1781690000, `{"eventId":"e1"}`, `{"inputTokens":500,"outputTokens":50,"cachedReadTokens":200}`)+both)
+	testplugin.WriteFile(t, filepath.Join(s1, "summary.json"), `{"info":{"id":"s1","cwd":"/home/dev/shop"},"current_model_id":"grok-4.3-build"}`)
+	testplugin.WriteFile(t, filepath.Join(sessions, "%2Fhome%2Fdev%2Fapi", "s2", "updates.jsonl"),
+		both+turn(1781690000, `{}`, `{"inputTokens":70,"outputTokens":7}`))
+	s := newTestService(t, map[string]string{"HOME": home, "GROK_HOME": filepath.Join(home, "grok")})
+
+	got, out := byModel(t, s, "2026-06-17", map[string]any{"include-project-names": true})
+	want := map[string]row{
+		"grok-4.3-build": {Calls: 1, InputTokens: 300, OutputTokens: 50, CacheReadTokens: 200},
+		"unknown":        {Calls: 1, InputTokens: 70, OutputTokens: 7},
+	}
+	checkRows := func(day string, got, want map[string]row) {
+		t.Helper()
+		for m, w := range want {
+			g := got[m]
+			if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+				g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+				t.Errorf("%s %s: got %+v, want %+v (degraded %v)", day, m, g, w, out.Degraded)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s models %v", day, got)
+		}
+	}
+	checkRows("2026-06-17", got, want)
+	got, _ = byModel(t, s, "2026-06-18", nil)
+	checkRows("2026-06-18", got, map[string]row{
+		"grok-4.5-build":   {Calls: 1, InputTokens: 300, OutputTokens: 100, CacheWriteTokens: 100, CacheReadTokens: 600},
+		"grok-code-fast-1": {Calls: 1, InputTokens: 300},
+	})
+	if g := got["grok-4.5-build"]; math.Abs(g.CostUSD-(300*2+100*6+100*2.5+600*0.3)/1e6) > 1e-9 {
+		t.Errorf("grok-4.5-build is not priced as grok-4.5: %+v", g)
+	}
+	_, u := usageOf(t, s, map[string]any{"from": "2026-06-17", "to": "2026-06-17", "by": "project", "include-project-names": true, "timezone": "UTC"})
+	var projects []string
+	for _, r := range u.Rows {
+		projects = append(projects, r.Key)
+	}
+	sort.Strings(projects)
+	if strings.Join(projects, ",") != "api,shop" {
+		t.Errorf("projects %v, want api (the decoded folder) and shop (the summary's cwd)", projects)
 	}
 }

@@ -191,6 +191,8 @@ func providerOf(m string) string {
 		return "anthropic"
 	case strings.HasPrefix(m, "gemini"):
 		return "google"
+	case strings.HasPrefix(m, "grok"):
+		return "xai"
 	case strings.HasPrefix(m, "gpt"), strings.HasPrefix(m, "o1"), strings.HasPrefix(m, "o3"), strings.HasPrefix(m, "o4"), strings.HasPrefix(m, "codex"):
 		return "openai"
 	}
@@ -219,6 +221,13 @@ func (t *Table) find(m string) (Price, bool) {
 	// them with dots (claude-sonnet-4.5).
 	if strings.HasPrefix(m, "claude") && strings.Contains(m, ".") {
 		if p, ok := t.find(strings.ReplaceAll(m, ".", "-")); ok {
+			return p, true
+		}
+	}
+	// Grok Build CLI names its models "<model>-build" (grok-4.5-build),
+	// billed as the API model.
+	if base, ok := strings.CutSuffix(m, "-build"); ok && strings.HasPrefix(m, "grok") {
+		if p, ok := t.models[base]; ok {
 			return p, true
 		}
 	}

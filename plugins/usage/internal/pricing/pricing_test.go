@@ -45,7 +45,7 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"claude-opus-4-5-20251101", "anthropic/claude-opus-4-5", "claude-opus-4-5@20251101", "GPT-5-codex", "claude-sonnet-4.5"} {
+	for _, name := range []string{"claude-opus-4-5-20251101", "anthropic/claude-opus-4-5", "claude-opus-4-5@20251101", "GPT-5-codex", "claude-sonnet-4.5", "grok-4.5-build", "xai/grok-code-fast-1"} {
 		if _, ok := tab.Lookup(name); !ok {
 			t.Errorf("%s not found", name)
 		}
