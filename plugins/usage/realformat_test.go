@@ -628,7 +628,11 @@ func TestGooseSessions(t *testing.T) {
 // StatusUpdate's token_usage is a call, a repeated one counts once, one
 // with only a total counts it as output, the model is config.json's, a
 // wire.jsonl at another depth is not read, and lines appended later are
-// read on the next answer. Kimi Code's ~/.kimi-code is named as not read.
+// read on the next answer. Kimi Code's ~/.kimi-code
+// sessions/<ws>/<session>/agents/<agent>/wire.jsonl (its usage.record
+// lines, as ccusage 20.0.24's adapter/kimi parser.rs reads them): each
+// "turn" record is a call at its time in milliseconds with its model less
+// the "kimi-code/" prefix; the "session" records (running totals) are not.
 func TestKimiWire(t *testing.T) {
 	home := t.TempDir()
 	root := filepath.Join(home, ".kimi")
@@ -642,18 +646,29 @@ func TestKimiWire(t *testing.T) {
 		status("1781341204.9", "m1", `{"input_other": 3000, "output": 200, "input_cache_read": 15000, "input_cache_creation": 100}`)+
 		status("1781341260.0", "m2", `{"total": 640}`))
 	testplugin.WriteFile(t, filepath.Join(root, "sessions", "h1", "s2", "deeper", "wire.jsonl"), status("1781341300.0", "m9", `{"input_other": 9, "output": 9}`))
-	testplugin.WriteFile(t, filepath.Join(home, ".kimi-code", "sessions", "x.jsonl"), "")
+	record := func(ms int64, model, scope, usage string) string {
+		return fmt.Sprintf(`{"type":"usage.record","time":%d,"model":%q,"usageScope":%q,"usage":%s}`+"\n", ms, model, scope, usage)
+	}
+	// 2026-06-14T07:40:18Z and 07:41:30Z.
+	testplugin.WriteFile(t, filepath.Join(home, ".kimi-code", "sessions", "ws1", "s9", "agents", "main", "wire.jsonl"),
+		`{"type":"metadata","protocol_version":"2.0"}`+"\n"+
+			record(1781422818000, "kimi-code/kimi-for-coding", "turn", `{"inputOther":400,"output":60,"inputCacheRead":2000,"inputCacheCreation":0}`)+
+			record(1781422890000, "kimi-code/kimi-k2.6", "turn", `{"inputOther":100,"output":"x","inputCacheRead":0,"inputCacheCreation":50}`)+
+			record(1781422890000, "kimi-code/kimi-for-coding", "session", `{"inputOther":500,"output":60,"inputCacheRead":2000,"inputCacheCreation":50}`))
+	testplugin.WriteFile(t, filepath.Join(home, ".kimi-code", "sessions", "ws1", "s9", "agents", "explore", "wire.jsonl"),
+		record(1781422850000, "kimi-code/kimi-for-coding", "turn", `{"inputOther":7,"output":3}`))
 	s := newTestService(t, map[string]string{"HOME": home})
 	got, out := byModel(t, s, "2026-06-13", nil)
 	if g := got["kimi-for-coding"]; len(got) != 1 || g.Calls != 2 || g.InputTokens != 3000 || g.OutputTokens != 840 || g.CacheReadTokens != 15000 || g.CacheWriteTokens != 100 {
 		t.Errorf("got %+v, want kimi-for-coding: 2 calls, input 3000, output 840, cache read 15000, cache write 100", got)
 	}
-	named := false
-	for _, d := range out.Degraded {
-		named = named || (d.Provider == "kimi" && strings.Contains(d.Reason, "~/.kimi-code"))
+	if len(out.Degraded) != 0 {
+		t.Errorf("degraded %v", out.Degraded)
 	}
-	if !named {
-		t.Errorf("degraded %v does not name ~/.kimi-code as not read", out.Degraded)
+	got, _ = byModel(t, s, "2026-06-14", nil)
+	if g, k := got["kimi-for-coding"], got["kimi-k2.6"]; len(got) != 2 || g.Calls != 2 || g.InputTokens != 407 || g.OutputTokens != 63 || g.CacheReadTokens != 2000 ||
+		k.Calls != 1 || k.InputTokens != 100 || k.OutputTokens != 0 || k.CacheWriteTokens != 50 {
+		t.Errorf("Kimi Code: got %+v, want kimi-for-coding 2 calls (input 407, output 63, cache read 2000) and kimi-k2.6 1 call (input 100, cache write 50)", got)
 	}
 
 	f, err := os.OpenFile(wire, os.O_APPEND|os.O_WRONLY, 0)
