@@ -208,14 +208,16 @@ func (s *Store) Refresh(ctx context.Context, progress Progress) {
 		for _, j := range jobs {
 			pl.Go(func() {
 				st := j.st
+				var sc *scratch
 				if j.reset {
+					sc = scratchPool.Get().(*scratch)
 					*st = FileState{Source: st.Source, ID: st.ID, Size: st.Size, ModTime: st.ModTime, provider: st.provider,
-						Calls: make([]Call, 0, min(st.Size/4096, 1<<16)+8)}
+						Calls: sc.calls[:0], steps: sc.steps[:0]}
 				}
 				st.BytesRead = 0
 				st.Err = safeParse(ctx, j.provider, st)
-				if n := len(st.Calls); j.reset && cap(st.Calls) > n {
-					st.Calls = append(make([]Call, 0, n), st.Calls...)
+				if sc != nil {
+					sc.keep(st)
 				}
 				n := done.Add(1)
 				if step := max(len(jobs)/20, 1); progress != nil && (int(n)%step == 0 || int(n) == len(jobs)) {
@@ -549,4 +551,41 @@ func homeAsTilde(paths []string, home string) []string {
 		out[i] = p
 	}
 	return out
+}
+
+// scratch holds a parse's growing calls and steps: a file parsed whole
+// fills a worker's scratch, and only its exact-size copy is kept. Growing
+// each file's own slices would leave, file after file, freed arrays of
+// every size among the kept ones, which the heap cannot hand back.
+type scratch struct {
+	calls []Call
+	steps []Step
+}
+
+// scratchKeep bounds what a scratch keeps for the next file: one huge
+// file's arrays are not held for the rest of the process.
+const scratchKeep = 1 << 14
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+// keep gives st exact-size copies of the calls and steps it parsed into
+// the scratch, and puts the scratch back.
+func (sc *scratch) keep(st *FileState) {
+	calls, steps := st.Calls, st.steps
+	st.Calls, st.steps = nil, nil
+	if len(calls) > 0 {
+		st.Calls = append(make([]Call, 0, len(calls)), calls...)
+	}
+	if len(steps) > 0 {
+		st.steps = append(make([]Step, 0, len(steps)), steps...)
+	}
+	clear(calls) // no Origin stays reachable from the pool
+	sc.calls, sc.steps = nil, nil
+	if cap(calls) <= scratchKeep {
+		sc.calls = calls[:0]
+	}
+	if cap(steps) <= scratchKeep {
+		sc.steps = steps[:0]
+	}
+	scratchPool.Put(sc)
 }
