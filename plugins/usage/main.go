@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 
-	"github.com/toolhost/toolhost/cli/markdown"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -27,8 +26,9 @@ func main() {
 	sdk.Main(sdk.Plugin{
 		Actions: svc.actions(),
 		Start:   svc.prewarm,
-		// Its results carry Markdown, rendered for a person at a terminal.
-		RenderMarkdown: markdown.Render,
+		// Its results carry Markdown, rendered for a person at a terminal
+		// without glamour (renderTerminal).
+		RenderMarkdown: renderTerminal,
 	})
 }
 
