@@ -34,14 +34,15 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok", "openclaw"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
-			if provider == "pi" {
-				// ccusage names pi's models "[pi] <model>"; this plugin
-				// names them as logged, as for every other agent.
+			if provider == "pi" || provider == "openclaw" {
+				// ccusage names pi's and OpenClaw's models "[pi] <model>",
+				// "[openclaw] <model>"; this plugin names them as logged, as
+				// for every other agent.
 				for k, v := range theirs {
-					if n := strings.Replace(k, " [pi] ", " ", 1); n != k {
+					if n := strings.Replace(k, " ["+provider+"] ", " ", 1); n != k {
 						delete(theirs, k)
 						theirs[n] = v
 					}

@@ -21,7 +21,7 @@ func TestAgentsPresentButUnread(t *testing.T) {
 	testplugin.WriteFile(t, filepath.Join(home, ".zcode", "sessions", "s1.json"), "{}")
 	claw := filepath.Join(t.TempDir(), "openclaw")
 	testplugin.WriteFile(t, filepath.Join(claw, "agents", "main", "sessions", "a.jsonl"), "")
-	s := newTestService(t, map[string]string{"HOME": home, "OPENCLAW_DIR": claw})
+	s := newTestService(t, map[string]string{"HOME": home, "OPENCLAW_DIR": claw, "ANTIGRAVITY_DATA_DIR": claw})
 
 	res, b := call(t, s, "status", nil)
 	var st struct {
@@ -38,18 +38,19 @@ func TestAgentsPresentButUnread(t *testing.T) {
 		where   string
 		present bool
 	}{
-		"grok":     {"~/.grok", true},
-		"codebuff": {"~/.config/manicode", true},
-		"pi":       {"~/.pi/agent/sessions", false},
-		"amp":      {"~/.local/share/amp", false},
-		"zcode":    {"~/.zcode", true},
-		"hermes":   {"~/.hermes", false},
-		"qwen":     {"~/.qwen", false},
-		"openclaw": {"$OPENCLAW_DIR", true},
-		"kimi":     {"~/.kimi, ~/.kimi-code", false},
-		"goose":    {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
-		"copilot":  {"~/.copilot", false},
-		"claude":   {"~/.config/claude, ~/.claude", false},
+		"grok":        {"~/.grok", true},
+		"codebuff":    {"~/.config/manicode", true},
+		"pi":          {"~/.pi/agent/sessions", false},
+		"amp":         {"~/.local/share/amp", false},
+		"zcode":       {"~/.zcode", true},
+		"hermes":      {"~/.hermes", false},
+		"qwen":        {"~/.qwen", false},
+		"openclaw":    {"$OPENCLAW_DIR", true},
+		"antigravity": {"$ANTIGRAVITY_DATA_DIR", true},
+		"kimi":        {"~/.kimi, ~/.kimi-code", false},
+		"goose":       {"${XDG_DATA_HOME:-~/.local/share}/goose/sessions, ~/Library/Application Support/goose/sessions, ~/.local/share/Block/goose/sessions", false},
+		"copilot":     {"~/.copilot", false},
+		"claude":      {"~/.config/claude, ~/.claude", false},
 	}
 	for _, a := range st.Agents {
 		if w, ok := want[a.Agent]; ok && (a.Where != w.where || a.Present != w.present) {
@@ -69,8 +70,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "codebuff,openclaw,zcode" {
-		t.Errorf("get-usage names %v as present but unread, want codebuff, openclaw, zcode", named)
+	if strings.Join(named, ",") != "codebuff,antigravity,zcode" {
+		t.Errorf("get-usage names %v as present but unread, want codebuff, antigravity, zcode", named)
 	}
 }
 

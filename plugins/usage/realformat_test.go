@@ -919,3 +919,59 @@ func TestGrokUpdates(t *testing.T) {
 		t.Errorf("projects %v, want api (the decoded folder) and shop (the summary's cwd)", projects)
 	}
 }
+
+// TestOpenClawSessions: OpenClaw's session transcripts (pi's session
+// entries, as ccusage 20.0.24's adapters/openclaw reads them) under
+// OPENCLAW_DIR at any depth, with the copies of reset and deleted
+// sessions: an assistant message's model is its own, else the last
+// model_change's (at the root or, for a custom model-snapshot, in its
+// data); a copied line counts once; the time is the message's (Unix ms),
+// else the entry's (RFC 3339); another file is not a transcript; a SQLite
+// transcript is named as not read.
+func TestOpenClawSessions(t *testing.T) {
+	root := t.TempDir()
+	msg := func(entryTS, model, inner string) string {
+		m := ""
+		if model != "" {
+			m = fmt.Sprintf(`"model":%q,`, model)
+		}
+		return fmt.Sprintf(`{"type":"message","id":"x","timestamp":%q,"message":{"role":"assistant","content":[],%s%s}}`+"\n", entryTS, m, inner)
+	}
+	usage := func(in, out, cr int) string {
+		return fmt.Sprintf(`"usage":{"input":%d,"output":%d,"cacheRead":%d,"cacheWrite":0,"totalTokens":%d,"cost":{"total":0.01}}`, in, out, cr, in+out+cr)
+	}
+	sessions := filepath.Join(root, "agents", "main", "sessions")
+	line := msg("2026-06-17T09:00:00Z", "", usage(100, 10, 50)+`,"timestamp":1781686800000`)
+	testplugin.WriteFile(t, filepath.Join(sessions, "s1.jsonl"),
+		`{"type":"model_change","provider":"anthropic","modelId":"claude-sonnet-4-5"}`+"\n"+line+line+
+			msg("2026-06-17T09:01:00Z", "gpt-5.2", usage(200, 20, 0))+
+			`{"type":"custom","customType":"model-snapshot","data":{"provider":"openai","modelId":"gpt-5"}}`+"\n"+
+			msg("2026-06-17T09:02:00Z", "", usage(300, 30, 0))+
+			`{"type":"message","timestamp":"2026-06-17T09:03:00Z","message":{"role":"user","content":"hi"}}`+"\n")
+	testplugin.WriteFile(t, filepath.Join(sessions, "s0.jsonl.reset.2026-06-17T08-00-00.000Z"), msg("2026-06-17T08:00:00Z", "gpt-5.2", usage(7, 7, 0)))
+	testplugin.WriteFile(t, filepath.Join(sessions, "s9.jsonl.bak"), msg("2026-06-17T08:00:00Z", "gpt-5.2", usage(9, 9, 0)))
+	testplugin.WriteFile(t, filepath.Join(root, "agents", "main", "agent", "openclaw-agent.sqlite"), "")
+	s := newTestService(t, map[string]string{"OPENCLAW_DIR": root})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5": {Calls: 1, InputTokens: 100, OutputTokens: 10, CacheReadTokens: 50},
+		"gpt-5.2":           {Calls: 2, InputTokens: 207, OutputTokens: 27},
+		"gpt-5":             {Calls: 1, InputTokens: 300, OutputTokens: 30},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v", m, g, w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "openclaw" && strings.Contains(d.Reason, "SQLite") && strings.Contains(d.Reason, "not read"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name the SQLite transcript as not read", out.Degraded)
+	}
+}
