@@ -442,7 +442,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// thirteen agents' logs.
+// fifteen agents' logs (Kimi Code's beside Kimi CLI's).
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
