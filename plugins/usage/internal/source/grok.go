@@ -102,22 +102,6 @@ type grokLine struct {
 	} `json:"params"`
 }
 
-// lenientInt is a token count: a number; any other value (a string, null,
-// a negative number) counts as 0 rather than losing the line, as ccusage
-// reads it.
-type lenientInt int64
-
-// UnmarshalJSON reads a number, else 0.
-func (n *lenientInt) UnmarshalJSON(b []byte) error {
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
-		*n = 0
-		return nil
-	}
-	*n = lenientInt(f)
-	return nil
-}
-
 // grokMeta is what summary.json says of a session.
 type grokMeta struct {
 	session, project, model string

@@ -14,9 +14,11 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -517,4 +519,20 @@ func baseName(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// lenientInt is a token count: a number; any other value (a string, null,
+// a negative number) counts as 0 rather than losing the line, as ccusage
+// reads it.
+type lenientInt int64
+
+// UnmarshalJSON reads a number, else 0.
+func (n *lenientInt) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
+		*n = 0
+		return nil
+	}
+	*n = lenientInt(f)
+	return nil
 }
