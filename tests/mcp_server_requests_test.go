@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,7 +26,14 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 	// the person's answer returns to the server.
 	var mu sync.Mutex
 	var asked []string
+	running := make(chan struct{}, 1)
 	asks := &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case running <- struct{}{}:
+			default:
+			}
+		},
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			mu.Lock()
 			asked = append(asked, r.Params.Message)
@@ -43,6 +51,30 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 		t.Errorf("the person was asked %q, want the server's one question", asked)
 	}
 	mu.Unlock()
+
+	// While another call of the server runs, its question could belong to
+	// either call (a request over stdio does not say which): refused rather
+	// than asking the person of another call.
+	long := make(chan struct{})
+	go func() {
+		defer close(long)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "everything",
+			"action": "trigger-long-running-operation", "args": map[string]any{"duration": 8, "steps": 4}}}
+		params.SetProgressToken("long")
+		_, _ = person.CallTool(ctx, params)
+	}()
+	select {
+	case <-running: // its first progress: the call is in the server
+	case <-long:
+		t.Fatal("the long-running operation ended without progress")
+	}
+	_, text, isErr = runToolResult(t, person, "everything", "trigger-elicitation-request", map[string]any{})
+	if !isErr || !strings.Contains(text, "2 calls of this server were running") {
+		t.Errorf("everything trigger-elicitation-request while another call runs: %v %q, want it refused saying why", isErr, text)
+	}
+	<-long
 
 	// A client that cannot ask the person, and one of the 2026-07-28
 	// protocol, which takes no request in the middle of a call: refused,
