@@ -79,7 +79,7 @@ func (h *hostServer) forward(ctx context.Context, method string, in *wire.Client
 	)
 	switch c := h.served.client; {
 	case c == nil:
-		err = fmt.Errorf("the call of %s did not come from an MCP client (the terminal's `host call`, or an agent's nested call), so there is nobody to pass %s to", h.agent, method)
+		err = fmt.Errorf("the call of %s did not come from an MCP client that takes requests (it came from the terminal's `host call`, or through a curated surface), so there is nobody to pass %s to", h.agent, method)
 	case method == MethodElicit:
 		out, err = c.Elicit(ctx, in.GetParamsJson())
 	default:

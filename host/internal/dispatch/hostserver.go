@@ -123,7 +123,7 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 		}
 	}()
 	out := h.d.Run(ctx, Call{Kind: kind, Name: in.GetTool(), Action: in.GetAction(), Args: in.GetArgsJson(),
-		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask}, func(p *wire.Progress) {
+		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask, Client: h.served.client}, func(p *wire.Progress) {
 		_ = stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: p}})
 	})
 	return send(out.Wire())
