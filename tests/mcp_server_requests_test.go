@@ -19,15 +19,22 @@ import (
 // person only through the MCP client of the call (its answer goes back to
 // the server), and is refused, saying why, when that client cannot ask;
 // its sampling/createMessage is refused unless the manifest says
-// sampling: allow, then reaches a client that can sample. The audit log
+// sampling: allow (everything's does, rugpull's does not), then reaches a
+// client that can sample. The audit log
 // records each request the host passed on or refused.
-func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
+func serverRequestsAnswered(t *testing.T, e *env) {
 	// Elicitation: the client's handler is asked the server's question, and
 	// the person's answer returns to the server.
 	var mu sync.Mutex
-	var asked []string
+	var asked, sampled []string
 	running := make(chan struct{}, 1)
 	asks := &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			mu.Lock()
+			sampled = append(sampled, r.Params.Messages[0].Content.(*mcp.TextContent).Text)
+			mu.Unlock()
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "sampled by the client"}}, nil
+		},
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
 			select {
 			case running <- struct{}{}:
@@ -61,7 +68,7 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		params := &mcp.CallToolParams{Name: "run_tool", Arguments: map[string]any{"tool": "everything",
-			"action": "trigger-long-running-operation", "args": map[string]any{"duration": 8, "steps": 4}}}
+			"action": "trigger-long-running-operation", "args": map[string]any{"duration": 4, "steps": 4}}}
 		params.SetProgressToken("long")
 		_, _ = person.CallTool(ctx, params)
 	}()
@@ -94,24 +101,13 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 	}
 	mu.Unlock()
 
-	// Sampling, not allowed by the manifest: the reference server is not
-	// offered it (so lists no tool for it), and a server that asks anyway
-	// is refused, told how a person allows it; the client's model is never
-	// asked.
-	var sampled []string
-	model := &mcp.ClientOptions{CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-		mu.Lock()
-		sampled = append(sampled, r.Params.Messages[0].Content.(*mcp.TextContent).Text)
-		mu.Unlock()
-		return &mcp.CreateMessageResult{Role: "assistant", Model: "e2e-model", Content: &mcp.TextContent{Text: "sampled by the client"}}, nil
-	}}
-	sampler := goClient(t, e, legacyEra, model)
-	if sc, _, isErr := runToolResult(t, sampler, "everything", "trigger-sampling-request", map[string]any{"prompt": "hi"}); !isErr || errorCode(sc) != "unknown_action" {
-		t.Errorf("everything trigger-sampling-request without sampling: allow: got %v, want unknown_action (sampling not offered)", sc)
-	}
-	_, text, isErr = runToolResult(t, sampler, "rugpull", "ask-model", map[string]any{"q": "hi"})
-	if !isErr || !strings.Contains(text, "sampling is not allowed for the plugin rugpull") || !strings.Contains(text, "sampling: allow") {
-		t.Errorf("rugpull ask-model without sampling: allow: %v %q, want it refused, naming the key that allows it", isErr, text)
+	// Sampling, not allowed by rugpull's manifest: the server is not
+	// offered it, and when it asks anyway it is refused, told how a person
+	// allows it; the client's model is never asked.
+	_, text, isErr = runToolResult(t, person, "rugpull", "ask-model", map[string]any{"q": "hi"})
+	if !isErr || !strings.Contains(text, "sampling is not allowed for the plugin rugpull") || !strings.Contains(text, "sampling: allow") ||
+		!strings.Contains(text, "(sampling offered: false)") {
+		t.Errorf("rugpull ask-model without sampling: allow: %v %q, want it refused, not offered, naming the key that allows it", isErr, text)
 	}
 	mu.Lock()
 	if len(sampled) != 0 {
@@ -119,14 +115,10 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 	}
 	mu.Unlock()
 
-	// A person allows it and approves the plugin again: the server is
-	// offered sampling, and its request reaches the client's model.
-	yaml, err := os.ReadFile(manifest)
-	must(t, err)
-	must(t, os.WriteFile(manifest, append(yaml, "sampling: allow\n"...), 0o644))
-	hostApprove(t, e, "everything")
-	sampler = goClient(t, e, legacyEra, model)
-	_, text, isErr = runToolResult(t, sampler, "everything", "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5})
+	// Allowed by everything's manifest: the server is offered sampling
+	// (and so lists its tool that asks), and its request reaches the
+	// client's model, whose answer goes back.
+	_, text, isErr = runToolResult(t, person, "everything", "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5})
 	if isErr || !strings.Contains(text, "sampled by the client") {
 		t.Errorf("everything trigger-sampling-request with sampling: allow: %v %q, want the client's answer", isErr, text)
 	}
@@ -136,7 +128,6 @@ func serverRequestsAnswered(t *testing.T, e *env, manifest string) {
 	}
 	mu.Unlock()
 	// Allowed, but the client cannot sample: refused, saying why.
-	mute = goClient(t, e, legacyEra, nil)
 	if _, text, isErr := runToolResult(t, mute, "everything", "trigger-sampling-request", map[string]any{"prompt": "hi"}); !isErr || !strings.Contains(text, "did not declare the sampling capability") {
 		t.Errorf("everything trigger-sampling-request with a client that cannot sample: %v %q, want it refused saying why", isErr, text)
 	}

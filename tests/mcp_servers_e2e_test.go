@@ -190,14 +190,13 @@ entrypoint: node_modules/@modelcontextprotocol/server-everything/dist/index.js
 interpreter: node
 args: [stdio]
 roots: [%q]
+sampling: allow
 `, files)},
 		{name: "rugpull", manifest: rugpullManifest, files: map[string]string{"server.mjs": string(server)}},
 	}, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "RUGPULL_FILE="+rug)
 
 	t.Run("discovered, called and gated", func(t *testing.T) { serversCalled(t, e, files) })
-	t.Run("elicitation and sampling only as allowed", func(t *testing.T) {
-		serverRequestsAnswered(t, e, filepath.Join(e.plugins, "everything", "tool.yaml"))
-	})
+	t.Run("elicitation and sampling only as allowed", func(t *testing.T) { serverRequestsAnswered(t, e) })
 	t.Run("changed tool definitions refused until approved", func(t *testing.T) { rugPullRefused(t, e, rug) })
 	t.Run("restarted after a crash and after an idle stop", func(t *testing.T) { crashAndIdle(t, e) })
 }

@@ -33,11 +33,16 @@ server.registerTool(
     annotations: { readOnlyHint: true },
   },
   async ({ q }) => {
-    const r = await server.server.createMessage({
-      messages: [{ role: "user", content: { type: "text", text: q } }],
-      maxTokens: 16,
-    });
-    return { content: [{ type: "text", text: `the model said ${r.content.text}` }] };
+    const offered = server.server.getClientCapabilities()?.sampling !== undefined;
+    try {
+      const r = await server.server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: q } }],
+        maxTokens: 16,
+      });
+      return { content: [{ type: "text", text: `the model said ${r.content.text}` }] };
+    } catch (e) {
+      throw new Error(`${e.message} (sampling offered: ${offered})`);
+    }
   },
 );
 await server.connect(new StdioServerTransport());
