@@ -255,8 +255,13 @@ func newAuditCmd() *cobra.Command {
 				if e.Agent != "" {
 					client += " → " + e.Agent
 				}
+				outcome := e.Outcome
+				if e.Request != "" {
+					// A hosted MCP server's request during the call.
+					outcome = e.Request + ": " + e.Outcome
+				}
 				tab.Rows = append(tab.Rows, []string{e.Time.Local().Format(time.DateTime), client, e.Tool, e.Action,
-					strings.Join(e.Args, ", "), strconv.FormatBool(e.Confirmed), e.Outcome})
+					strings.Join(e.Args, ", "), strconv.FormatBool(e.Confirmed), outcome})
 			}
 			return tab.Fprint(cmd.OutOrStdout())
 		},

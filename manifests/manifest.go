@@ -44,6 +44,11 @@ type Manifest struct {
 	// Roots, for an MCP server, are the absolute folders the host answers
 	// the server's roots/list with: the folders it may use.
 	Roots []string
+	// Sampling, for an MCP server, is true when the manifest says
+	// sampling: allow: the host then offers the server sampling and passes
+	// its sampling/createMessage to the client of the call. Otherwise the
+	// server is refused it.
+	Sampling bool
 	// SHA256 is the optional pin of the binary's hex sha256.
 	SHA256 string
 	// Timeout is the per-call limit (default 30s).

@@ -142,6 +142,20 @@ func (p *parser) launch(fs map[string]entry, m *Manifest) {
 			p.addf(e.val, "roots", "only an MCP server (protocol: mcp) asks for roots; a go-plugin plugin is told its folders by env")
 		}
 	}
+	if e, ok := fs["sampling"]; ok {
+		if s, ok := p.str(e); ok {
+			switch s {
+			case "allow":
+				m.Sampling = true
+			case "refuse":
+			default:
+				p.addf(e.val, "sampling", "unknown value %q (want allow, to pass the server's sampling requests to the client, or refuse, the default)", s)
+			}
+		}
+		if !m.MCP() {
+			p.addf(e.val, "sampling", "only an MCP server (protocol: mcp) asks for sampling; a go-plugin plugin calls no model through the host")
+		}
+	}
 	if !m.MCP() {
 		return
 	}

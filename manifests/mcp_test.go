@@ -16,6 +16,7 @@ func TestMCPManifest(t *testing.T) {
 	m, err := parseString(t, mcpHead+`interpreter: node
 args: ["--root", "/tmp", 3]
 roots: [/srv/notes]
+sampling: allow
 actions:
   - {name: delete_entities, reversible: false}
   - {name: read_graph, keywords: [graph, everything remembered]}
@@ -29,6 +30,14 @@ actions:
 	}
 	if len(m.Roots) != 1 || m.Roots[0] != "/srv/notes" {
 		t.Errorf("roots: %v", m.Roots)
+	}
+	if !m.Sampling {
+		t.Error("sampling: allow was not read")
+	}
+	for src, want := range map[string]bool{"": false, "sampling: refuse\n": false} {
+		if m, err := parseString(t, mcpHead+src); err != nil || m.Sampling != want {
+			t.Errorf("%q: sampling %v, %v; want %v", src, m.Sampling, err, want)
+		}
 	}
 	if diff := cmp.Diff([]string{"--root", "/tmp", "3"}, m.Args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
@@ -56,6 +65,9 @@ func TestMCPManifestRefusals(t *testing.T) {
 		{"unknown protocol", "name: x\ndescription: d\nentrypoint: x\nprotocol: grpc\nactions: [{name: a, description: d}]\n", `unknown protocol "grpc"`},
 		{"relative root", mcpHead + "roots: [notes]\n", `roots[0]: "notes" is not an absolute folder`},
 		{"roots on go-plugin", "name: x\ndescription: d\nentrypoint: x\nroots: [/a]\nactions: [{name: a, description: d}]\n", "only an MCP server (protocol: mcp) asks for roots"},
+		{"sampling value", mcpHead + "sampling: true\n", `sampling: want a string`},
+		{"sampling word", mcpHead + "sampling: always\n", `sampling: unknown value "always" (want allow`},
+		{"sampling on go-plugin", "name: x\ndescription: d\nentrypoint: x\nsampling: allow\nactions: [{name: a, description: d}]\n", "only an MCP server (protocol: mcp) asks for sampling"},
 		{"agent", mcpHead + "kind: agent\n", "an MCP server is a tool"},
 		{"prompts", mcpHead + "prompts: [{name: p, description: d}]\n", "does not declare prompts"},
 		{"bad tool name", mcpHead + "actions: [{name: 'read graph'}]\n", `"read graph" is not an MCP tool name`},

@@ -72,7 +72,7 @@ func ParseMemory(s string) (int64, error) {
 
 // The keys each level of tool.yaml accepts, in the order the docs list them.
 var (
-	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "protocol", "interpreter", "args", "roots", "sha256", "timeout", "idle", "eager", "env", "exec_path", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
+	topKeys    = []string{"name", "kind", "description", "version", "entrypoint", "protocol", "interpreter", "args", "roots", "sampling", "sha256", "timeout", "idle", "eager", "env", "exec_path", "concurrency", "memory", "cpu_time", "uses", "secrets", "actions", "prompts", "resources", "resource_templates"}
 	actionKeys = []string{"name", "description", "read_only", "reversible", "args", "narrow_with", "output_schema", "keywords"}
 	argKeys    = []string{"name", "type", "required", "description", "enum", "default", "minimum", "maximum", "items"}
 	secretKeys = []string{"name", "env", "description", "required"}

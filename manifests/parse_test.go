@@ -228,7 +228,7 @@ func TestParseInvalid(t *testing.T) {
 			`plugins/x/tool.yaml:8: actions[0].args[0].requried: unknown key "requried" (did you mean "required"?)`,
 		}},
 		{"unknown key without a near match", base + "zzz: 1\n", []string{
-			`plugins/x/tool.yaml:9: zzz: unknown key "zzz" (want one of name, kind, description, version, entrypoint, protocol, interpreter, args, roots, sha256, timeout, idle, eager, env, exec_path, concurrency, memory, cpu_time, uses, secrets, actions, prompts, resources, resource_templates)`,
+			`plugins/x/tool.yaml:9: zzz: unknown key "zzz" (want one of name, kind, description, version, entrypoint, protocol, interpreter, args, roots, sampling, sha256, timeout, idle, eager, env, exec_path, concurrency, memory, cpu_time, uses, secrets, actions, prompts, resources, resource_templates)`,
 		}},
 		{"exec_path not absolute, or a list", base + "exec_path: [bin, \"~/bin\", \"/usr/bin:/bin\", /usr/bin, /usr/bin]\n", []string{
 			`plugins/x/tool.yaml:9: exec_path[0]: "bin" is not an absolute folder (the plugin runs in the host's working folder, so a relative one would name another folder each time; ~ and $HOME are not expanded)`,
@@ -483,7 +483,7 @@ func TestParseInvalid(t *testing.T) {
 			`plugins/x/tool.yaml:8: actions[0].args[0].default: .nan is not a finite number`,
 		}},
 		{"merge key", "common: &c {name: x}\n" + base, []string{
-			`plugins/x/tool.yaml:1: common: unknown key "common" (want one of name, kind, description, version, entrypoint, protocol, interpreter, args, roots, sha256, timeout, idle, eager, env, exec_path, concurrency, memory, cpu_time, uses, secrets, actions, prompts, resources, resource_templates)`,
+			`plugins/x/tool.yaml:1: common: unknown key "common" (want one of name, kind, description, version, entrypoint, protocol, interpreter, args, roots, sampling, sha256, timeout, idle, eager, env, exec_path, concurrency, memory, cpu_time, uses, secrets, actions, prompts, resources, resource_templates)`,
 		}},
 		{"many problems at once", "name: X\ndescription: d\nentrypoint: /x\ntimeout: 0s\nactions:\n  - name: A\n    description: d\n    args:\n      - {name: p, type: strng}\n", []string{
 			`plugins/x/tool.yaml:1: name: "X" is not lowercase kebab-case (did you mean "x"?)`,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,8 +37,14 @@ func mcpServerModules(t testing.TB) string {
 	return modules
 }
 
+// typesOnly are the endings of the files in node_modules that node never
+// loads: TypeScript sources and declarations, and source maps.
+var typesOnly = []string{".ts", ".mts", ".cts", ".map"}
+
 // linkTree puts src's files under dst: hard links where the file system
-// allows them (the servers' node_modules is large), copies otherwise.
+// allows them (the servers' node_modules is large), copies otherwise. The
+// files node never loads (typesOnly) are left out: a plugin folder's every
+// file is digested at approval and copied at launch.
 func linkTree(t testing.TB, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
@@ -49,7 +56,7 @@ func linkTree(t testing.TB, src, dst string) {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		if !d.Type().IsRegular() {
+		if !d.Type().IsRegular() || slices.ContainsFunc(typesOnly, func(ext string) bool { return strings.HasSuffix(path, ext) }) {
 			return nil
 		}
 		if os.Link(path, target) == nil {
@@ -183,19 +190,20 @@ entrypoint: node_modules/@modelcontextprotocol/server-everything/dist/index.js
 interpreter: node
 args: [stdio]
 roots: [%q]
+sampling: allow
 `, files)},
 		{name: "rugpull", manifest: rugpullManifest, files: map[string]string{"server.mjs": string(server)}},
 	}, "MEMORY_FILE_PATH="+filepath.Join(t.TempDir(), "memory.jsonl"), "RUGPULL_FILE="+rug)
 
 	t.Run("discovered, called and gated", func(t *testing.T) { serversCalled(t, e, files) })
+	t.Run("elicitation and sampling only as allowed", func(t *testing.T) { serverRequestsAnswered(t, e) })
 	t.Run("changed tool definitions refused until approved", func(t *testing.T) { rugPullRefused(t, e, rug) })
 	t.Run("restarted after a crash and after an idle stop", func(t *testing.T) { crashAndIdle(t, e) })
 }
 
 // serversCalled: the servers' tools are found by capabilities search and
 // called with args checked from their input schemas; a destructive tool is
-// gated; images and progress are carried; roots/list is answered; sampling
-// and elicitation are not offered.
+// gated; images and progress are carried; roots/list is answered.
 func serversCalled(t *testing.T, e *env, files string) {
 	var mu sync.Mutex
 	var progress []float64
@@ -280,14 +288,6 @@ func serversCalled(t *testing.T, e *env, files string) {
 	_, text, isErr = runToolResult(t, cs, "everything", "get-roots-list", map[string]any{})
 	if isErr || !strings.Contains(text, "file://"+filepath.ToSlash(files)) {
 		t.Errorf("roots/list answered with %q, want the manifest's roots (%s)", text, files)
-	}
-	// No sampling or elicitation is offered, so the server registers no
-	// tool that would ask the model or the person behind the gate.
-	for _, action := range []string{"trigger-sampling-request", "trigger-elicitation-request"} {
-		sc, _, isErr = runToolResult(t, cs, "everything", action, map[string]any{})
-		if !isErr || errorCode(sc) != "unknown_action" {
-			t.Errorf("everything %s: got %v, want unknown_action", action, sc)
-		}
 	}
 }
 

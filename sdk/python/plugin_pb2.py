@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='plugin.proto',
   package='toolhost.plugin.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x0cplugin.proto\x12\x12toolhost.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"0\n\x10\x44\x65scribeResponse\x12\x0f\n\x07\x61\x63tions\x18\x01 \x03(\t\x12\x0b\n\x03sdk\x18\x02 \x01(\t\"\x96\x01\n\x06\x43\x61ller\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\r\n\x05\x61gent\x18\x05 \x01(\t\x12\x18\n\x10max_result_bytes\x18\x06 \x01(\x03\x12\x0f\n\x07\x63hannel\x18\x07 \x01(\t\"t\n\x0b\x43\x61llRequest\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\x11\n\targs_json\x18\x02 \x01(\x0c\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x12\x16\n\x0ehost_broker_id\x18\x04 \x01(\r\"<\n\x08Progress\x12\x10\n\x08progress\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x01\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x82\x01\n\rErrorEnvelope\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x14\n\x0c\x64id_you_mean\x18\x03 \x03(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\x0c\x12\x11\n\tnext_step\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\x06 \x01(\x0c\"Z\n\x06Result\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x12\x10\n\x08markdown\x18\x02 \x01(\t\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"t\n\tCallEvent\x12\x30\n\x08progress\x18\x01 \x01(\x0b\x32\x1c.toolhost.plugin.v1.ProgressH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.ResultH\x00\x42\x07\n\x05\x65vent\"U\n\x0fHostCallRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x11\n\targs_json\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\"\x14\n\x12ListPromptsRequest\"$\n\x13ListPromptsResponse\x12\r\n\x05names\x18\x01 \x03(\t\"\xc6\x01\n\x10GetPromptRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x46\n\targuments\x18\x02 \x03(\x0b\x32\x33.toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x1a\x30\n\x0e\x41rgumentsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"+\n\rPromptMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x8f\x01\n\x11GetPromptResponse\x12\x13\n\x0b\x64\x65scription\x18\x01 \x01(\t\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32!.toolhost.plugin.v1.PromptMessage\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"\x16\n\x14ListResourcesRequest\"<\n\x15ListResourcesResponse\x12\x0c\n\x04uris\x18\x01 \x03(\t\x12\x15\n\ruri_templates\x18\x02 \x03(\t\"N\n\x13ReadResourceRequest\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12*\n\x06\x63\x61ller\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\"N\n\x10ResourceContents\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04\x62lob\x18\x04 \x01(\x0c\"\x80\x01\n\x14ReadResourceResponse\x12\x36\n\x08\x63ontents\x18\x01 \x03(\x0b\x32$.toolhost.plugin.v1.ResourceContents\x12\x30\n\x05\x65rror\x18\x02 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope2\xac\x04\n\x06Plugin\x12U\n\x08\x44\x65scribe\x12#.toolhost.plugin.v1.DescribeRequest\x1a$.toolhost.plugin.v1.DescribeResponse\x12H\n\x04\x43\x61ll\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12^\n\x0bListPrompts\x12&.toolhost.plugin.v1.ListPromptsRequest\x1a\'.toolhost.plugin.v1.ListPromptsResponse\x12X\n\tGetPrompt\x12$.toolhost.plugin.v1.GetPromptRequest\x1a%.toolhost.plugin.v1.GetPromptResponse\x12\x64\n\rListResources\x12(.toolhost.plugin.v1.ListResourcesRequest\x1a).toolhost.plugin.v1.ListResourcesResponse\x12\x61\n\x0cReadResource\x12\'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2T\n\x04Host\x12L\n\x04\x43\x61ll\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x42\'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3')
+  serialized_pb=_b('\n\x0cplugin.proto\x12\x12toolhost.plugin.v1\"\x11\n\x0f\x44\x65scribeRequest\"0\n\x10\x44\x65scribeResponse\x12\x0f\n\x07\x61\x63tions\x18\x01 \x03(\t\x12\x0b\n\x03sdk\x18\x02 \x01(\t\"\x96\x01\n\x06\x43\x61ller\x12\x13\n\x0b\x63lient_name\x18\x01 \x01(\t\x12\x16\n\x0e\x63lient_version\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\x12\r\n\x05\x61gent\x18\x05 \x01(\t\x12\x18\n\x10max_result_bytes\x18\x06 \x01(\x03\x12\x0f\n\x07\x63hannel\x18\x07 \x01(\t\"t\n\x0b\x43\x61llRequest\x12\x0e\n\x06\x61\x63tion\x18\x01 \x01(\t\x12\x11\n\targs_json\x18\x02 \x01(\x0c\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x12\x16\n\x0ehost_broker_id\x18\x04 \x01(\r\"<\n\x08Progress\x12\x10\n\x08progress\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x01\x12\x0f\n\x07message\x18\x03 \x01(\t\"\x82\x01\n\rErrorEnvelope\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x14\n\x0c\x64id_you_mean\x18\x03 \x03(\t\x12\x13\n\x0bschema_json\x18\x04 \x01(\x0c\x12\x11\n\tnext_step\x18\x05 \x01(\t\x12\x14\n\x0c\x64\x65tails_json\x18\x06 \x01(\x0c\"Z\n\x06Result\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x12\x10\n\x08markdown\x18\x02 \x01(\t\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"t\n\tCallEvent\x12\x30\n\x08progress\x18\x01 \x01(\x0b\x32\x1c.toolhost.plugin.v1.ProgressH\x00\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.ResultH\x00\x42\x07\n\x05\x65vent\"$\n\rClientRequest\x12\x13\n\x0bparams_json\x18\x01 \x01(\x0c\"%\n\x0e\x43lientResponse\x12\x13\n\x0bresult_json\x18\x01 \x01(\x0c\"U\n\x0fHostCallRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0e\n\x06\x61\x63tion\x18\x02 \x01(\t\x12\x11\n\targs_json\x18\x03 \x01(\x0c\x12\x11\n\tconfirmed\x18\x04 \x01(\x08\"\x14\n\x12ListPromptsRequest\"$\n\x13ListPromptsResponse\x12\r\n\x05names\x18\x01 \x03(\t\"\xc6\x01\n\x10GetPromptRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x46\n\targuments\x18\x02 \x03(\x0b\x32\x33.toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry\x12*\n\x06\x63\x61ller\x18\x03 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\x1a\x30\n\x0e\x41rgumentsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"+\n\rPromptMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x8f\x01\n\x11GetPromptResponse\x12\x13\n\x0b\x64\x65scription\x18\x01 \x01(\t\x12\x33\n\x08messages\x18\x02 \x03(\x0b\x32!.toolhost.plugin.v1.PromptMessage\x12\x30\n\x05\x65rror\x18\x03 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope\"\x16\n\x14ListResourcesRequest\"<\n\x15ListResourcesResponse\x12\x0c\n\x04uris\x18\x01 \x03(\t\x12\x15\n\ruri_templates\x18\x02 \x03(\t\"N\n\x13ReadResourceRequest\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12*\n\x06\x63\x61ller\x18\x02 \x01(\x0b\x32\x1a.toolhost.plugin.v1.Caller\"N\n\x10ResourceContents\x12\x0b\n\x03uri\x18\x01 \x01(\t\x12\x11\n\tmime_type\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04\x62lob\x18\x04 \x01(\x0c\"\x80\x01\n\x14ReadResourceResponse\x12\x36\n\x08\x63ontents\x18\x01 \x03(\x0b\x32$.toolhost.plugin.v1.ResourceContents\x12\x30\n\x05\x65rror\x18\x02 \x01(\x0b\x32!.toolhost.plugin.v1.ErrorEnvelope2\xac\x04\n\x06Plugin\x12U\n\x08\x44\x65scribe\x12#.toolhost.plugin.v1.DescribeRequest\x1a$.toolhost.plugin.v1.DescribeResponse\x12H\n\x04\x43\x61ll\x12\x1f.toolhost.plugin.v1.CallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12^\n\x0bListPrompts\x12&.toolhost.plugin.v1.ListPromptsRequest\x1a\'.toolhost.plugin.v1.ListPromptsResponse\x12X\n\tGetPrompt\x12$.toolhost.plugin.v1.GetPromptRequest\x1a%.toolhost.plugin.v1.GetPromptResponse\x12\x64\n\rListResources\x12(.toolhost.plugin.v1.ListResourcesRequest\x1a).toolhost.plugin.v1.ListResourcesResponse\x12\x61\n\x0cReadResource\x12\'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2\xf6\x01\n\x04Host\x12L\n\x04\x43\x61ll\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12O\n\x06\x45licit\x12!.toolhost.plugin.v1.ClientRequest\x1a\".toolhost.plugin.v1.ClientResponse\x12O\n\x06Sample\x12!.toolhost.plugin.v1.ClientRequest\x1a\".toolhost.plugin.v1.ClientResponseB\'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3')
 )
 
 
@@ -409,6 +409,68 @@ _CALLEVENT = _descriptor.Descriptor(
 )
 
 
+_CLIENTREQUEST = _descriptor.Descriptor(
+  name='ClientRequest',
+  full_name='toolhost.plugin.v1.ClientRequest',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='params_json', full_name='toolhost.plugin.v1.ClientRequest.params_json', index=0,
+      number=1, type=12, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b(""),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=781,
+  serialized_end=817,
+)
+
+
+_CLIENTRESPONSE = _descriptor.Descriptor(
+  name='ClientResponse',
+  full_name='toolhost.plugin.v1.ClientResponse',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='result_json', full_name='toolhost.plugin.v1.ClientResponse.result_json', index=0,
+      number=1, type=12, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b(""),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=819,
+  serialized_end=856,
+)
+
+
 _HOSTCALLREQUEST = _descriptor.Descriptor(
   name='HostCallRequest',
   full_name='toolhost.plugin.v1.HostCallRequest',
@@ -456,8 +518,8 @@ _HOSTCALLREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=781,
-  serialized_end=866,
+  serialized_start=858,
+  serialized_end=943,
 )
 
 
@@ -480,8 +542,8 @@ _LISTPROMPTSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=868,
-  serialized_end=888,
+  serialized_start=945,
+  serialized_end=965,
 )
 
 
@@ -511,8 +573,8 @@ _LISTPROMPTSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=890,
-  serialized_end=926,
+  serialized_start=967,
+  serialized_end=1003,
 )
 
 
@@ -549,8 +611,8 @@ _GETPROMPTREQUEST_ARGUMENTSENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1079,
-  serialized_end=1127,
+  serialized_start=1156,
+  serialized_end=1204,
 )
 
 _GETPROMPTREQUEST = _descriptor.Descriptor(
@@ -593,8 +655,8 @@ _GETPROMPTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=929,
-  serialized_end=1127,
+  serialized_start=1006,
+  serialized_end=1204,
 )
 
 
@@ -631,8 +693,8 @@ _PROMPTMESSAGE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1129,
-  serialized_end=1172,
+  serialized_start=1206,
+  serialized_end=1249,
 )
 
 
@@ -676,8 +738,8 @@ _GETPROMPTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1175,
-  serialized_end=1318,
+  serialized_start=1252,
+  serialized_end=1395,
 )
 
 
@@ -700,8 +762,8 @@ _LISTRESOURCESREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1320,
-  serialized_end=1342,
+  serialized_start=1397,
+  serialized_end=1419,
 )
 
 
@@ -738,8 +800,8 @@ _LISTRESOURCESRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1344,
-  serialized_end=1404,
+  serialized_start=1421,
+  serialized_end=1481,
 )
 
 
@@ -776,8 +838,8 @@ _READRESOURCEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1406,
-  serialized_end=1484,
+  serialized_start=1483,
+  serialized_end=1561,
 )
 
 
@@ -828,8 +890,8 @@ _RESOURCECONTENTS = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1486,
-  serialized_end=1564,
+  serialized_start=1563,
+  serialized_end=1641,
 )
 
 
@@ -866,8 +928,8 @@ _READRESOURCERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1567,
-  serialized_end=1695,
+  serialized_start=1644,
+  serialized_end=1772,
 )
 
 _CALLREQUEST.fields_by_name['caller'].message_type = _CALLER
@@ -896,6 +958,8 @@ DESCRIPTOR.message_types_by_name['Progress'] = _PROGRESS
 DESCRIPTOR.message_types_by_name['ErrorEnvelope'] = _ERRORENVELOPE
 DESCRIPTOR.message_types_by_name['Result'] = _RESULT
 DESCRIPTOR.message_types_by_name['CallEvent'] = _CALLEVENT
+DESCRIPTOR.message_types_by_name['ClientRequest'] = _CLIENTREQUEST
+DESCRIPTOR.message_types_by_name['ClientResponse'] = _CLIENTRESPONSE
 DESCRIPTOR.message_types_by_name['HostCallRequest'] = _HOSTCALLREQUEST
 DESCRIPTOR.message_types_by_name['ListPromptsRequest'] = _LISTPROMPTSREQUEST
 DESCRIPTOR.message_types_by_name['ListPromptsResponse'] = _LISTPROMPTSRESPONSE
@@ -964,6 +1028,20 @@ CallEvent = _reflection.GeneratedProtocolMessageType('CallEvent', (_message.Mess
   # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.CallEvent)
   ))
 _sym_db.RegisterMessage(CallEvent)
+
+ClientRequest = _reflection.GeneratedProtocolMessageType('ClientRequest', (_message.Message,), dict(
+  DESCRIPTOR = _CLIENTREQUEST,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ClientRequest)
+  ))
+_sym_db.RegisterMessage(ClientRequest)
+
+ClientResponse = _reflection.GeneratedProtocolMessageType('ClientResponse', (_message.Message,), dict(
+  DESCRIPTOR = _CLIENTRESPONSE,
+  __module__ = 'plugin_pb2'
+  # @@protoc_insertion_point(class_scope:toolhost.plugin.v1.ClientResponse)
+  ))
+_sym_db.RegisterMessage(ClientResponse)
 
 HostCallRequest = _reflection.GeneratedProtocolMessageType('HostCallRequest', (_message.Message,), dict(
   DESCRIPTOR = _HOSTCALLREQUEST,
@@ -1062,8 +1140,8 @@ _PLUGIN = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=1698,
-  serialized_end=2254,
+  serialized_start=1775,
+  serialized_end=2331,
   methods=[
   _descriptor.MethodDescriptor(
     name='Describe',
@@ -1131,8 +1209,8 @@ _HOST = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=2256,
-  serialized_end=2340,
+  serialized_start=2334,
+  serialized_end=2580,
   methods=[
   _descriptor.MethodDescriptor(
     name='Call',
@@ -1141,6 +1219,24 @@ _HOST = _descriptor.ServiceDescriptor(
     containing_service=None,
     input_type=_HOSTCALLREQUEST,
     output_type=_CALLEVENT,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='Elicit',
+    full_name='toolhost.plugin.v1.Host.Elicit',
+    index=1,
+    containing_service=None,
+    input_type=_CLIENTREQUEST,
+    output_type=_CLIENTRESPONSE,
+    options=None,
+  ),
+  _descriptor.MethodDescriptor(
+    name='Sample',
+    full_name='toolhost.plugin.v1.Host.Sample',
+    index=2,
+    containing_service=None,
+    input_type=_CLIENTREQUEST,
+    output_type=_CLIENTRESPONSE,
     options=None,
   ),
 ])

@@ -158,6 +158,16 @@ class HostStub(object):
         request_serializer=plugin__pb2.HostCallRequest.SerializeToString,
         response_deserializer=plugin__pb2.CallEvent.FromString,
         )
+    self.Elicit = channel.unary_unary(
+        '/toolhost.plugin.v1.Host/Elicit',
+        request_serializer=plugin__pb2.ClientRequest.SerializeToString,
+        response_deserializer=plugin__pb2.ClientResponse.FromString,
+        )
+    self.Sample = channel.unary_unary(
+        '/toolhost.plugin.v1.Host/Sample',
+        request_serializer=plugin__pb2.ClientRequest.SerializeToString,
+        response_deserializer=plugin__pb2.ClientResponse.FromString,
+        )
 
 
 class HostServicer(object):
@@ -174,6 +184,27 @@ class HostServicer(object):
     context.set_details('Method not implemented!')
     raise NotImplementedError('Method not implemented!')
 
+  def Elicit(self, request, context):
+    """Elicit passes a hosted MCP server's elicitation/create (the bridge of a
+    plugin of protocol: mcp, during one of its calls) to the person,
+    through the MCP client that made the call: the params and the result
+    are MCP's JSON. A FailedPrecondition status, saying why, when nobody
+    can be asked.
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
+  def Sample(self, request, context):
+    """Sample passes a hosted MCP server's sampling/createMessage to the MCP
+    client that made the call; the bridge sends it only when the plugin's
+    manifest says sampling: allow. A FailedPrecondition status, saying
+    why, when the client cannot sample.
+    """
+    context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+    context.set_details('Method not implemented!')
+    raise NotImplementedError('Method not implemented!')
+
 
 def add_HostServicer_to_server(servicer, server):
   rpc_method_handlers = {
@@ -181,6 +212,16 @@ def add_HostServicer_to_server(servicer, server):
           servicer.Call,
           request_deserializer=plugin__pb2.HostCallRequest.FromString,
           response_serializer=plugin__pb2.CallEvent.SerializeToString,
+      ),
+      'Elicit': grpc.unary_unary_rpc_method_handler(
+          servicer.Elicit,
+          request_deserializer=plugin__pb2.ClientRequest.FromString,
+          response_serializer=plugin__pb2.ClientResponse.SerializeToString,
+      ),
+      'Sample': grpc.unary_unary_rpc_method_handler(
+          servicer.Sample,
+          request_deserializer=plugin__pb2.ClientRequest.FromString,
+          response_serializer=plugin__pb2.ClientResponse.SerializeToString,
       ),
   }
   generic_handler = grpc.method_handlers_generic_handler(

@@ -577,6 +577,98 @@ func (*CallEvent_Progress) isCallEvent_Event() {}
 
 func (*CallEvent_Result) isCallEvent_Event() {}
 
+// ClientRequest is a hosted MCP server's request of its client.
+type ClientRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request's params, MCP's JSON.
+	ParamsJson    []byte `protobuf:"bytes,1,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientRequest) Reset() {
+	*x = ClientRequest{}
+	mi := &file_plugin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientRequest) ProtoMessage() {}
+
+func (x *ClientRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientRequest.ProtoReflect.Descriptor instead.
+func (*ClientRequest) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ClientRequest) GetParamsJson() []byte {
+	if x != nil {
+		return x.ParamsJson
+	}
+	return nil
+}
+
+// ClientResponse is the client's answer to a ClientRequest.
+type ClientResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The result, MCP's JSON.
+	ResultJson    []byte `protobuf:"bytes,1,opt,name=result_json,json=resultJson,proto3" json:"result_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClientResponse) Reset() {
+	*x = ClientResponse{}
+	mi := &file_plugin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClientResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClientResponse) ProtoMessage() {}
+
+func (x *ClientResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_plugin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClientResponse.ProtoReflect.Descriptor instead.
+func (*ClientResponse) Descriptor() ([]byte, []int) {
+	return file_plugin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ClientResponse) GetResultJson() []byte {
+	if x != nil {
+		return x.ResultJson
+	}
+	return nil
+}
+
 type HostCallRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Tool     string                 `protobuf:"bytes,1,opt,name=tool,proto3" json:"tool,omitempty"`
@@ -591,7 +683,7 @@ type HostCallRequest struct {
 
 func (x *HostCallRequest) Reset() {
 	*x = HostCallRequest{}
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +695,7 @@ func (x *HostCallRequest) String() string {
 func (*HostCallRequest) ProtoMessage() {}
 
 func (x *HostCallRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[8]
+	mi := &file_plugin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +708,7 @@ func (x *HostCallRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostCallRequest.ProtoReflect.Descriptor instead.
 func (*HostCallRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{8}
+	return file_plugin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HostCallRequest) GetTool() string {
@@ -655,7 +747,7 @@ type ListPromptsRequest struct {
 
 func (x *ListPromptsRequest) Reset() {
 	*x = ListPromptsRequest{}
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +759,7 @@ func (x *ListPromptsRequest) String() string {
 func (*ListPromptsRequest) ProtoMessage() {}
 
 func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[9]
+	mi := &file_plugin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,7 +772,7 @@ func (x *ListPromptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsRequest.ProtoReflect.Descriptor instead.
 func (*ListPromptsRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{9}
+	return file_plugin_proto_rawDescGZIP(), []int{11}
 }
 
 type ListPromptsResponse struct {
@@ -693,7 +785,7 @@ type ListPromptsResponse struct {
 
 func (x *ListPromptsResponse) Reset() {
 	*x = ListPromptsResponse{}
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -705,7 +797,7 @@ func (x *ListPromptsResponse) String() string {
 func (*ListPromptsResponse) ProtoMessage() {}
 
 func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[10]
+	mi := &file_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -718,7 +810,7 @@ func (x *ListPromptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPromptsResponse.ProtoReflect.Descriptor instead.
 func (*ListPromptsResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{10}
+	return file_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListPromptsResponse) GetNames() []string {
@@ -741,7 +833,7 @@ type GetPromptRequest struct {
 
 func (x *GetPromptRequest) Reset() {
 	*x = GetPromptRequest{}
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -753,7 +845,7 @@ func (x *GetPromptRequest) String() string {
 func (*GetPromptRequest) ProtoMessage() {}
 
 func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[11]
+	mi := &file_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -766,7 +858,7 @@ func (x *GetPromptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptRequest.ProtoReflect.Descriptor instead.
 func (*GetPromptRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{11}
+	return file_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetPromptRequest) GetName() string {
@@ -802,7 +894,7 @@ type PromptMessage struct {
 
 func (x *PromptMessage) Reset() {
 	*x = PromptMessage{}
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -814,7 +906,7 @@ func (x *PromptMessage) String() string {
 func (*PromptMessage) ProtoMessage() {}
 
 func (x *PromptMessage) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[12]
+	mi := &file_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -827,7 +919,7 @@ func (x *PromptMessage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PromptMessage.ProtoReflect.Descriptor instead.
 func (*PromptMessage) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{12}
+	return file_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PromptMessage) GetRole() string {
@@ -856,7 +948,7 @@ type GetPromptResponse struct {
 
 func (x *GetPromptResponse) Reset() {
 	*x = GetPromptResponse{}
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -868,7 +960,7 @@ func (x *GetPromptResponse) String() string {
 func (*GetPromptResponse) ProtoMessage() {}
 
 func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[13]
+	mi := &file_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -881,7 +973,7 @@ func (x *GetPromptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPromptResponse.ProtoReflect.Descriptor instead.
 func (*GetPromptResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{13}
+	return file_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetPromptResponse) GetDescription() string {
@@ -913,7 +1005,7 @@ type ListResourcesRequest struct {
 
 func (x *ListResourcesRequest) Reset() {
 	*x = ListResourcesRequest{}
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -925,7 +1017,7 @@ func (x *ListResourcesRequest) String() string {
 func (*ListResourcesRequest) ProtoMessage() {}
 
 func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[14]
+	mi := &file_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -938,7 +1030,7 @@ func (x *ListResourcesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesRequest.ProtoReflect.Descriptor instead.
 func (*ListResourcesRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{14}
+	return file_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 type ListResourcesResponse struct {
@@ -953,7 +1045,7 @@ type ListResourcesResponse struct {
 
 func (x *ListResourcesResponse) Reset() {
 	*x = ListResourcesResponse{}
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -965,7 +1057,7 @@ func (x *ListResourcesResponse) String() string {
 func (*ListResourcesResponse) ProtoMessage() {}
 
 func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[15]
+	mi := &file_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,7 +1070,7 @@ func (x *ListResourcesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResourcesResponse.ProtoReflect.Descriptor instead.
 func (*ListResourcesResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{15}
+	return file_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListResourcesResponse) GetUris() []string {
@@ -1005,7 +1097,7 @@ type ReadResourceRequest struct {
 
 func (x *ReadResourceRequest) Reset() {
 	*x = ReadResourceRequest{}
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1109,7 @@ func (x *ReadResourceRequest) String() string {
 func (*ReadResourceRequest) ProtoMessage() {}
 
 func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[16]
+	mi := &file_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1122,7 @@ func (x *ReadResourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceRequest.ProtoReflect.Descriptor instead.
 func (*ReadResourceRequest) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{16}
+	return file_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ReadResourceRequest) GetUri() string {
@@ -1060,7 +1152,7 @@ type ResourceContents struct {
 
 func (x *ResourceContents) Reset() {
 	*x = ResourceContents{}
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1164,7 @@ func (x *ResourceContents) String() string {
 func (*ResourceContents) ProtoMessage() {}
 
 func (x *ResourceContents) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[17]
+	mi := &file_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1177,7 @@ func (x *ResourceContents) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceContents.ProtoReflect.Descriptor instead.
 func (*ResourceContents) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{17}
+	return file_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ResourceContents) GetUri() string {
@@ -1128,7 +1220,7 @@ type ReadResourceResponse struct {
 
 func (x *ReadResourceResponse) Reset() {
 	*x = ReadResourceResponse{}
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1140,7 +1232,7 @@ func (x *ReadResourceResponse) String() string {
 func (*ReadResourceResponse) ProtoMessage() {}
 
 func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_plugin_proto_msgTypes[18]
+	mi := &file_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1153,7 +1245,7 @@ func (x *ReadResourceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadResourceResponse.ProtoReflect.Descriptor instead.
 func (*ReadResourceResponse) Descriptor() ([]byte, []int) {
-	return file_plugin_proto_rawDescGZIP(), []int{18}
+	return file_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ReadResourceResponse) GetContents() []*ResourceContents {
@@ -1214,7 +1306,13 @@ const file_plugin_proto_rawDesc = "" +
 	"\tCallEvent\x12:\n" +
 	"\bprogress\x18\x01 \x01(\v2\x1c.toolhost.plugin.v1.ProgressH\x00R\bprogress\x124\n" +
 	"\x06result\x18\x02 \x01(\v2\x1a.toolhost.plugin.v1.ResultH\x00R\x06resultB\a\n" +
-	"\x05event\"x\n" +
+	"\x05event\"0\n" +
+	"\rClientRequest\x12\x1f\n" +
+	"\vparams_json\x18\x01 \x01(\fR\n" +
+	"paramsJson\"1\n" +
+	"\x0eClientResponse\x12\x1f\n" +
+	"\vresult_json\x18\x01 \x01(\fR\n" +
+	"resultJson\"x\n" +
 	"\x0fHostCallRequest\x12\x12\n" +
 	"\x04tool\x18\x01 \x01(\tR\x04tool\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\x1b\n" +
@@ -1258,9 +1356,11 @@ const file_plugin_proto_rawDesc = "" +
 	"\vListPrompts\x12&.toolhost.plugin.v1.ListPromptsRequest\x1a'.toolhost.plugin.v1.ListPromptsResponse\x12X\n" +
 	"\tGetPrompt\x12$.toolhost.plugin.v1.GetPromptRequest\x1a%.toolhost.plugin.v1.GetPromptResponse\x12d\n" +
 	"\rListResources\x12(.toolhost.plugin.v1.ListResourcesRequest\x1a).toolhost.plugin.v1.ListResourcesResponse\x12a\n" +
-	"\fReadResource\x12'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2T\n" +
+	"\fReadResource\x12'.toolhost.plugin.v1.ReadResourceRequest\x1a(.toolhost.plugin.v1.ReadResourceResponse2\xf6\x01\n" +
 	"\x04Host\x12L\n" +
-	"\x04Call\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01B'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3"
+	"\x04Call\x12#.toolhost.plugin.v1.HostCallRequest\x1a\x1d.toolhost.plugin.v1.CallEvent0\x01\x12O\n" +
+	"\x06Elicit\x12!.toolhost.plugin.v1.ClientRequest\x1a\".toolhost.plugin.v1.ClientResponse\x12O\n" +
+	"\x06Sample\x12!.toolhost.plugin.v1.ClientRequest\x1a\".toolhost.plugin.v1.ClientResponseB'Z%github.com/toolhost/toolhost/sdk/wireb\x06proto3"
 
 var (
 	file_plugin_proto_rawDescOnce sync.Once
@@ -1274,7 +1374,7 @@ func file_plugin_proto_rawDescGZIP() []byte {
 	return file_plugin_proto_rawDescData
 }
 
-var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_plugin_proto_goTypes = []any{
 	(*DescribeRequest)(nil),       // 0: toolhost.plugin.v1.DescribeRequest
 	(*DescribeResponse)(nil),      // 1: toolhost.plugin.v1.DescribeResponse
@@ -1284,47 +1384,53 @@ var file_plugin_proto_goTypes = []any{
 	(*ErrorEnvelope)(nil),         // 5: toolhost.plugin.v1.ErrorEnvelope
 	(*Result)(nil),                // 6: toolhost.plugin.v1.Result
 	(*CallEvent)(nil),             // 7: toolhost.plugin.v1.CallEvent
-	(*HostCallRequest)(nil),       // 8: toolhost.plugin.v1.HostCallRequest
-	(*ListPromptsRequest)(nil),    // 9: toolhost.plugin.v1.ListPromptsRequest
-	(*ListPromptsResponse)(nil),   // 10: toolhost.plugin.v1.ListPromptsResponse
-	(*GetPromptRequest)(nil),      // 11: toolhost.plugin.v1.GetPromptRequest
-	(*PromptMessage)(nil),         // 12: toolhost.plugin.v1.PromptMessage
-	(*GetPromptResponse)(nil),     // 13: toolhost.plugin.v1.GetPromptResponse
-	(*ListResourcesRequest)(nil),  // 14: toolhost.plugin.v1.ListResourcesRequest
-	(*ListResourcesResponse)(nil), // 15: toolhost.plugin.v1.ListResourcesResponse
-	(*ReadResourceRequest)(nil),   // 16: toolhost.plugin.v1.ReadResourceRequest
-	(*ResourceContents)(nil),      // 17: toolhost.plugin.v1.ResourceContents
-	(*ReadResourceResponse)(nil),  // 18: toolhost.plugin.v1.ReadResourceResponse
-	nil,                           // 19: toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
+	(*ClientRequest)(nil),         // 8: toolhost.plugin.v1.ClientRequest
+	(*ClientResponse)(nil),        // 9: toolhost.plugin.v1.ClientResponse
+	(*HostCallRequest)(nil),       // 10: toolhost.plugin.v1.HostCallRequest
+	(*ListPromptsRequest)(nil),    // 11: toolhost.plugin.v1.ListPromptsRequest
+	(*ListPromptsResponse)(nil),   // 12: toolhost.plugin.v1.ListPromptsResponse
+	(*GetPromptRequest)(nil),      // 13: toolhost.plugin.v1.GetPromptRequest
+	(*PromptMessage)(nil),         // 14: toolhost.plugin.v1.PromptMessage
+	(*GetPromptResponse)(nil),     // 15: toolhost.plugin.v1.GetPromptResponse
+	(*ListResourcesRequest)(nil),  // 16: toolhost.plugin.v1.ListResourcesRequest
+	(*ListResourcesResponse)(nil), // 17: toolhost.plugin.v1.ListResourcesResponse
+	(*ReadResourceRequest)(nil),   // 18: toolhost.plugin.v1.ReadResourceRequest
+	(*ResourceContents)(nil),      // 19: toolhost.plugin.v1.ResourceContents
+	(*ReadResourceResponse)(nil),  // 20: toolhost.plugin.v1.ReadResourceResponse
+	nil,                           // 21: toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
 }
 var file_plugin_proto_depIdxs = []int32{
 	2,  // 0: toolhost.plugin.v1.CallRequest.caller:type_name -> toolhost.plugin.v1.Caller
 	5,  // 1: toolhost.plugin.v1.Result.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
 	4,  // 2: toolhost.plugin.v1.CallEvent.progress:type_name -> toolhost.plugin.v1.Progress
 	6,  // 3: toolhost.plugin.v1.CallEvent.result:type_name -> toolhost.plugin.v1.Result
-	19, // 4: toolhost.plugin.v1.GetPromptRequest.arguments:type_name -> toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
+	21, // 4: toolhost.plugin.v1.GetPromptRequest.arguments:type_name -> toolhost.plugin.v1.GetPromptRequest.ArgumentsEntry
 	2,  // 5: toolhost.plugin.v1.GetPromptRequest.caller:type_name -> toolhost.plugin.v1.Caller
-	12, // 6: toolhost.plugin.v1.GetPromptResponse.messages:type_name -> toolhost.plugin.v1.PromptMessage
+	14, // 6: toolhost.plugin.v1.GetPromptResponse.messages:type_name -> toolhost.plugin.v1.PromptMessage
 	5,  // 7: toolhost.plugin.v1.GetPromptResponse.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
 	2,  // 8: toolhost.plugin.v1.ReadResourceRequest.caller:type_name -> toolhost.plugin.v1.Caller
-	17, // 9: toolhost.plugin.v1.ReadResourceResponse.contents:type_name -> toolhost.plugin.v1.ResourceContents
+	19, // 9: toolhost.plugin.v1.ReadResourceResponse.contents:type_name -> toolhost.plugin.v1.ResourceContents
 	5,  // 10: toolhost.plugin.v1.ReadResourceResponse.error:type_name -> toolhost.plugin.v1.ErrorEnvelope
 	0,  // 11: toolhost.plugin.v1.Plugin.Describe:input_type -> toolhost.plugin.v1.DescribeRequest
 	3,  // 12: toolhost.plugin.v1.Plugin.Call:input_type -> toolhost.plugin.v1.CallRequest
-	9,  // 13: toolhost.plugin.v1.Plugin.ListPrompts:input_type -> toolhost.plugin.v1.ListPromptsRequest
-	11, // 14: toolhost.plugin.v1.Plugin.GetPrompt:input_type -> toolhost.plugin.v1.GetPromptRequest
-	14, // 15: toolhost.plugin.v1.Plugin.ListResources:input_type -> toolhost.plugin.v1.ListResourcesRequest
-	16, // 16: toolhost.plugin.v1.Plugin.ReadResource:input_type -> toolhost.plugin.v1.ReadResourceRequest
-	8,  // 17: toolhost.plugin.v1.Host.Call:input_type -> toolhost.plugin.v1.HostCallRequest
-	1,  // 18: toolhost.plugin.v1.Plugin.Describe:output_type -> toolhost.plugin.v1.DescribeResponse
-	7,  // 19: toolhost.plugin.v1.Plugin.Call:output_type -> toolhost.plugin.v1.CallEvent
-	10, // 20: toolhost.plugin.v1.Plugin.ListPrompts:output_type -> toolhost.plugin.v1.ListPromptsResponse
-	13, // 21: toolhost.plugin.v1.Plugin.GetPrompt:output_type -> toolhost.plugin.v1.GetPromptResponse
-	15, // 22: toolhost.plugin.v1.Plugin.ListResources:output_type -> toolhost.plugin.v1.ListResourcesResponse
-	18, // 23: toolhost.plugin.v1.Plugin.ReadResource:output_type -> toolhost.plugin.v1.ReadResourceResponse
-	7,  // 24: toolhost.plugin.v1.Host.Call:output_type -> toolhost.plugin.v1.CallEvent
-	18, // [18:25] is the sub-list for method output_type
-	11, // [11:18] is the sub-list for method input_type
+	11, // 13: toolhost.plugin.v1.Plugin.ListPrompts:input_type -> toolhost.plugin.v1.ListPromptsRequest
+	13, // 14: toolhost.plugin.v1.Plugin.GetPrompt:input_type -> toolhost.plugin.v1.GetPromptRequest
+	16, // 15: toolhost.plugin.v1.Plugin.ListResources:input_type -> toolhost.plugin.v1.ListResourcesRequest
+	18, // 16: toolhost.plugin.v1.Plugin.ReadResource:input_type -> toolhost.plugin.v1.ReadResourceRequest
+	10, // 17: toolhost.plugin.v1.Host.Call:input_type -> toolhost.plugin.v1.HostCallRequest
+	8,  // 18: toolhost.plugin.v1.Host.Elicit:input_type -> toolhost.plugin.v1.ClientRequest
+	8,  // 19: toolhost.plugin.v1.Host.Sample:input_type -> toolhost.plugin.v1.ClientRequest
+	1,  // 20: toolhost.plugin.v1.Plugin.Describe:output_type -> toolhost.plugin.v1.DescribeResponse
+	7,  // 21: toolhost.plugin.v1.Plugin.Call:output_type -> toolhost.plugin.v1.CallEvent
+	12, // 22: toolhost.plugin.v1.Plugin.ListPrompts:output_type -> toolhost.plugin.v1.ListPromptsResponse
+	15, // 23: toolhost.plugin.v1.Plugin.GetPrompt:output_type -> toolhost.plugin.v1.GetPromptResponse
+	17, // 24: toolhost.plugin.v1.Plugin.ListResources:output_type -> toolhost.plugin.v1.ListResourcesResponse
+	20, // 25: toolhost.plugin.v1.Plugin.ReadResource:output_type -> toolhost.plugin.v1.ReadResourceResponse
+	7,  // 26: toolhost.plugin.v1.Host.Call:output_type -> toolhost.plugin.v1.CallEvent
+	9,  // 27: toolhost.plugin.v1.Host.Elicit:output_type -> toolhost.plugin.v1.ClientResponse
+	9,  // 28: toolhost.plugin.v1.Host.Sample:output_type -> toolhost.plugin.v1.ClientResponse
+	20, // [20:29] is the sub-list for method output_type
+	11, // [11:20] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -1345,7 +1451,7 @@ func file_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_plugin_proto_rawDesc), len(file_plugin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -354,7 +354,9 @@ var Plugin_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	Host_Call_FullMethodName = "/toolhost.plugin.v1.Host/Call"
+	Host_Call_FullMethodName   = "/toolhost.plugin.v1.Host/Call"
+	Host_Elicit_FullMethodName = "/toolhost.plugin.v1.Host/Elicit"
+	Host_Sample_FullMethodName = "/toolhost.plugin.v1.Host/Sample"
 )
 
 // HostClient is the client API for Host service.
@@ -368,6 +370,17 @@ type HostClient interface {
 	// Call runs a tool's action through the host: progress events, then one
 	// result, exactly as Plugin.Call.
 	Call(ctx context.Context, in *HostCallRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[CallEvent], error)
+	// Elicit passes a hosted MCP server's elicitation/create (the bridge of a
+	// plugin of protocol: mcp, during one of its calls) to the person,
+	// through the MCP client that made the call: the params and the result
+	// are MCP's JSON. A FailedPrecondition status, saying why, when nobody
+	// can be asked.
+	Elicit(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error)
+	// Sample passes a hosted MCP server's sampling/createMessage to the MCP
+	// client that made the call; the bridge sends it only when the plugin's
+	// manifest says sampling: allow. A FailedPrecondition status, saying
+	// why, when the client cannot sample.
+	Sample(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error)
 }
 
 type hostClient struct {
@@ -397,6 +410,26 @@ func (c *hostClient) Call(ctx context.Context, in *HostCallRequest, opts ...grpc
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_CallClient = grpc.ServerStreamingClient[CallEvent]
 
+func (c *hostClient) Elicit(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClientResponse)
+	err := c.cc.Invoke(ctx, Host_Elicit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *hostClient) Sample(ctx context.Context, in *ClientRequest, opts ...grpc.CallOption) (*ClientResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ClientResponse)
+	err := c.cc.Invoke(ctx, Host_Sample_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HostServer is the server API for Host service.
 // All implementations must embed UnimplementedHostServer
 // for forward compatibility.
@@ -408,6 +441,17 @@ type HostServer interface {
 	// Call runs a tool's action through the host: progress events, then one
 	// result, exactly as Plugin.Call.
 	Call(*HostCallRequest, grpc.ServerStreamingServer[CallEvent]) error
+	// Elicit passes a hosted MCP server's elicitation/create (the bridge of a
+	// plugin of protocol: mcp, during one of its calls) to the person,
+	// through the MCP client that made the call: the params and the result
+	// are MCP's JSON. A FailedPrecondition status, saying why, when nobody
+	// can be asked.
+	Elicit(context.Context, *ClientRequest) (*ClientResponse, error)
+	// Sample passes a hosted MCP server's sampling/createMessage to the MCP
+	// client that made the call; the bridge sends it only when the plugin's
+	// manifest says sampling: allow. A FailedPrecondition status, saying
+	// why, when the client cannot sample.
+	Sample(context.Context, *ClientRequest) (*ClientResponse, error)
 	mustEmbedUnimplementedHostServer()
 }
 
@@ -420,6 +464,12 @@ type UnimplementedHostServer struct{}
 
 func (UnimplementedHostServer) Call(*HostCallRequest, grpc.ServerStreamingServer[CallEvent]) error {
 	return status.Errorf(codes.Unimplemented, "method Call not implemented")
+}
+func (UnimplementedHostServer) Elicit(context.Context, *ClientRequest) (*ClientResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Elicit not implemented")
+}
+func (UnimplementedHostServer) Sample(context.Context, *ClientRequest) (*ClientResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method Sample not implemented")
 }
 func (UnimplementedHostServer) mustEmbedUnimplementedHostServer() {}
 func (UnimplementedHostServer) testEmbeddedByValue()              {}
@@ -453,13 +503,58 @@ func _Host_Call_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Host_CallServer = grpc.ServerStreamingServer[CallEvent]
 
+func _Host_Elicit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Elicit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Elicit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Elicit(ctx, req.(*ClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Host_Sample_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ClientRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HostServer).Sample(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Host_Sample_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HostServer).Sample(ctx, req.(*ClientRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Host_ServiceDesc is the grpc.ServiceDesc for Host service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
 var Host_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "toolhost.plugin.v1.Host",
 	HandlerType: (*HostServer)(nil),
-	Methods:     []grpc.MethodDesc{},
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Elicit",
+			Handler:    _Host_Elicit_Handler,
+		},
+		{
+			MethodName: "Sample",
+			Handler:    _Host_Sample_Handler,
+		},
+	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Call",

@@ -43,9 +43,17 @@ type Entry struct {
 	Confirmed bool `json:"confirmed"`
 	// Irreversible is what the gate judged the action to be.
 	Irreversible bool `json:"irreversible"`
+	// Request, when set, is a hosted MCP server's request of the client
+	// during the call (elicitation/create, sampling/createMessage): the
+	// entry records that request, not the call.
+	Request string `json:"request,omitempty"`
 	// Outcome is "ok", or the error code the call ended with
-	// (approval_required, denied, not_ready, a plugin's own code, …).
+	// (approval_required, denied, not_ready, a plugin's own code, …); for a
+	// Request, "ok", the person's answer to an elicitation (accept,
+	// decline, cancel), or "refused".
 	Outcome string `json:"outcome"`
+	// Reason says why a Request was refused.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Log appends entries to a file. It is safe for concurrent use, and

@@ -27,22 +27,6 @@ type Question struct {
 // elicitation mid-call.
 type Asker func(ctx context.Context, q Question) (accepted bool, err error)
 
-type askerKey struct{}
-
-// withAsker gives nested calls made during ctx's call the same Asker.
-func withAsker(ctx context.Context, ask Asker) context.Context {
-	if ask == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, askerKey{}, ask)
-}
-
-// askerFrom returns the Asker of the call ctx belongs to, or nil.
-func askerFrom(ctx context.Context) Asker {
-	ask, _ := ctx.Value(askerKey{}).(Asker)
-	return ask
-}
-
 // askPerson turns an approval_required answer into the person's decision:
 // nil when they accepted, denied when they declined or cancelled, and the
 // original envelope when they could not be asked.

@@ -101,6 +101,9 @@ type Call struct {
 	// not confirmed, instead of answering approval_required; nested calls
 	// of an agent ask the same way.
 	Ask Asker
+	// Client, when set, is the MCP client the call came from, to which a
+	// hosted MCP server's requests during the call are passed.
+	Client Client
 	// Surface names the curated surface the call came through ("chat"),
 	// empty for the generic tools and the terminal. A curated surface has
 	// no *_confirmed twin, so the gate refuses an irreversible action on it
@@ -309,7 +312,7 @@ func (d *Dispatcher) run(ctx context.Context, call Call, tool *registry.Tool, ac
 	}
 	caller.Confirmed = call.Confirmed
 	caller.MaxResultBytes = int64(max)
-	res := d.Runner.Call(withAsker(ctx, call.Ask), tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
+	res := d.Runner.Call(withCall(ctx, call, action.Name), tool, &wire.CallRequest{Action: action.Name, ArgsJson: raw, Caller: caller}, onProgress)
 	if res.GetError() != nil {
 		return Fail(wire.ErrorFrom(res.GetError()))
 	}

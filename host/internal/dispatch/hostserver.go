@@ -25,7 +25,8 @@ const MaxAgentDepth = 3
 // every nested call ends when the agent's call does. agent is the agent's
 // name.
 func (d *Dispatcher) HostServer(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer {
-	return &hostServer{d: d, agent: agent, caller: caller, ask: askerFrom(ctx), done: ctx.Done()}
+	sv := servedFrom(ctx)
+	return &hostServer{d: d, agent: agent, caller: caller, ask: sv.ask, served: sv, done: ctx.Done()}
 }
 
 type hostServer struct {
@@ -34,6 +35,9 @@ type hostServer struct {
 	agent  string
 	caller *wire.Caller
 	ask    Asker
+	// served is the call the plugin runs: its client, for a hosted MCP
+	// server's requests, and what to audit.
+	served served
 	// done is closed when the agent's own call ends (cancelled by its
 	// client, or finished): nested calls still running are cancelled then,
 	// whether or not the agent passed its context on.
@@ -119,7 +123,7 @@ func (h *hostServer) Call(in *wire.HostCallRequest, stream grpc.ServerStreamingS
 		}
 	}()
 	out := h.d.Run(ctx, Call{Kind: kind, Name: in.GetTool(), Action: in.GetAction(), Args: in.GetArgsJson(),
-		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask}, func(p *wire.Progress) {
+		Confirmed: in.GetConfirmed(), Caller: caller, Ask: h.ask, Client: h.served.client}, func(p *wire.Progress) {
 		_ = stream.Send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: p}})
 	})
 	return send(out.Wire())

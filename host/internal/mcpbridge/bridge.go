@@ -10,14 +10,20 @@
 // approval pinned before the first call.
 //
 // The bridge answers the server's requests of the client: roots/list with
-// the manifest's roots; sampling and elicitation are not offered (no
-// capability is advertised), so a server cannot ask the model or the
-// person anything behind the host's gate.
+// the manifest's roots; elicitation/create (form mode) is passed to the
+// host, which asks the person through the MCP client of the call the way
+// the gate asks its own question, or refuses it saying why; and
+// sampling/createMessage is offered and passed on the same way only when
+// the manifest says sampling: allow — otherwise the capability is not
+// advertised and a request is refused, naming the key that allows it. The
+// host audits each. A server's request over stdio does not say which call
+// it belongs to, so it is passed on only while exactly one call runs.
 package mcpbridge
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -29,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolhost/toolhost/manifests"
@@ -62,12 +69,17 @@ type Config struct {
 	Dir string `json:"dir"`
 	// Roots are the absolute folders roots/list answers.
 	Roots []string `json:"roots,omitempty"`
+	// Sampling offers the server sampling (the manifest's sampling:
+	// allow).
+	Sampling bool `json:"sampling,omitempty"`
+	// Manifest is the manifest's path, for messages.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // ConfigFor is how the host starts m's server whose entrypoint is at the
 // absolute path entry, with env in dir.
 func ConfigFor(m *manifests.Manifest, entry string, env []string, dir string) Config {
-	c := Config{Name: m.Name, Command: entry, Env: env, Dir: dir, Roots: m.Roots}
+	c := Config{Name: m.Name, Command: entry, Env: env, Dir: dir, Roots: m.Roots, Sampling: m.Sampling, Manifest: m.Path}
 	if m.Interpreter != "" {
 		c.Command = m.Interpreter
 		c.Args = append(c.Args, entry)
@@ -96,6 +108,22 @@ type Hooks struct {
 	Started func(cmd *exec.Cmd)
 	// Stderr receives the server's stderr (default the bridge's own).
 	Stderr io.Writer
+	// Elicit and Sample answer the server's elicitation/create and (when
+	// Config.Sampling) sampling/createMessage; unset, each is refused.
+	Elicit func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	Sample func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+}
+
+// errNoCall refuses a server's request made while the host lists its
+// tools (at approval, or at launch before any call).
+var errNoCall = errors.New("the host is listing the server's tools and serves no call, so there is nobody to pass the request to")
+
+// samplingRefused is the error a server gets for sampling/createMessage
+// when its manifest does not allow it.
+func samplingRefused(c Config) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+		"sampling is not allowed for the plugin %s: the host neither offers nor answers it unless a person adds `sampling: allow` to %s and approves the plugin again (host approve %s)",
+		c.Name, c.Manifest, c.Name)}
 }
 
 // lookPath finds name on the PATH of env, not the bridge's own.
@@ -133,12 +161,21 @@ func Start(ctx context.Context, c Config, h Hooks) (*Server, error) {
 		cmd.Stderr = os.Stderr
 	}
 	s := &Server{cmd: cmd, progress: map[string]func(*mcp.ProgressNotificationParams){}}
-	caps := &mcp.ClientCapabilities{}
+	// The capabilities offered are exactly the requests served: a server
+	// (the reference server among them) may list other tools for them,
+	// which approval pins.
+	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
 	if len(c.Roots) > 0 {
 		caps.RootsV2 = &mcp.RootCapabilities{}
 	}
 	opts := &mcp.ClientOptions{
 		Capabilities: caps,
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if h.Elicit == nil {
+				return nil, errNoCall
+			}
+			return h.Elicit(ctx, req.Params)
+		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			s.mu.Lock()
 			f := s.progress[fmt.Sprint(req.Params.ProgressToken)]
@@ -151,7 +188,25 @@ func Start(ctx context.Context, c Config, h Hooks) (*Server, error) {
 	if h.ToolsChanged != nil {
 		opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { h.ToolsChanged() }
 	}
+	if c.Sampling {
+		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			if h.Sample == nil {
+				return nil, errNoCall
+			}
+			return h.Sample(ctx, req.Params)
+		}
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolhost", Version: "1"}, opts)
+	if !c.Sampling {
+		client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "sampling/createMessage" {
+					return nil, samplingRefused(c)
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	for _, r := range c.Roots {
 		client.AddRoots(&mcp.Root{Name: filepath.Base(r), URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String()})
 	}

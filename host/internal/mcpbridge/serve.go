@@ -10,8 +10,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/toolhost/toolhost/manifests"
 	"github.com/toolhost/toolhost/sdk/wire"
@@ -27,9 +30,17 @@ func Run() int {
 		logger.Error("no bridge configuration: the host starts the bridge", "env", ConfigEnv, "error", err)
 		return 2
 	}
-	b := &bridge{logger: logger, changed: make(chan struct{}, 1)}
+	b := &bridge{logger: logger, changed: make(chan struct{}, 1), calls: map[*call]struct{}{}}
 	ctx := context.Background()
-	s, err := Start(ctx, c, Hooks{ToolsChanged: b.toolsChanged})
+	s, err := Start(ctx, c, Hooks{ToolsChanged: b.toolsChanged,
+		Elicit: func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			var r mcp.ElicitResult
+			return &r, b.toHost(ctx, "elicitation/create", p, &r)
+		},
+		Sample: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			var r mcp.CreateMessageResult
+			return &r, b.toHost(ctx, "sampling/createMessage", p, &r)
+		}})
 	if err != nil {
 		logger.Error("the MCP server did not start", "error", err)
 		return 1
@@ -68,6 +79,72 @@ type bridge struct {
 	// changed hears the server's list_changed notifications, which may
 	// come before the first listing is done.
 	changed chan struct{}
+
+	broker *plugin.GRPCBroker
+	// calls are the tools/calls running, whose Host service (the host's
+	// broker id) takes the server's requests of the client.
+	callsMu sync.Mutex
+	calls   map[*call]struct{}
+}
+
+// call is one tools/call running through the bridge.
+type call struct {
+	action string
+	hostID uint32
+}
+
+// SetBroker is given go-plugin's broker, through which the bridge reaches
+// the Host service of each call.
+func (b *bridge) SetBroker(broker *plugin.GRPCBroker) { b.broker = broker }
+
+// toHost passes one of the server's requests of the client (params, MCP's
+// JSON) to the Host service of the call it belongs to and decodes the
+// answer into result. Over stdio a request does not say which call it
+// belongs to: it is passed on only while exactly one call runs, so an
+// answer can never come from the person or model of another call.
+func (b *bridge) toHost(ctx context.Context, method string, params, result any) error {
+	b.callsMu.Lock()
+	var only *call
+	for c := range b.calls {
+		only = c
+	}
+	n := len(b.calls)
+	b.callsMu.Unlock()
+	switch {
+	case n == 0:
+		return fmt.Errorf("%s came while no tool call was running: a hosted server may ask only during a call", method)
+	case n > 1:
+		return fmt.Errorf("%s came while %d calls of this server were running, and a request over stdio does not say which call it belongs to: refused rather than asking the person or model of another call", method, n)
+	case only.hostID == 0 || b.broker == nil:
+		return fmt.Errorf("%s: the host serves no client to this call of %s", method, only.action)
+	}
+	conn, err := b.broker.Dial(only.hostID)
+	if err != nil {
+		return fmt.Errorf("%s: connect to the host: %w", method, err)
+	}
+	defer conn.Close()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	host := wire.NewHostClient(conn)
+	var res *wire.ClientResponse
+	if method == "elicitation/create" {
+		res, err = host.Elicit(ctx, &wire.ClientRequest{ParamsJson: raw})
+	} else {
+		res, err = host.Sample(ctx, &wire.ClientRequest{ParamsJson: raw})
+	}
+	if err != nil {
+		// The host's reason, as the server should see it.
+		if st, ok := status.FromError(err); ok && st.Code() == codes.FailedPrecondition {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: st.Message()}
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if err := json.Unmarshal(res.GetResultJson(), result); err != nil {
+		return fmt.Errorf("%s: the client's answer: %w", method, err)
+	}
+	return nil
 }
 
 // toolsChanged notes the server's notifications/tools/list_changed.
@@ -126,6 +203,15 @@ func (b *bridge) Call(in *wire.CallRequest, stream grpc.ServerStreamingServer[wi
 		raw, _ := json.Marshal(map[string]any{"tools": tools})
 		return result(&wire.Result{Json: raw})
 	}
+	c := &call{action: in.GetAction(), hostID: in.GetHostBrokerId()}
+	b.callsMu.Lock()
+	b.calls[c] = struct{}{}
+	b.callsMu.Unlock()
+	defer func() {
+		b.callsMu.Lock()
+		delete(b.calls, c)
+		b.callsMu.Unlock()
+	}()
 	res, err := b.server.Call(ctx, in.GetAction(), in.GetArgsJson(), func(p *mcp.ProgressNotificationParams) {
 		_ = send(&wire.CallEvent{Event: &wire.CallEvent_Progress{Progress: &wire.Progress{Progress: p.Progress, Total: p.Total, Message: p.Message}}})
 	})

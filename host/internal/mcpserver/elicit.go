@@ -56,19 +56,46 @@ type personGate struct {
 // askPerson returns the personGate of a tools/call, or nil when the person
 // cannot be asked on its connection.
 func (s *Server) askPerson(req *mcp.CallToolRequest) *personGate {
-	if req.Session == nil || (req.Extra != nil && req.Extra.Header != nil) {
+	if noPerson(req) != "" {
 		return nil
 	}
 	// A request whose _meta names a protocol version is of the modern era.
 	_, modern := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion]
+	return &personGate{s: s, req: req, modern: modern}
+}
+
+// noPerson says why the person cannot be asked on the connection of a
+// tools/call, or "" when they can.
+func noPerson(req *mcp.CallToolRequest) string {
+	if why := noRequests(req); why != "" {
+		return why
+	}
 	caps := req.ClientCapabilities()
 	if caps == nil || caps.Elicitation == nil {
-		return nil
+		return fmt.Sprintf("the MCP client (%s) did not declare the elicitation capability, so it cannot show a question", clientName(req))
 	}
 	if e := caps.Elicitation; e.Form == nil && e.URL != nil {
-		return nil // url mode only: it cannot show a yes/no question
+		return fmt.Sprintf("the MCP client (%s) offers only url elicitation, which cannot show a question", clientName(req))
 	}
-	return &personGate{s: s, req: req, modern: modern}
+	return ""
+}
+
+// noRequests says why the host cannot send requests to the client during
+// a tools/call, or "" when it can: over HTTP the host is stateless, and
+// a request would have nowhere to go.
+func noRequests(req *mcp.CallToolRequest) string {
+	if req.Session == nil || (req.Extra != nil && req.Extra.Header != nil) {
+		return "the call came over HTTP, where the host sends the client no requests of its own"
+	}
+	return ""
+}
+
+// clientName is the name the client gave for itself.
+func clientName(req *mcp.CallToolRequest) string {
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+		return p.ClientInfo.Name
+	}
+	return "unnamed"
 }
 
 // asker is the dispatch.Asker of the call (nil for a nil personGate).
@@ -84,7 +111,7 @@ func (g *personGate) asker() dispatch.Asker {
 
 // elicit asks through elicitation/create and reports an explicit accept.
 func (g *personGate) elicit(ctx context.Context, q dispatch.Question) (bool, error) {
-	res, err := g.req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: question(q), RequestedSchema: confirmSchema()})
+	res, err := g.ask(ctx, &mcp.ElicitParams{Mode: "form", Message: question(q), RequestedSchema: confirmSchema()})
 	if err != nil {
 		if g.s.opts.Logger != nil {
 			g.s.opts.Logger.Warn("elicitation failed; answering approval_required", "tool", q.Tool, "action", q.Action, "error", err)
@@ -92,6 +119,12 @@ func (g *personGate) elicit(ctx context.Context, q dispatch.Question) (bool, err
 		return false, fmt.Errorf("mcp: elicit: %w", err)
 	}
 	return res.Action == "accept", nil
+}
+
+// ask sends one elicitation/create to the person, mid-call: the gate's own
+// question, or a hosted MCP server's (callClient.Elicit).
+func (g *personGate) ask(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return g.req.Session.Elicit(ctx, p)
 }
 
 // answered decides a modern call from the answer its retry carries, or

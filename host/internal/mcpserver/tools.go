@@ -212,7 +212,7 @@ func (s *Server) run(kind manifests.Kind, confirmed bool) mcp.ToolHandler {
 		onProgress := mcpproto.ProgressSender(ctx, req)
 		person := s.askPerson(req)
 		out := s.opts.Runner.Run(ctx, dispatch.Call{Kind: kind, Name: target, Action: in.Action, Args: in.Args,
-			Confirmed: confirmed, Caller: s.Caller(req), Ask: person.asker()}, onProgress)
+			Confirmed: confirmed, Caller: s.Caller(req), Ask: person.asker(), Client: &callClient{req: req, person: person}}, onProgress)
 		return person.result(out), nil
 	}
 }

@@ -95,8 +95,9 @@ type Options struct {
 	// plugin handshake (default 20s); one that does not is killed and its
 	// call answers not_ready.
 	StartTimeout time.Duration
-	// HostServer, when set, is served to agents over go-plugin's broker for
-	// the duration of each of their calls; ctx is the agent's call's.
+	// HostServer, when set, is served to agents and MCP servers' bridges
+	// over go-plugin's broker for the duration of each of their calls; ctx
+	// is the call's.
 	HostServer func(ctx context.Context, agent string, caller *wire.Caller) wire.HostServer
 	// OnLaunch and OnCrash, when set, are told of each plugin process
 	// started and each one that died under the host (the metrics); they
@@ -307,12 +308,15 @@ func toolSlot(ctx context.Context, st *toolState, tool *registry.Tool) (func(), 
 }
 
 // run makes the call on p within the manifest's timeout, serving the host
-// API to an agent while it runs, and says what it came to.
+// API to an agent or an MCP server's bridge while it runs, and says what it
+// came to.
 func (s *Supervisor) run(ctx context.Context, st *toolState, p *proc, tool *registry.Tool, req *wire.CallRequest, onProgress func(*wire.Progress)) callOutcome {
 	timeout := callTimeout(tool)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if tool.Manifest.Kind == "agent" && s.opts.HostServer != nil && p.rpc.Broker != nil {
+	// An agent calls the host; an MCP server's bridge passes the server's
+	// elicitation and sampling requests to the call's client through it.
+	if (tool.Manifest.Kind == "agent" || tool.Manifest.MCP()) && s.opts.HostServer != nil && p.rpc.Broker != nil {
 		stopHost := serveHost(p.rpc.Broker, s.opts.HostServer(ctx, tool.Name(), req.GetCaller()), req)
 		defer stopHost()
 	}
