@@ -403,6 +403,12 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	return st, err
 }
 
+// MergedRanges lists a sheet's merged ranges (cells spanning columns or
+// rows), reading the sheet through without handing on its rows.
+func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
+	return workbook.StreamMerges(ctx, b, sh)
+}
+
 // sheetReader turns one <table:table> into rows.
 type sheetReader struct {
 	d  *xml.Decoder
@@ -726,6 +732,9 @@ func (p *sheetReader) merged(se xml.StartElement) {
 		return
 	}
 	p.st.MergedRanges++
+	if p.o.Merge != nil && p.row <= workbook.MaxRows && p.col < workbook.MaxColumns {
+		p.o.Merge(workbook.CellName(p.row, p.col+1) + ":" + workbook.CellName(min(p.row+rows-1, workbook.MaxRows), min(p.col+cols, workbook.MaxColumns)))
+	}
 	p.st.MaxRow = max(p.st.MaxRow, min(p.row+rows-1, workbook.MaxRows))
 	p.st.MaxColumn = max(p.st.MaxColumn, min(p.col+cols, workbook.MaxColumns))
 }
