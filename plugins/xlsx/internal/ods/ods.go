@@ -888,7 +888,10 @@ func isoDuration(s string) (float64, bool) {
 
 // ExcelFormula turns an OpenFormula (of:=SUM([.A1:.A3])) into the text
 // Excel shows (=SUM(A1:A3)): the namespace prefix dropped, references
-// unbracketed with ! after a sheet name, ; between arguments as ,.
+// unbracketed with ! after a sheet name, ; between arguments and the union
+// operator ~ as ",", a named expression's $$ prefix dropped. Function
+// names are kept as OpenFormula writes them (COM.MICROSOFT.T.DIST for
+// Excel's T.DIST).
 func ExcelFormula(f string) string {
 	if i := strings.Index(f, ":="); i >= 0 && i < 8 {
 		f = f[i+1:]
@@ -911,8 +914,12 @@ func ExcelFormula(f string) string {
 			}
 			b.WriteString(reference(f[i+1 : i+j]))
 			i += j
-		case c == ';':
+		case c == ';', c == '~':
+			// The argument separator, and the union operator.
 			b.WriteByte(',')
+		case c == '$' && i+1 < len(f) && f[i+1] == '$':
+			// $$Name: a named expression, written by its name.
+			i++
 		default:
 			b.WriteByte(c)
 		}

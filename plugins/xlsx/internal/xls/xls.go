@@ -47,6 +47,8 @@ type book struct {
 	sheets   []sheetInfo
 	maxMem   int64
 	streamSz int64
+	// names are what formula tokens refer to beyond cells (BIFF8).
+	names formulaNames
 }
 
 type xfInfo struct{ date, elapsed bool }
@@ -227,6 +229,7 @@ loop:
 			if err != nil {
 				return nil, invalid("a sheet name is cut short")
 			}
+			b.names.tabs = append(b.names.tabs, name)
 			sh := workbook.Sheet{Name: name, State: [...]string{"visible", "hidden", "veryHidden", "veryHidden"}[body[4]&3], Type: "worksheet"}
 			switch body[5] {
 			case 2:
@@ -237,6 +240,21 @@ loop:
 			sh.Part = fmt.Sprintf("sheet %d of the workbook stream", len(sheets)+1)
 			sheets = append(sheets, sh)
 			b.sheets = append(b.sheets, sheetInfo{name: name, off: int64(binary.LittleEndian.Uint32(body))})
+		case recName:
+			if b.biff8 {
+				b.names.names = append(b.names.names, readName(body))
+			}
+		case recSupBook:
+			b.names.supBooks = append(b.names.supBooks, readSupBook(body))
+			b.names.extNames = append(b.names.extNames, nil)
+		case recExternName:
+			if k := len(b.names.extNames) - 1; b.biff8 && k >= 0 {
+				b.names.extNames[k] = append(b.names.extNames[k], readExternName(body))
+			}
+		case recExternSht:
+			if b.biff8 {
+				b.names.externals = append(b.names.externals, readExternSheet(body)...)
+			}
 		case recXF:
 			if len(body) >= 4 {
 				fmtIDs = append(fmtIDs, int(binary.LittleEndian.Uint16(body[2:])))
@@ -513,7 +531,8 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	if err != nil {
 		return st, err
 	}
-	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1}
+	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1,
+		text: o.Formulas && !o.FormulaMarks && !o.StatsOnly && b.biff8}
 	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
@@ -536,6 +555,23 @@ type sheetReader struct {
 	// a STRING record, -1 when none.
 	pending    int
 	pendingRow int
+
+	// text is whether formulas are turned into text (Formulas asked,
+	// not marks, BIFF8).
+	text bool
+	// shared are the shared formulas (SHRFMLA) and array formulas (ARRAY)
+	// read so far, by their first cell; exp is the cell whose formula
+	// is one of those, defined by the record that follows it.
+	shared map[[2]int]sharedFormula
+	exp    [2]int
+	hasExp bool
+}
+
+// sharedFormula is a SHRFMLA or ARRAY record's formula: its tokens, and
+// for an array formula the range its result fills.
+type sharedFormula struct {
+	rgce  []byte
+	array bool
 }
 
 // maxColumn is the widest row kept: BIFF8's grid is 256 columns, and no
@@ -672,7 +708,16 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		} else {
 			v = p.b.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
 		}
-		return p.set(r, c, v, true)
+		if err := p.set(r, c, v, true); err != nil {
+			return err
+		}
+		if p.text {
+			p.formulaText(r, c, body)
+		}
+	case recShrFmla, recArray:
+		if p.text {
+			p.sharedFormula(typ, body)
+		}
 	case recString:
 		if p.pending < 0 {
 			return nil
@@ -708,6 +753,70 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		}
 	}
 	return nil
+}
+
+// formulaText gives the FORMULA record's cell at (r, c) its formula text,
+// or the reason it has none; a cell of a shared or array formula points
+// to its definition, which follows the definition's first cell.
+func (p *sheetReader) formulaText(r, c int, body []byte) {
+	p.hasExp = false
+	if len(body) < 22 {
+		return
+	}
+	rgce := body[22:]
+	if cce := u16(body, 20); cce <= len(rgce) {
+		rgce = rgce[:cce]
+	}
+	if len(rgce) == 5 && rgce[0] == 0x01 {
+		at := [2]int{u16(rgce, 1), u16(rgce, 3)}
+		sf, ok := p.shared[at]
+		switch {
+		case ok && sf.array && at != [2]int{r, c}:
+			// A cell of an array formula's result: as in .xlsx, only
+			// its first cell holds the formula.
+		case ok:
+			p.setText(r, c, sf.rgce)
+		case at == [2]int{r, c}:
+			p.exp, p.hasExp = at, true
+		default:
+			p.g.Formula(r, c, workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found"))
+		}
+		return
+	}
+	p.setText(r, c, rgce)
+}
+
+func (p *sheetReader) setText(r, c int, rgce []byte) {
+	text, err := p.b.names.decompile(rgce, r, c)
+	if err != nil {
+		text = workbook.NoFormulaText(err.Error())
+	}
+	p.g.Formula(r, c, text)
+}
+
+// sharedFormula keeps a SHRFMLA or ARRAY record's formula and gives it to
+// the cell just read, its first.
+func (p *sheetReader) sharedFormula(typ uint16, body []byte) {
+	off := 10 // SHRFMLA: range, reserved, use count, then cce
+	if typ == recArray {
+		off = 14 // ARRAY: range, options, reserved, then cce
+	}
+	if len(body) < off {
+		return
+	}
+	rgce := body[off:]
+	if cce := u16(body, off-2); cce <= len(rgce) {
+		rgce = rgce[:cce]
+	}
+	at := [2]int{u16(body, 0), int(body[4])}
+	if p.shared == nil {
+		p.shared = map[[2]int]sharedFormula{}
+	}
+	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), array: typ == recArray}
+	if p.hasExp && p.exp == at {
+		p.setText(at[0], at[1], rgce)
+		p.hasExp = false
+	}
 }
 
 // dimension records the sheet's DIMENSIONS claim (last row and column
