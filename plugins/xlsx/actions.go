@@ -306,8 +306,8 @@ const noFormulaTextReason = "no formula text: "
 // (the Reason says why).
 type formulaCell struct {
 	Formula *string `json:"formula"`
-	Value   any    `json:"value"`
-	Cached  bool   `json:"cached"`
+	Value   any     `json:"value"`
+	Cached  bool    `json:"cached"`
 	// Computed is set on a formula the file holds no value for: true when
 	// its value was computed, false with the Reason when not.
 	Computed *bool  `json:"computed,omitempty"`

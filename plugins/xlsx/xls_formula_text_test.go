@@ -85,6 +85,28 @@ func TestXLSFormulaTextAgreesWithTwins(t *testing.T) {
 	if compared == 0 {
 		t.Fatal("no formula compared")
 	}
+	// Over the whole corpus: how many formulas have text.
+	var cells, withText int
+	corpusReasons := map[string]int{}
+	for _, path := range files {
+		w, err := openWorkbook(path)
+		if err != nil {
+			continue // refused: formats_corpus_test.go checks why
+		}
+		w.Close()
+		for _, f := range formulaTexts(t, path) {
+			cells++
+			if reason, none := workbook.FormulaReason(f); none {
+				corpusReasons[reason]++
+			} else {
+				withText++
+			}
+		}
+	}
+	t.Logf(".xls corpus: %d formula cells, %d with text", cells, withText)
+	for r, k := range corpusReasons {
+		t.Logf("  %d without text: %s", k, r)
+	}
 	t.Logf(".xls formula text: %d formulas compared with their .xlsx or .ods twin, %d equal, %d equal but for function names the .ods names otherwise (COM.MICROSOFT.T.DIST for _xlfn.T.DIST, LEGACY.CHIDIST for CHIDIST), %d without text (reason given), %d listed differences",
 		compared, equal, renamed, noText, listed)
 	for r, k := range reasons {

@@ -889,7 +889,8 @@ func isoDuration(s string) (float64, bool) {
 // ExcelFormula turns an OpenFormula (of:=SUM([.A1:.A3])) into the text
 // Excel shows (=SUM(A1:A3)): the namespace prefix dropped, references
 // unbracketed with ! after a sheet name, ; between arguments and the union
-// operator ~ as ",", a named expression's $$ prefix dropped. Function
+// operator ~ as ",", an inline array's rows (|) split by ";", a named
+// expression's $$ prefix dropped. Function
 // names are kept as OpenFormula writes them (COM.MICROSOFT.T.DIST for
 // Excel's T.DIST).
 func ExcelFormula(f string) string {
@@ -917,6 +918,9 @@ func ExcelFormula(f string) string {
 		case c == ';', c == '~':
 			// The argument separator, and the union operator.
 			b.WriteByte(',')
+		case c == '|':
+			// The row separator of an inline array ({1;2|3;4}).
+			b.WriteByte(';')
 		case c == '$' && i+1 < len(f) && f[i+1] == '$':
 			// $$Name: a named expression, written by its name.
 			i++

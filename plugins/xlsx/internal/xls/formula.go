@@ -46,10 +46,11 @@ type noText string
 
 // decompile turns a BIFF8 formula's parsed tokens (rgce) into the text
 // Excel shows (=SUM(A1:A3)), at the cell (row, col), 0-based, which
-// relative references of a shared formula (PtgRefN, PtgAreaN) count from.
+// relative references of a shared formula (PtgRefN, PtgAreaN) count from;
+// extra is the data after the tokens (array constants, in token order).
 // A token not decompiled here gives no text and the reason, never a
 // wrong text.
-func (n *formulaNames) decompile(rgce []byte, row, col int) (string, error) {
+func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, error) {
 	var st []string
 	pop := func() (string, error) {
 		if len(st) == 0 {
@@ -66,6 +67,9 @@ func (n *formulaNames) decompile(rgce []byte, row, col int) (string, error) {
 		return nil
 	}
 	for i := 0; i < len(rgce); {
+		if len(st) > 0 && len(st[len(st)-1]) > maxFormulaText {
+			return "", noText("its text would be longer than Excel's 8,192 characters")
+		}
 		ptg := rgce[i]
 		i++
 		base := ptg
@@ -222,7 +226,13 @@ func (n *formulaNames) decompile(rgce []byte, row, col int) (string, error) {
 			}
 			st = append(st, areaRef(rgce[i:], row, col, base == 0x2D))
 			i += 8
-		case 0x26, 0x27, 0x28: // the size of a subexpression: skipped
+		case 0x26: // a subexpression's size, and its areas after the tokens
+			i += 6
+			if len(extra) < 2 || 2+8*int(binary.LittleEndian.Uint16(extra)) > len(extra) {
+				return "", noText("its tokens' data is cut short")
+			}
+			extra = extra[2+8*int(binary.LittleEndian.Uint16(extra)):]
+		case 0x27, 0x28: // the size of a subexpression: skipped
 			i += 6
 		case 0x29:
 			i += 2
@@ -268,8 +278,14 @@ func (n *formulaNames) decompile(rgce []byte, row, col int) (string, error) {
 			return "", noText("it is part of a shared or array formula whose definition was not found")
 		case 0x02:
 			return "", noText("it is a data table (TABLE), which has no formula text")
-		case 0x20:
-			return "", noText("it holds an array constant, not decompiled here")
+		case 0x20: // an array constant, its values after the tokens
+			i += 7
+			s, rest, err := arrayConstant(extra)
+			if err != nil {
+				return "", err
+			}
+			extra = rest
+			st = append(st, s)
 		default:
 			return "", noText(fmt.Sprintf("it holds formula token 0x%02X, not decompiled here", ptg))
 		}
@@ -281,6 +297,68 @@ func (n *formulaNames) decompile(rgce []byte, row, col int) (string, error) {
 }
 
 func (e noText) Error() string { return string(e) }
+
+// maxFormulaText is the longest formula text Excel writes: tokens that
+// would decompile longer are a crafted file, and stop.
+const maxFormulaText = 8192
+
+// arrayConstant reads an array constant ({1,2;3,4}) from the data after a
+// formula's tokens, returning the rest.
+func arrayConstant(b []byte) (string, []byte, error) {
+	short := noText("its array constant is cut short")
+	if len(b) < 3 {
+		return "", nil, short
+	}
+	cols, rows := int(b[0])+1, int(binary.LittleEndian.Uint16(b[1:]))+1
+	b = b[3:]
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for r := range rows {
+		if r > 0 {
+			sb.WriteByte(';')
+		}
+		for c := range cols {
+			if c > 0 {
+				sb.WriteByte(',')
+			}
+			if len(b) < 1 {
+				return "", nil, short
+			}
+			typ := b[0]
+			b = b[1:]
+			switch typ {
+			case 0x02:
+				if len(b) < 2 {
+					return "", nil, short
+				}
+				s, k, ok := formulaChars(b[2:], int(binary.LittleEndian.Uint16(b)))
+				if !ok {
+					return "", nil, short
+				}
+				b = b[2+k:]
+				sb.WriteString(`"` + strings.ReplaceAll(s, `"`, `""`) + `"`)
+				continue
+			case 0x00, 0x01, 0x04, 0x10:
+			default:
+				return "", nil, noText(fmt.Sprintf("its array constant holds a value of type 0x%02X", typ))
+			}
+			if len(b) < 8 {
+				return "", nil, short
+			}
+			switch typ {
+			case 0x01:
+				sb.WriteString(formulaNumber(math.Float64frombits(binary.LittleEndian.Uint64(b))))
+			case 0x04:
+				sb.WriteString(map[bool]string{true: "TRUE", false: "FALSE"}[b[0] != 0])
+			case 0x10:
+				sb.WriteString(workbook.ErrorValue(b[0]).Str)
+			}
+			b = b[8:]
+		}
+	}
+	sb.WriteByte('}')
+	return sb.String(), b, nil
+}
 
 // formulaNumber writes a number as Excel shows it in a formula: plain
 // digits, or 1E+100 beyond what fifteen digits show.

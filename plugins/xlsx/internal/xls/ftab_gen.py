@@ -2,7 +2,7 @@
 """Writes ftab.go: the BIFF built-in function table (MS-XLS 2.5.198.17,
 Ftab), each function's name and argument counts by its index, from
 Debian's python3-xlrd (1.2.0, BSD licence), whose formula module carries
-the same table. Usage: /usr/bin/python3 ftab_gen.py > ftab.go
+the same table. Usage: /usr/bin/python3 ftab_gen.py | gofmt > ftab.go
 """
 from xlrd import formula
 

@@ -570,8 +570,8 @@ type sheetReader struct {
 // sharedFormula is a SHRFMLA or ARRAY record's formula: its tokens, and
 // for an array formula the range its result fills.
 type sharedFormula struct {
-	rgce  []byte
-	array bool
+	rgce, extra []byte
+	array       bool
 }
 
 // maxColumn is the widest row kept: BIFF8's grid is 256 columns, and no
@@ -713,6 +713,8 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		}
 		if p.text {
 			p.formulaText(r, c, body)
+		} else {
+			p.g.Formula(r, c, workbook.NoFormulaText("formula text is read from Excel 97–2003 .xls files (BIFF8) only; this is an older one"))
 		}
 	case recShrFmla, recArray:
 		if p.text {
@@ -763,9 +765,9 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 	if len(body) < 22 {
 		return
 	}
-	rgce := body[22:]
+	rgce, extra := body[22:], []byte(nil)
 	if cce := u16(body, 20); cce <= len(rgce) {
-		rgce = rgce[:cce]
+		rgce, extra = rgce[:cce], rgce[cce:]
 	}
 	if len(rgce) == 5 && rgce[0] == 0x01 {
 		at := [2]int{u16(rgce, 1), u16(rgce, 3)}
@@ -775,7 +777,7 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 			// A cell of an array formula's result: as in .xlsx, only
 			// its first cell holds the formula.
 		case ok:
-			p.setText(r, c, sf.rgce)
+			p.setText(r, c, sf.rgce, sf.extra)
 		case at == [2]int{r, c}:
 			p.exp, p.hasExp = at, true
 		default:
@@ -783,11 +785,11 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 		}
 		return
 	}
-	p.setText(r, c, rgce)
+	p.setText(r, c, rgce, extra)
 }
 
-func (p *sheetReader) setText(r, c int, rgce []byte) {
-	text, err := p.b.names.decompile(rgce, r, c)
+func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
+	text, err := p.b.names.decompile(rgce, extra, r, c)
 	if err != nil {
 		text = workbook.NoFormulaText(err.Error())
 	}
@@ -804,17 +806,17 @@ func (p *sheetReader) sharedFormula(typ uint16, body []byte) {
 	if len(body) < off {
 		return
 	}
-	rgce := body[off:]
+	rgce, extra := body[off:], []byte(nil)
 	if cce := u16(body, off-2); cce <= len(rgce) {
-		rgce = rgce[:cce]
+		rgce, extra = rgce[:cce], rgce[cce:]
 	}
 	at := [2]int{u16(body, 0), int(body[4])}
 	if p.shared == nil {
 		p.shared = map[[2]int]sharedFormula{}
 	}
-	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), array: typ == recArray}
+	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArray}
 	if p.hasExp && p.exp == at {
-		p.setText(at[0], at[1], rgce)
+		p.setText(at[0], at[1], rgce, extra)
 		p.hasExp = false
 	}
 }

@@ -675,5 +675,9 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		}
 		v = workbook.Value{Kind: workbook.KindString, Str: p.b.sst[i]}
 	}
-	return p.g.Set(p.next, int(col), v, formula)
+	if err := p.g.Set(p.next, int(col), v, formula); err != nil || !formula {
+		return err
+	}
+	p.g.Formula(p.next, int(col), workbook.NoFormulaText(".xlsb formulas are stored as parsed tokens, which are not turned into text here"))
+	return nil
 }

@@ -1,0 +1,56 @@
+package xls
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestFormulaTokensDecompileToExcelText(t *testing.T) {
+	n := &formulaNames{
+		names:     []string{"Total"},
+		tabs:      []string{"Sheet1", "My sheet", "A1"},
+		supBooks:  []supBook{supSelf, supExternal},
+		externals: []xti{{0, 1, 1}, {1, 0, 0}, {0, 0, 2}, {0, 2, 2}},
+	}
+	ref := func(ptg byte, r, c uint16) []byte { return []byte{ptg, byte(r), byte(r >> 8), byte(c), byte(c >> 8)} }
+	rel := uint16(0xC000)
+	cat := func(b ...[]byte) []byte { return bytes.Join(b, nil) }
+	for _, tc := range []struct {
+		name      string
+		rgce      []byte
+		extra     []byte
+		want, why string
+	}{
+		{"relative ref", ref(0x44, 0, 2|rel), nil, "=C1", ""},
+		{"absolute ref", ref(0x24, 4, 0), nil, "=$A$5", ""},
+		{"sum of an area", cat([]byte{0x25, 0, 0, 2, 0, 0, 0xC0, 0, 0xC0}, []byte{0x19, 0x10, 0, 0}), nil, "=SUM(A1:A3)", ""},
+		{"whole column", []byte{0x25, 0, 0, 0xFF, 0xFF, 1, 0xC0, 1, 0xC0}, nil, "=B:B", ""},
+		{"shared relative ref", ref(0x4C, 0xFFFF, 1|rel), nil, "=C9", ""}, // at row 10, column B: one up, one right
+		{"string, number, operator", cat([]byte{0x17, 2, 0, 'a', '"'}, []byte{0x1F, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F}, []byte{0x08}), nil, `="a"""&1.5`, ""},
+		{"fixed function", cat(ref(0x24, 0, 0), []byte{0x41, 24, 0}), nil, "=ABS($A$1)", ""},
+		{"variable function", cat([]byte{0x1E, 1, 0, 0x1E, 2, 0, 0x22, 2, 4, 0}), nil, "=SUM(1,2)", ""},
+		{"defined name", []byte{0x23, 1, 0, 0, 0}, nil, "=Total", ""},
+		{"3-D ref quoted", []byte{0x3A, 0, 0, 0, 0, 0, 0}, nil, "='My sheet'!$A$1", ""},
+		{"3-D span", []byte{0x3A, 2, 0, 0, 0, 0, 0}, nil, "='Sheet1:A1'!$A$1", ""},
+		{"sheet named like a cell", []byte{0x3A, 3, 0, 0, 0, 0, 0}, nil, "='A1'!$A$1", ""},
+		{"array constant", []byte{0x60, 0, 0, 0, 0, 0, 0, 0}, cat([]byte{1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 2, 1, 0, 0, 'x'}), `={1,"x"}`, ""},
+		{"other workbook", []byte{0x3A, 1, 0, 0, 0, 0, 0}, nil, "", "another workbook"},
+		{"unknown name", []byte{0x23, 9, 0, 0, 0}, nil, "", "defined name 9"},
+		{"cut short", []byte{0x24, 0}, nil, "", "cut short"},
+		{"operator without operands", []byte{0x03}, nil, "", "malformed"},
+		{"macro command", []byte{0x22, 0, 1, 0x80}, nil, "", "macro command"},
+		{"extended token", []byte{0x18, 0}, nil, "", "token 0x18"},
+		{"too long", cat([]byte{0x1E, 1, 0}, bytes.Repeat([]byte{0x15}, 5000)), nil, "", "8,192"},
+	} {
+		got, err := n.decompile(tc.rgce, tc.extra, 9, 1)
+		var nt noText
+		switch {
+		case tc.why == "" && (err != nil || got != tc.want):
+			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
+		case tc.why != "" && (!errors.As(err, &nt) || !strings.Contains(err.Error(), tc.why) || got != ""):
+			t.Errorf("%s: %q, %v; want no text because %q", tc.name, got, err, tc.why)
+		}
+	}
+}
