@@ -28,6 +28,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ptg"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
@@ -48,7 +49,7 @@ type book struct {
 	maxMem   int64
 	streamSz int64
 	// names are what formula tokens refer to beyond cells (BIFF8).
-	names formulaNames
+	names ptg.Names
 }
 
 type xfInfo struct{ date, elapsed bool }
@@ -229,7 +230,7 @@ loop:
 			if err != nil {
 				return nil, invalid("a sheet name is cut short")
 			}
-			b.names.tabs = append(b.names.tabs, name)
+			b.names.Tabs = append(b.names.Tabs, name)
 			sh := workbook.Sheet{Name: name, State: [...]string{"visible", "hidden", "veryHidden", "veryHidden"}[body[4]&3], Type: "worksheet"}
 			switch body[5] {
 			case 2:
@@ -242,18 +243,18 @@ loop:
 			b.sheets = append(b.sheets, sheetInfo{name: name, off: int64(binary.LittleEndian.Uint32(body))})
 		case recName:
 			if b.biff8 {
-				b.names.names = append(b.names.names, readName(body))
+				b.names.Names = append(b.names.Names, readName(body))
 			}
 		case recSupBook:
-			b.names.supBooks = append(b.names.supBooks, readSupBook(body))
-			b.names.extNames = append(b.names.extNames, nil)
+			b.names.SupBooks = append(b.names.SupBooks, readSupBook(body))
+			b.names.ExtNames = append(b.names.ExtNames, nil)
 		case recExternName:
-			if k := len(b.names.extNames) - 1; b.biff8 && k >= 0 {
-				b.names.extNames[k] = append(b.names.extNames[k], readExternName(body))
+			if k := len(b.names.ExtNames) - 1; b.biff8 && k >= 0 {
+				b.names.ExtNames[k] = append(b.names.ExtNames[k], readExternName(body))
 			}
 		case recExternSht:
 			if b.biff8 {
-				b.names.externals = append(b.names.externals, readExternSheet(body)...)
+				b.names.Externals = append(b.names.Externals, readExternSheet(body)...)
 			}
 		case recXF:
 			if len(body) >= 4 {
@@ -789,7 +790,7 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 }
 
 func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
-	text, err := p.b.names.decompile(rgce, extra, r, c)
+	text, err := p.b.names.Decompile(rgce, extra, r, c)
 	if err != nil {
 		text = workbook.NoFormulaText(err.Error())
 	}

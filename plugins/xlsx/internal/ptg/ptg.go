@@ -1,4 +1,8 @@
-package xls
+// Package ptg turns the parsed formula tokens ("Ptg"s) of Excel's binary
+// formats — BIFF8 in .xls, BIFF12 in .xlsb — into the formula text Excel
+// shows (=SUM(A1:A3)). No Go library reads them. A token not decompiled
+// gives no text and the reason (NoText), never a wrong text.
+package ptg
 
 import (
 	"encoding/binary"
@@ -17,40 +21,49 @@ type funcDef struct {
 	lo, hi int
 }
 
-// supBook is what a SUPBOOK record points the references after it to.
-type supBook uint8
+// SupBook is what a SUPBOOK record (BIFF12: BrtSupSelf, BrtSupAddin, …)
+// points the references after it to.
+type SupBook uint8
 
+// The kinds of SUPBOOK.
 const (
-	supExternal supBook = iota // another workbook, or DDE/OLE
-	supSelf                    // this workbook's own sheets
-	supAddIn                   // add-in functions (EXTERNNAME)
+	External SupBook = iota // another workbook, or DDE/OLE
+	Self                    // this workbook's own sheets
+	AddIn                   // add-in functions (EXTERNNAME)
 )
 
-// xti is one EXTERNSHEET entry: a SUPBOOK and a span of its sheets.
-type xti struct{ book, first, last int }
+// XTI is one EXTERNSHEET entry: a SUPBOOK and a span of its sheets.
+type XTI struct{ Book, First, Last int }
 
-// formulaNames are what a BIFF8 formula's tokens refer to beyond cells:
-// the workbook's defined names, its sheets (every BOUNDSHEET, in order),
-// and the EXTERNSHEET and SUPBOOK tables of 3-D references.
-type formulaNames struct {
-	names     []string  // NAME records, in order (PtgName is 1-based)
-	tabs      []string  // every BOUNDSHEET's name, in order
-	supBooks  []supBook // SUPBOOK records, in order
-	extNames  [][]string
-	externals []xti
+// Names are what a formula's tokens refer to beyond cells: the workbook's
+// defined names, its sheets (every sheet, in order), and the EXTERNSHEET
+// and SUPBOOK tables of 3-D references; BIFF12 reads .xlsb's tokens.
+type Names struct {
+	Names     []string   // defined names, in order (PtgName is 1-based)
+	Tabs      []string   // every sheet's name, in order
+	SupBooks  []SupBook  // SUPBOOKs, in order
+	ExtNames  [][]string // each SUPBOOK's external names
+	Externals []XTI
+	BIFF12    bool
 }
 
-// noText is the reason a formula has no text: its tokens hold something
+// NoText is the reason a formula has no text: its tokens hold something
 // not decompiled here.
-type noText string
+type NoText string
 
-// decompile turns a BIFF8 formula's parsed tokens (rgce) into the text
+type noText = NoText
+
+// Decompile turns a formula's parsed tokens (rgce) into the text
 // Excel shows (=SUM(A1:A3)), at the cell (row, col), 0-based, which
 // relative references of a shared formula (PtgRefN, PtgAreaN) count from;
 // extra is the data after the tokens (array constants, in token order).
 // A token not decompiled here gives no text and the reason, never a
 // wrong text.
-func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, error) {
+func (n *Names) Decompile(rgce, extra []byte, row, col int) (string, error) {
+	g := grid{rowBytes: 2, colMask: 0xFF, colBits: 8, rowBits: 16}
+	if n.BIFF12 {
+		g = grid{rowBytes: 4, colMask: 0x3FFF, colBits: 14, rowBits: 20}
+	}
 	var st []string
 	pop := func() (string, error) {
 		if len(st) == 0 {
@@ -111,14 +124,17 @@ func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, erro
 		case 0x16: // missing argument
 			st = append(st, "")
 		case 0x17: // string
-			if err := need(i, 2); err != nil {
-				return "", err
+			s, k, ok := "", 0, false
+			if n.BIFF12 {
+				s, k, ok = wideChars(rgce[i:])
+			} else if i < len(rgce) {
+				s, k, ok = Chars(rgce[i+1:], int(rgce[i]))
+				k++
 			}
-			s, k, ok := formulaChars(rgce[i+1:], int(rgce[i]))
 			if !ok {
 				return "", noText("its tokens are cut short")
 			}
-			i += 1 + k
+			i += k
 			st = append(st, `"`+strings.ReplaceAll(s, `"`, `""`)+`"`)
 		case 0x19: // attribute: space, volatile, if/choose jumps, SUM of one
 			if err := need(i, 3); err != nil {
@@ -210,43 +226,55 @@ func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, erro
 			}
 			k := int(binary.LittleEndian.Uint32(rgce[i:]))
 			i += 4
-			if k < 1 || k > len(n.names) || n.names[k-1] == "" {
+			if k < 1 || k > len(n.Names) || n.Names[k-1] == "" {
 				return "", noText(fmt.Sprintf("it refers to defined name %d, which the workbook does not define", k))
 			}
-			st = append(st, n.names[k-1])
+			st = append(st, n.Names[k-1])
 		case 0x24, 0x2C: // cell reference; relative to the cell (shared)
-			if err := need(i, 4); err != nil {
+			if err := need(i, g.loc()); err != nil {
 				return "", err
 			}
-			st = append(st, cellRef(rgce[i:], row, col, base == 0x2C))
-			i += 4
+			st = append(st, g.cellRef(rgce[i:], row, col, base == 0x2C))
+			i += g.loc()
 		case 0x25, 0x2D: // area; relative to the cell (shared)
-			if err := need(i, 8); err != nil {
+			if err := need(i, g.area()); err != nil {
 				return "", err
 			}
-			st = append(st, areaRef(rgce[i:], row, col, base == 0x2D))
-			i += 8
+			st = append(st, g.areaRef(rgce[i:], row, col, base == 0x2D))
+			i += g.area()
 		case 0x26: // a subexpression's size, and its areas after the tokens
 			i += 6
-			if len(extra) < 2 || 2+8*int(binary.LittleEndian.Uint16(extra)) > len(extra) {
+			count, size, each := 0, 2, 8
+			if n.BIFF12 {
+				size, each = 4, 16
+				if len(extra) >= 4 {
+					count = int(min(binary.LittleEndian.Uint32(extra), 1<<16))
+				}
+			} else if len(extra) >= 2 {
+				count = int(binary.LittleEndian.Uint16(extra))
+			}
+			if len(extra) < size+each*count {
 				return "", noText("its tokens' data is cut short")
 			}
-			extra = extra[2+8*int(binary.LittleEndian.Uint16(extra)):]
+			extra = extra[size+each*count:]
 		case 0x27, 0x28: // the size of a subexpression: skipped
 			i += 6
 		case 0x29:
 			i += 2
 		case 0x2A:
 			st = append(st, "#REF!")
-			i += 4
+			i += g.loc()
 		case 0x2B:
 			st = append(st, "#REF!")
-			i += 8
+			i += g.area()
 		case 0x39: // external name: an add-in function's name
 			if err := need(i, 6); err != nil {
 				return "", err
 			}
 			ixti, k := int(binary.LittleEndian.Uint16(rgce[i:])), int(binary.LittleEndian.Uint16(rgce[i+2:]))
+			if n.BIFF12 {
+				k = int(min(binary.LittleEndian.Uint32(rgce[i+2:]), 1<<24))
+			}
 			i += 6
 			s, err := n.externalName(ixti, k)
 			if err != nil {
@@ -254,9 +282,9 @@ func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, erro
 			}
 			st = append(st, s)
 		case 0x3A, 0x3B, 0x3C, 0x3D: // 3-D reference, area, and their #REF! forms
-			size := 6
+			size := 2 + g.loc()
 			if base == 0x3B || base == 0x3D {
-				size = 10
+				size = 2 + g.area()
 			}
 			if err := need(i, size); err != nil {
 				return "", err
@@ -267,9 +295,9 @@ func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, erro
 			}
 			switch base {
 			case 0x3A:
-				st = append(st, sheet+cellRef(rgce[i+2:], row, col, false))
+				st = append(st, sheet+g.cellRef(rgce[i+2:], row, col, false))
 			case 0x3B:
-				st = append(st, sheet+areaRef(rgce[i+2:], row, col, false))
+				st = append(st, sheet+g.areaRef(rgce[i+2:], row, col, false))
 			default:
 				st = append(st, sheet+"#REF!")
 			}
@@ -279,6 +307,9 @@ func (n *formulaNames) decompile(rgce, extra []byte, row, col int) (string, erro
 		case 0x02:
 			return "", noText("it is a data table (TABLE), which has no formula text")
 		case 0x20: // an array constant, its values after the tokens
+			if n.BIFF12 {
+				return "", noText("it holds an array constant, not decompiled from .xlsb")
+			}
 			i += 7
 			s, rest, err := arrayConstant(extra)
 			if err != nil {
@@ -331,7 +362,7 @@ func arrayConstant(b []byte) (string, []byte, error) {
 				if len(b) < 2 {
 					return "", nil, short
 				}
-				s, k, ok := formulaChars(b[2:], int(binary.LittleEndian.Uint16(b)))
+				s, k, ok := Chars(b[2:], int(binary.LittleEndian.Uint16(b)))
 				if !ok {
 					return "", nil, short
 				}
@@ -371,9 +402,26 @@ func formulaNumber(x float64) string {
 
 var binaryOps = [...]string{"+", "-", "*", "/", "^", "&", "<", "<=", "=", ">=", ">", "<>", " ", ",", ":"}
 
-// formulaChars reads a string of cch characters after its flags byte (bit
+// wideChars reads a BIFF12 string: a 2-byte count of UTF-16 characters,
+// then the characters; it returns the bytes used.
+func wideChars(b []byte) (string, int, bool) {
+	if len(b) < 2 {
+		return "", 0, false
+	}
+	cch := int(binary.LittleEndian.Uint16(b))
+	if 2+2*cch > len(b) {
+		return "", 0, false
+	}
+	u := make([]uint16, cch)
+	for j := range cch {
+		u[j] = binary.LittleEndian.Uint16(b[2+2*j:])
+	}
+	return string(utf16.Decode(u)), 2 + 2*cch, true
+}
+
+// Chars reads a BIFF8 string of cch characters after its flags byte (bit
 // 0: two bytes a character), returning the bytes used.
-func formulaChars(b []byte, cch int) (string, int, bool) {
+func Chars(b []byte, cch int) (string, int, bool) {
 	if len(b) < 1 {
 		return "", 0, false
 	}
@@ -398,71 +446,92 @@ func formulaChars(b []byte, cch int) (string, int, bool) {
 	return string(utf16.Decode(u)), 1 + 2*cch, true
 }
 
-// cellRef writes a BIFF8 cell reference (row u16, column u16 whose bits
-// 14 and 15 mark the column and row relative) in A1 notation; rel reads a
-// relative row and column as offsets from (row, col).
-func cellRef(b []byte, row, col int, rel bool) string {
-	r, c := int(binary.LittleEndian.Uint16(b)), int(binary.LittleEndian.Uint16(b[2:]))
-	return a1(r, c, row, col, rel)
+// grid is a format's reference layout: BIFF8's rows of 2 bytes and
+// columns of 8 bits, BIFF12's rows of 4 bytes and columns of 14 bits;
+// both mark a relative column and row in bits 14 and 15 of the column.
+type grid struct {
+	rowBytes         int
+	colMask          int
+	colBits, rowBits int
 }
 
-func areaRef(b []byte, row, col int, rel bool) string {
-	r0, r1 := int(binary.LittleEndian.Uint16(b)), int(binary.LittleEndian.Uint16(b[2:]))
-	c0, c1 := int(binary.LittleEndian.Uint16(b[4:])), int(binary.LittleEndian.Uint16(b[6:]))
-	// A whole column (rows 1 to 65,536) or a whole row (columns A to IV)
-	// is written as Excel shows it: A:A, 1:1.
-	if r0 == 0 && r1 == 0xFFFF && c0&0x8000 == c1&0x8000 {
-		return colPart(c0, col, rel) + ":" + colPart(c1, col, rel)
+func (g grid) loc() int  { return g.rowBytes + 2 }
+func (g grid) area() int { return 2*g.rowBytes + 4 }
+
+func (g grid) row(b []byte) int {
+	if g.rowBytes == 4 {
+		return int(binary.LittleEndian.Uint32(b))
 	}
-	if c0&0xFF == 0 && c1&0xFF == 0xFF && c0&0x4000 == c1&0x4000 {
-		return rowPart(r0, c0, row, rel) + ":" + rowPart(r1, c1, row, rel)
+	return int(binary.LittleEndian.Uint16(b))
+}
+
+// cellRef writes a cell reference (row, then column with its relative
+// flags) in A1 notation; rel reads a relative row and column as offsets
+// from (row, col), as a shared formula stores them.
+func (g grid) cellRef(b []byte, row, col int, rel bool) string {
+	r, c := g.row(b), int(binary.LittleEndian.Uint16(b[g.rowBytes:]))
+	return g.a1(r, c, row, col, rel)
+}
+
+func (g grid) areaRef(b []byte, row, col int, rel bool) string {
+	r0, r1 := g.row(b), g.row(b[g.rowBytes:])
+	c0, c1 := int(binary.LittleEndian.Uint16(b[2*g.rowBytes:])), int(binary.LittleEndian.Uint16(b[2*g.rowBytes+2:]))
+	// A whole column (every row) or a whole row (every column) is
+	// written as Excel shows it: A:A, 1:1.
+	if r0 == 0 && r1 == 1<<g.rowBits-1 && c0&0x8000 == c1&0x8000 {
+		return g.colPart(c0, col, rel) + ":" + g.colPart(c1, col, rel)
 	}
-	return a1(r0, c0, row, col, rel) + ":" + a1(r1, c1, row, col, rel)
+	if c0&g.colMask == 0 && c1&g.colMask == g.colMask && c0&0x4000 == c1&0x4000 {
+		return g.rowPart(r0, c0, row, rel) + ":" + g.rowPart(r1, c1, row, rel)
+	}
+	return g.a1(r0, c0, row, col, rel) + ":" + g.a1(r1, c1, row, col, rel)
 }
 
-func a1(r, c, row, col int, rel bool) string {
-	return colPart(c, col, rel) + rowPart(r, c, row, rel)
+func (g grid) a1(r, c, row, col int, rel bool) string {
+	return g.colPart(c, col, rel) + g.rowPart(r, c, row, rel)
 }
 
-func colPart(c, col int, rel bool) string {
+func (g grid) colPart(c, col int, rel bool) string {
+	x := c & g.colMask
 	if c&0x4000 == 0 {
-		return "$" + workbook.ColumnName(c&0xFF+1)
+		return "$" + workbook.ColumnName(x+1)
 	}
-	x := c & 0xFF
 	if rel {
-		x = (col + int(int8(c&0xFF))) & 0xFF
+		off := x << (64 - g.colBits) >> (64 - g.colBits) // sign-extended
+		x = (col + off) & (1<<g.colBits - 1)
 	}
 	return workbook.ColumnName(x + 1)
 }
 
-func rowPart(r, c, row int, rel bool) string {
+func (g grid) rowPart(r, c, row int, rel bool) string {
 	if c&0x8000 == 0 {
 		return "$" + strconv.Itoa(r+1)
 	}
 	if rel {
-		r = (row + int(int16(r))) & 0xFFFF
+		off := r << (64 - 8*g.rowBytes) >> (64 - 8*g.rowBytes) // sign-extended
+		r = (row + off) & (1<<g.rowBits - 1)
 	}
 	return strconv.Itoa(r + 1)
 }
 
 // sheetPrefix is the sheet part of a 3-D reference (Sheet2!, 'My
 // sheet'!, Sheet1:Sheet3!) from its EXTERNSHEET entry.
-func (n *formulaNames) sheetPrefix(ixti int) (string, error) {
-	if ixti >= len(n.externals) {
+func (n *Names) sheetPrefix(ixti int) (string, error) {
+	if ixti >= len(n.Externals) {
 		return "", noText("it refers to a sheet the workbook's EXTERNSHEET table does not list")
 	}
-	x := n.externals[ixti]
-	if x.book >= len(n.supBooks) || n.supBooks[x.book] != supSelf {
+	x := n.Externals[ixti]
+	if x.Book >= len(n.SupBooks) || n.SupBooks[x.Book] != Self {
 		return "", noText("it refers to another workbook")
 	}
-	if x.first < 0 || x.first >= len(n.tabs) || x.last < x.first || x.last >= len(n.tabs) {
+	if x.First < 0 || x.First >= len(n.Tabs) || x.Last < x.First || x.Last >= len(n.Tabs) {
 		return "", noText("it refers to a deleted sheet")
 	}
-	name := n.tabs[x.first]
-	if x.last != x.first {
-		name += ":" + n.tabs[x.last]
+	name := n.Tabs[x.First]
+	if x.Last != x.First {
+		name += ":" + n.Tabs[x.Last]
 	}
-	if needsQuotes(n.tabs[x.first]) || needsQuotes(n.tabs[x.last]) {
+	if needsQuotes(n.Tabs[x.First]) || needsQuotes(n.Tabs[x.Last]) {
 		return "'" + strings.ReplaceAll(name, "'", "''") + "'!", nil
 	}
 	return name + "!", nil
@@ -497,81 +566,22 @@ func needsQuotes(s string) bool {
 // externalName is the name an PtgNameX token refers to: an add-in
 // function's name (EXTERNNAME under an add-in SUPBOOK, or under this
 // workbook's own), else no text.
-func (n *formulaNames) externalName(ixti, k int) (string, error) {
-	if ixti >= len(n.externals) {
+func (n *Names) externalName(ixti, k int) (string, error) {
+	if ixti >= len(n.Externals) {
 		return "", noText("it refers to an external name the workbook's EXTERNSHEET table does not list")
 	}
-	x := n.externals[ixti]
-	if x.book >= len(n.supBooks) || n.supBooks[x.book] == supExternal {
+	x := n.Externals[ixti]
+	if x.Book >= len(n.SupBooks) || n.SupBooks[x.Book] == External {
 		return "", noText("it refers to a name in another workbook")
 	}
-	if n.supBooks[x.book] == supSelf {
-		if k < 1 || k > len(n.names) || n.names[k-1] == "" {
+	if n.SupBooks[x.Book] == Self {
+		if k < 1 || k > len(n.Names) || n.Names[k-1] == "" {
 			return "", noText(fmt.Sprintf("it refers to defined name %d, which the workbook does not define", k))
 		}
-		return n.names[k-1], nil
+		return n.Names[k-1], nil
 	}
-	if k < 1 || x.book >= len(n.extNames) || k > len(n.extNames[x.book]) {
+	if k < 1 || x.Book >= len(n.ExtNames) || k > len(n.ExtNames[x.Book]) {
 		return "", noText("it refers to an add-in function the workbook does not name")
 	}
-	return n.extNames[x.book][k-1], nil
-}
-
-// builtinNames are the names of Excel's built-in defined names, by the
-// one-character code a NAME record gives them.
-var builtinNames = [...]string{"Consolidate_Area", "Auto_Open", "Auto_Close", "Extract", "Database", "Criteria", "Print_Area", "Print_Titles", "Recorder", "Data_Form", "Auto_Activate", "Auto_Deactivate", "Sheet_Title", "_FilterDatabase"}
-
-// readName reads a BIFF8 NAME record's name ("" when it cannot).
-func readName(body []byte) string {
-	if len(body) < 15 {
-		return ""
-	}
-	builtin, cch := body[0]&0x20 != 0, int(body[3])
-	s, _, ok := formulaChars(body[14:], cch)
-	if !ok {
-		return ""
-	}
-	if builtin && len(s) == 1 && int(s[0]) < len(builtinNames) {
-		return "_xlnm." + builtinNames[s[0]]
-	}
-	return s
-}
-
-// readSupBook reads what a SUPBOOK record points to.
-func readSupBook(body []byte) supBook {
-	if len(body) == 4 {
-		switch binary.LittleEndian.Uint16(body[2:]) {
-		case 0x0401:
-			return supSelf
-		case 0x3A01:
-			return supAddIn
-		}
-	}
-	return supExternal
-}
-
-// readExternName reads a BIFF8 EXTERNNAME record's name.
-func readExternName(body []byte) string {
-	if len(body) < 8 {
-		return ""
-	}
-	s, _, ok := formulaChars(body[7:], int(body[6]))
-	if !ok {
-		return ""
-	}
-	return s
-}
-
-// readExternSheet reads a BIFF8 EXTERNSHEET record's entries.
-func readExternSheet(body []byte) []xti {
-	if len(body) < 2 {
-		return nil
-	}
-	k := int(binary.LittleEndian.Uint16(body))
-	var out []xti
-	for j := 0; j < k && 2+6*j+6 <= len(body); j++ {
-		e := body[2+6*j:]
-		out = append(out, xti{book: int(binary.LittleEndian.Uint16(e)), first: int(int16(binary.LittleEndian.Uint16(e[2:]))), last: int(int16(binary.LittleEndian.Uint16(e[4:])))})
-	}
-	return out
+	return n.ExtNames[x.Book][k-1], nil
 }

@@ -1,4 +1,4 @@
-package xls
+package ptg
 
 import (
 	"bytes"
@@ -8,11 +8,11 @@ import (
 )
 
 func TestFormulaTokensDecompileToExcelText(t *testing.T) {
-	n := &formulaNames{
-		names:     []string{"Total"},
-		tabs:      []string{"Sheet1", "My sheet", "A1"},
-		supBooks:  []supBook{supSelf, supExternal},
-		externals: []xti{{0, 1, 1}, {1, 0, 0}, {0, 0, 2}, {0, 2, 2}},
+	n := &Names{
+		Names:     []string{"Total"},
+		Tabs:      []string{"Sheet1", "My sheet", "A1"},
+		SupBooks:  []SupBook{Self, External},
+		Externals: []XTI{{0, 1, 1}, {1, 0, 0}, {0, 0, 2}, {0, 2, 2}},
 	}
 	ref := func(ptg byte, r, c uint16) []byte { return []byte{ptg, byte(r), byte(r >> 8), byte(c), byte(c >> 8)} }
 	rel := uint16(0xC000)
@@ -44,7 +44,7 @@ func TestFormulaTokensDecompileToExcelText(t *testing.T) {
 		{"extended token", []byte{0x18, 0}, nil, "", "token 0x18"},
 		{"too long", cat([]byte{0x1E, 1, 0}, bytes.Repeat([]byte{0x15}, 5000)), nil, "", "8,192"},
 	} {
-		got, err := n.decompile(tc.rgce, tc.extra, 9, 1)
+		got, err := n.Decompile(tc.rgce, tc.extra, 9, 1)
 		var nt noText
 		switch {
 		case tc.why == "" && (err != nil || got != tc.want):
