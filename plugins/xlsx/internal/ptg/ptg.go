@@ -196,6 +196,12 @@ func (n *Names) Decompile(rgce, extra []byte, row, col int) (string, error) {
 				return "", noText("it calls an Excel 4 macro command")
 			}
 			def, ok := ftab[idx]
+			if f, ok12 := ftab12[idx]; n.BIFF12 && !ok && ok12 {
+				if base == 0x21 && f.argc < 0 {
+					return "", noText(fmt.Sprintf("its function %s has no fixed argument count here", f.name))
+				}
+				def, ok = funcDef{f.name, f.argc, f.argc}, true
+			}
 			if !ok && idx != 255 {
 				return "", noText(fmt.Sprintf("it calls the built-in function number %d, not in the function table", idx))
 			}
@@ -218,6 +224,11 @@ func (n *Names) Decompile(rgce, extra []byte, row, col int) (string, error) {
 					return "", noText("its tokens are malformed (a user-defined function without a name)")
 				}
 				name, args = args[0], args[1:]
+				if f, ok := strings.CutPrefix(name, "_xlfn."); ok && excel2007[f] {
+					// .xls calls Excel 2007's functions by a name with
+					// this prefix; .xlsx writes them as any other.
+					name = f
+				}
 			}
 			st = append(st, name+"("+strings.Join(args, ",")+")")
 		case 0x23: // defined name
@@ -399,6 +410,10 @@ func formulaNumber(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'E', -1, 64)
 }
+
+// excel2007 are the functions Excel 2007 added that .xls calls by an
+// _xlfn. name: .xlsx and .xlsb write them without it.
+var excel2007 = map[string]bool{"IFERROR": true, "SUMIFS": true, "COUNTIFS": true, "AVERAGEIF": true, "AVERAGEIFS": true}
 
 var binaryOps = [...]string{"+", "-", "*", "/", "^", "&", "<", "<=", "=", ">=", ">", "<>", " ", ",", ":"}
 

@@ -54,3 +54,29 @@ func TestFormulaTokensDecompileToExcelText(t *testing.T) {
 		}
 	}
 }
+
+func TestBIFF12TokensDecompileWithTheirWiderFields(t *testing.T) {
+	n := &Names{BIFF12: true, Tabs: []string{"S"}, SupBooks: []SupBook{Self}, Externals: []XTI{{0, 0, 0}}}
+	for _, tc := range []struct {
+		name      string
+		rgce      []byte
+		want, why string
+	}{
+		{"ref of a 4-byte row", []byte{0x24, 0x10, 0x27, 0, 0, 0x02, 0xC0}, "=C10001", ""},
+		{"area to the last row", []byte{0x25, 0, 0, 0, 0, 0xFF, 0xFF, 0x0F, 0, 0, 0x80, 0, 0x80}, "=$A:$A", ""},
+		{"shared ref to the left", []byte{0x4C, 0, 0, 0, 0, 0xF8, 0xFF}, "=B1", ""}, // 8 columns left of J1
+		{"wide string", []byte{0x17, 2, 0, 'h', 0, 'i', 0}, `="hi"`, ""},
+		{"3-D area", []byte{0x3B, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0xC0, 1, 0xC0}, "=S!A1:B2", ""},
+		{"Analysis ToolPak function", []byte{0x1E, 10, 0, 0x41, 0x80, 0x01}, "=HEX2BIN(10)", ""},
+		{"function index not known", []byte{0x1E, 1, 0, 0x41, 0xA7, 0x01}, "", "function number 423"},
+		{"array constant", []byte{0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, "", "array constant"},
+	} {
+		got, err := n.Decompile(tc.rgce, nil, 0, 9)
+		switch {
+		case tc.why == "" && (err != nil || got != tc.want):
+			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
+		case tc.why != "" && (err == nil || !strings.Contains(err.Error(), tc.why) || got != ""):
+			t.Errorf("%s: %q, %v; want no text because %q", tc.name, got, err, tc.why)
+		}
+	}
+}

@@ -10,36 +10,50 @@ import (
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
-// xlsFormulaTwins are the other formats the .xls corpus's workbooks also
-// come in, written by the same program (Excel, for SheetJS's files), whose
-// formulas are stored as text: the oracle of the .xls formula text.
-var xlsFormulaTwins = []struct{ dir, ext string }{
+// formulaTwins are the other formats the .xls and .xlsb corpora's
+// workbooks also come in, written by the same program (Excel, for
+// SheetJS's files), whose formulas are stored as text: the oracle of the
+// formula text decompiled from their tokens.
+var formulaTwins = []struct{ dir, ext string }{
 	{"testdata/corpus/files", ".xlsx"},
 	{filepath.Join(formatsDir, "ods", "files"), ".ods"},
 }
 
-// xlsFormulaTextDiffers are .xls formula cells whose text differs from
-// their twin's, each with its reason, by file, sheet and cell.
-var xlsFormulaTextDiffers = map[string]string{
-	"sheetjs__formula_stress_test.xls/Statistical!B2": "Excel's BETA.DIST(x,α,β,cumulative) is OpenFormula's BETADIST(x,α,β,0,1,cumulative): the .ods twin adds the bounds",
+// formulaTextDiffers are .xls and .xlsb formula cells whose text differs
+// from their twin's, each with its reason, by file, sheet and cell.
+var formulaTextDiffers = map[string]string{
+	"sheetjs__formula_stress_test.xls/Statistical!B2":  "Excel's BETA.DIST(x,α,β,cumulative) is OpenFormula's BETADIST(x,α,β,0,1,cumulative): the .ods twin adds the bounds",
+	"sheetjs__formula_stress_test.xlsb/Statistical!B2": "Excel's BETA.DIST(x,α,β,cumulative) is OpenFormula's BETADIST(x,α,β,0,1,cumulative): the .ods twin adds the bounds",
 }
 
-// TestXLSFormulaTextAgreesWithTwins decompiles every formula of the .xls
-// corpus files that also come as .xlsx or .ods and compares each text with
-// the twin's, ignoring spaces: every formula must have the twin's text or
-// no text with its reason (a token not decompiled), never another text.
-func TestXLSFormulaTextAgreesWithTwins(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join(formatsDir, "xls", "files"))
+// TestBinaryFormulaTextAgreesWithTwins decompiles every formula of the
+// .xls and .xlsb corpus files that also come as .xlsx or .ods and compares
+// each text with the twin's, ignoring spaces: every formula must have the
+// twin's text or no text with its reason (a token not decompiled), never
+// another text.
+func TestBinaryFormulaTextAgreesWithTwins(t *testing.T) {
+	for _, format := range []string{"xls", "xlsb"} {
+		t.Run(format, func(t *testing.T) { binaryFormulaTextAgrees(t, format) })
+	}
+}
+
+func binaryFormulaTextAgrees(t *testing.T, format string) {
+	dir, err := filepath.Abs(filepath.Join(formatsDir, format, "files"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv(rootsEnv, "/")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.xls"))
+	files, _ := filepath.Glob(filepath.Join(dir, "*."+format))
 	var pairs, compared, equal, renamed, noText, listed int
 	reasons := map[string]int{}
 	for _, path := range files {
-		base := strings.TrimSuffix(filepath.Base(path), ".xls")
-		for _, tw := range xlsFormulaTwins {
+		if w, err := openWorkbook(path); err != nil {
+			continue // refused: formats_corpus_test.go checks why
+		} else {
+			w.Close()
+		}
+		base := strings.TrimSuffix(filepath.Base(path), "."+format)
+		for _, tw := range formulaTwins {
 			twin, err := filepath.Abs(filepath.Join(tw.dir, base+tw.ext))
 			if err != nil {
 				t.Fatal(err)
@@ -75,7 +89,7 @@ func TestXLSFormulaTextAgreesWithTwins(t *testing.T) {
 					continue
 				}
 				id := filepath.Base(path) + "/" + k
-				if _, ok := xlsFormulaTextDiffers[id]; ok {
+				if _, ok := formulaTextDiffers[id]; ok {
 					listed++
 					continue
 				}
@@ -104,12 +118,12 @@ func TestXLSFormulaTextAgreesWithTwins(t *testing.T) {
 			}
 		}
 	}
-	t.Logf(".xls corpus: %d formula cells, %d with text", cells, withText)
+	t.Logf(".%s corpus: %d formula cells, %d with text", format, cells, withText)
 	for r, k := range corpusReasons {
 		t.Logf("  %d without text: %s", k, r)
 	}
-	t.Logf(".xls formula text: %d pairs of an .xls and its .xlsx or .ods twin, %d formulas compared, %d equal, %d equal but for function names the .ods names otherwise (COM.MICROSOFT.T.DIST for _xlfn.T.DIST, LEGACY.CHIDIST for CHIDIST), %d without text (reason given), %d listed differences",
-		pairs, compared, equal, renamed, noText, listed)
+	t.Logf(".%s formula text: %d pairs of a file and its .xlsx or .ods twin, %d formulas compared, %d equal, %d equal but for function names the .ods names otherwise (COM.MICROSOFT.T.DIST for _xlfn.T.DIST, LEGACY.CHIDIST for CHIDIST), %d without text (reason given), %d listed differences",
+		format, pairs, compared, equal, renamed, noText, listed)
 	for r, k := range reasons {
 		t.Logf("  %d without text: %s", k, r)
 	}
