@@ -568,6 +568,10 @@ type sheetReader struct {
 	hasExp bool
 }
 
+// olderNoText is the formula entry of a cell of an Excel 5/95 (or older)
+// file, whose tokens are not decompiled.
+var olderNoText = workbook.NoFormulaText("formula text is read from Excel 97–2003 .xls files (BIFF8) only; this is an older one")
+
 // sharedFormula is a SHRFMLA or ARRAY record's formula: its tokens, and
 // for an array formula the range its result fills.
 type sharedFormula struct {
@@ -714,8 +718,8 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		}
 		if p.text {
 			p.formulaText(r, c, body)
-		} else {
-			p.g.Formula(r, c, workbook.NoFormulaText("formula text is read from Excel 97–2003 .xls files (BIFF8) only; this is an older one"))
+		} else if !p.b.biff8 {
+			p.g.Formula(r, c, olderNoText)
 		}
 	case recShrFmla, recArray:
 		if p.text {
