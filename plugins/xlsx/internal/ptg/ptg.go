@@ -79,9 +79,15 @@ func (n *Names) Decompile(rgce, extra []byte, row, col int) (string, error) {
 		}
 		return nil
 	}
+	if len(rgce) > maxTokens {
+		return "", noText("its tokens are longer than any formula Excel writes")
+	}
 	for i := 0; i < len(rgce); {
 		if len(st) > 0 && len(st[len(st)-1]) > maxFormulaText {
 			return "", noText("its text would be longer than Excel's 8,192 characters")
+		}
+		if len(st) > maxFormulaText {
+			return "", noText("its tokens leave more operands than any formula Excel writes")
 		}
 		ptg := rgce[i]
 		i++
@@ -343,6 +349,11 @@ func (e noText) Error() string { return string(e) }
 // maxFormulaText is the longest formula text Excel writes: tokens that
 // would decompile longer are a crafted file, and stop.
 const maxFormulaText = 8192
+
+// maxTokens is the longest token string read: a formula of 8,192
+// characters needs far fewer bytes of tokens; an .xlsb record may claim
+// 16 MiB.
+const maxTokens = 1 << 16
 
 // arrayConstant reads an array constant ({1,2;3,4}) from the data after a
 // formula's tokens, returning the rest.

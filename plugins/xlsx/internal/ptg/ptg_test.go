@@ -43,6 +43,8 @@ func TestFormulaTokensDecompileToExcelText(t *testing.T) {
 		{"macro command", []byte{0x22, 0, 1, 0x80}, nil, "", "macro command"},
 		{"extended token", []byte{0x18, 0}, nil, "", "token 0x18"},
 		{"too long", cat([]byte{0x1E, 1, 0}, bytes.Repeat([]byte{0x15}, 5000)), nil, "", "8,192"},
+		{"too many operands", bytes.Repeat([]byte{0x16}, 9000), nil, "", "more operands"},
+		{"too many tokens", bytes.Repeat([]byte{0x16}, 1<<16+1), nil, "", "longer than any formula"},
 	} {
 		got, err := n.Decompile(tc.rgce, tc.extra, 9, 1)
 		var nt noText
@@ -79,4 +81,30 @@ func TestBIFF12TokensDecompileWithTheirWiderFields(t *testing.T) {
 			t.Errorf("%s: %q, %v; want no text because %q", tc.name, got, err, tc.why)
 		}
 	}
+}
+
+// FuzzDecompile: any tokens in either format give a text starting with =
+// or no text with a reason (NoText), never a panic.
+func FuzzDecompile(f *testing.F) {
+	f.Add([]byte{0x24, 0, 0, 0, 0xC0}, []byte{}, false)
+	f.Add([]byte{0x60, 0, 0, 0, 0, 0, 0, 0}, []byte{1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 2, 1, 0, 0, 'x'}, false)
+	f.Add([]byte{0x17, 2, 0, 'h', 0, 'i', 0}, []byte{}, true)
+	f.Add([]byte{0x26, 0, 0, 0, 0, 6, 0, 0x25, 0, 0, 0, 0, 0, 0, 0, 0}, []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, false)
+	n8 := &Names{Names: []string{"N"}, Tabs: []string{"S"}, SupBooks: []SupBook{Self, AddIn}, ExtNames: [][]string{nil, {"F"}}, Externals: []XTI{{0, 0, 0}, {1, 0, 0}}}
+	n12 := *n8
+	n12.BIFF12 = true
+	f.Fuzz(func(t *testing.T, rgce, extra []byte, biff12 bool) {
+		n := n8
+		if biff12 {
+			n = &n12
+		}
+		text, err := n.Decompile(rgce, extra, 3, 3)
+		var nt NoText
+		if err != nil && (!errors.As(err, &nt) || text != "") {
+			t.Fatalf("%q, %v: an error that is not a reason", text, err)
+		}
+		if err == nil && (!strings.HasPrefix(text, "=") || len(text) > 2*maxFormulaText+2) {
+			t.Fatalf("text %q", text)
+		}
+	})
 }

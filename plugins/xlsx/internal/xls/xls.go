@@ -566,7 +566,17 @@ type sheetReader struct {
 	shared map[[2]int]sharedFormula
 	exp    [2]int
 	hasExp bool
+	// sharedBytes counts the tokens kept in shared.
+	sharedBytes int
 }
+
+// notKept is the formula entry of a cell whose shared or array formula's
+// definition is not at hand.
+var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
+
+// maxSharedBytes bounds the shared and array formulas' tokens a sheet
+// read keeps; a variable so a test can lower it.
+var maxSharedBytes = 16 << 20
 
 // olderNoText is the formula entry of a cell of an Excel 5/95 (or older)
 // file, whose tokens are not decompiled.
@@ -786,7 +796,7 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 		case at == [2]int{r, c}:
 			p.exp, p.hasExp = at, true
 		default:
-			p.g.Formula(r, c, workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found"))
+			p.g.Formula(r, c, notKept)
 		}
 		return
 	}
@@ -818,6 +828,15 @@ func (p *sheetReader) sharedFormula(typ uint16, body []byte) {
 	at := [2]int{u16(body, 0), int(body[4])}
 	if p.shared == nil {
 		p.shared = map[[2]int]sharedFormula{}
+	}
+	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
+		// A sheet of more shared formulas than any real one: the cells
+		// of the ones past the budget get no text, with the reason.
+		if p.hasExp && p.exp == at {
+			p.g.Formula(at[0], at[1], notKept)
+		}
+		p.hasExp = false
+		return
 	}
 	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArray}
 	if p.hasExp && p.exp == at {

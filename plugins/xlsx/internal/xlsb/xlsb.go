@@ -583,7 +583,17 @@ type sheetReader struct {
 	shared map[[2]int]sharedFormula
 	exp    [2]int
 	hasExp bool
+	// sharedBytes counts the tokens kept in shared.
+	sharedBytes int
 }
+
+// notKept is the formula entry of a cell whose shared or array formula's
+// definition is not at hand.
+var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
+
+// maxSharedBytes bounds the shared and array formulas' tokens a sheet
+// read keeps; a variable so a test can lower it.
+var maxSharedBytes = 16 << 20
 
 // sharedFormula is a shared or array formula: its tokens and their data,
 // and whether it is an array formula.
@@ -782,7 +792,7 @@ func (p *sheetReader) formulaText(r, c int, body []byte, off int) {
 		case at == [2]int{r, c}:
 			p.exp, p.hasExp = at, true
 		default:
-			p.g.Formula(r, c, workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found"))
+			p.g.Formula(r, c, notKept)
 		}
 		return
 	}
@@ -811,6 +821,15 @@ func (p *sheetReader) sharedFormula(typ uint32, body []byte) {
 	at := [2]int{int(u32(body, 0)), int(u32(body, 8))}
 	if p.shared == nil {
 		p.shared = map[[2]int]sharedFormula{}
+	}
+	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
+		// A sheet of more shared formulas than any real one: the cells
+		// of the ones past the budget get no text, with the reason.
+		if p.hasExp && p.exp == at {
+			p.g.Formula(at[0], at[1], notKept)
+		}
+		p.hasExp = false
+		return
 	}
 	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArrFmla}
 	if p.hasExp && p.exp == at {
