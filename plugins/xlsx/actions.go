@@ -265,6 +265,15 @@ func appendCell(dst []byte, r workbook.Row, i int, empty string) []byte {
 		c = r.Cells[i]
 	}
 	if i < len(r.Formulas) && r.Formulas[i] != "" {
+		if reason, ok := workbook.FormulaReason(r.Formulas[i]); ok {
+			dst = append(dst, `{"formula":null,"value":`...)
+			dst = c.AppendJSON(dst, "null")
+			dst = append(dst, `,"cached":`...)
+			dst = strconv.AppendBool(dst, !c.IsEmpty())
+			dst = append(dst, `,"reason":`...)
+			dst = workbook.AppendJSONString(dst, noFormulaTextReason+reason)
+			return append(dst, '}')
+		}
 		dst = append(dst, `{"formula":`...)
 		dst = workbook.AppendJSONString(dst, r.Formulas[i])
 		dst = append(dst, `,"value":`...)
@@ -288,12 +297,17 @@ func appendCell(dst []byte, r workbook.Row, i int, empty string) []byte {
 	return c.AppendJSON(dst, empty)
 }
 
+// noFormulaTextReason starts the reason of a formula cell given without
+// its formula's text.
+const noFormulaTextReason = "no formula text: "
+
 // formulaCell is a formula cell as the reading actions return it when
-// formulas are asked for.
+// formulas are asked for; Formula is nil when its text cannot be given
+// (the Reason says why).
 type formulaCell struct {
-	Formula string `json:"formula"`
-	Value   any    `json:"value"`
-	Cached  bool   `json:"cached"`
+	Formula *string `json:"formula"`
+	Value   any     `json:"value"`
+	Cached  bool    `json:"cached"`
 	// Computed is set on a formula the file holds no value for: true when
 	// its value was computed, false with the Reason when not.
 	Computed *bool  `json:"computed,omitempty"`
@@ -309,7 +323,11 @@ func cellJSON(cells []workbook.Value, formulas []string, computed []workbook.Com
 		c = cells[i]
 	}
 	if i < len(formulas) && formulas[i] != "" {
-		fc := formulaCell{Formula: formulas[i], Value: c.JSON(), Cached: !c.IsEmpty()}
+		fc := formulaCell{Formula: &formulas[i], Value: c.JSON(), Cached: !c.IsEmpty()}
+		if reason, ok := workbook.FormulaReason(formulas[i]); ok {
+			fc.Formula, fc.Reason = nil, noFormulaTextReason+reason
+			return fc, true
+		}
 		if i < len(computed) && (computed[i].Done || computed[i].Reason != "") {
 			done := computed[i].Done
 			fc.Computed, fc.Reason, fc.Cached = &done, computed[i].Reason, false
@@ -689,13 +707,21 @@ func appendCellText(dst []byte, r workbook.Row, j int) []byte {
 		n := len(dst)
 		dst = escapeTail(r.Cells[j].AppendText(dst), n)
 	}
-	if j < len(r.Formulas) && r.Formulas[j] != "" {
+	if _, none := workbook.FormulaReason(at(r.Formulas, j)); !none && j < len(r.Formulas) && r.Formulas[j] != "" {
 		if j < len(r.Cells) && !r.Cells[j].IsEmpty() {
 			dst = append(dst, ' ')
 		}
 		dst = append(appendDumpEscaped(append(dst, '['), r.Formulas[j]), ']')
 	}
 	return dst
+}
+
+// at is s[i], "" past its end.
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return ""
 }
 
 // dumpText writes the dump's text to out — the file and sheet list, then

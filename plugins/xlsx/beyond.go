@@ -434,6 +434,9 @@ func search(ctx context.Context, req *sdk.Request) (*sdk.Result, error) {
 				if i < len(r.Formulas) {
 					formula = r.Formulas[i]
 				}
+				if _, none := workbook.FormulaReason(formula); none {
+					formula = "" // matched and shown by its value alone
+				}
 				if c.IsEmpty() && formula == "" {
 					continue
 				}

@@ -91,6 +91,44 @@ func TestODSThroughTheActions(t *testing.T) {
 	}
 }
 
+// TestODSMergedHeader: a header spread over merged cells
+// (number-*-spanned, the covered cells beside) gives one key per column as
+// for .xlsx: the label merged down counted once, the label merged across
+// joined with each sub-label; describe reads the same keys.
+func TestODSMergedHeader(t *testing.T) {
+	dir := allowDir(t)
+	path := filepath.Join(dir, "merged.ods")
+	str := func(s string) string {
+		return `<table:table-cell office:value-type="string"><text:p>` + s + `</text:p></table:table-cell>`
+	}
+	content := `<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:spreadsheet><table:table table:name="S">` +
+		`<table:table-row><table:table-cell office:value-type="string" table:number-rows-spanned="2"><text:p>Region</text:p></table:table-cell>` +
+		`<table:table-cell office:value-type="string" table:number-columns-spanned="2"><text:p>Sales</text:p></table:table-cell><table:covered-table-cell/></table:table-row>` +
+		`<table:table-row><table:covered-table-cell/>` + str("Q1") + str("Q2") + `</table:table-row>` +
+		`<table:table-row>` + str("North") + `<table:table-cell office:value-type="float" office:value="1"/><table:table-cell office:value-type="float" office:value="2"/></table:table-row>` +
+		`</table:table></office:spreadsheet></office:body></office:document-content>`
+	writeZip(t, path, [][2]string{{"mimetype", "application/vnd.oasis.opendocument.spreadsheet"}, {"content.xml", content}})
+	const want = `["Region","Sales / Q1","Sales / Q2"]`
+	rec := mustCall(t, "records", map[string]any{"path": path})
+	if got := toJSON(rec["columns"]); got != want {
+		t.Errorf("records columns: %s, want %s", got, want)
+	}
+	if got := toJSON(rec["records"]); got != `[{"Region":"North","Sales / Q1":1,"Sales / Q2":2}]` {
+		t.Errorf("records: %s", got)
+	}
+	var keys []string
+	for _, c := range mustCall(t, "describe", map[string]any{"path": path})["columns"].([]any) {
+		keys = append(keys, jsonString(c.(map[string]any)["header"]))
+	}
+	if got := toJSON(keys); got != want {
+		t.Errorf("describe headers: %s, want %s", got, want)
+	}
+	ls := mustCall(t, "list-sheets", map[string]any{"path": path})
+	if got := toJSON(ls["sheets"].([]any)[0].(map[string]any)["merged_ranges"]); got != "2" {
+		t.Errorf("merged ranges: %s, want 2", got)
+	}
+}
+
 // TestODSHostilePackages: a zip bomb is refused from the zip directory; a
 // cell repeated a billion times fills Excel's 16,384 columns and no more.
 func TestODSHostilePackages(t *testing.T) {
@@ -165,5 +203,38 @@ func TestXLSBThroughEveryAction(t *testing.T) {
 	du := mustCall(t, "dump", map[string]any{"path": vis})
 	if text := du["text"].(string); !strings.Contains(text, "===== SHEET: VeryHidden") || !strings.Contains(text, "r1: V | e | r | y") {
 		t.Errorf("dump: %s", text)
+	}
+}
+
+// TestBinaryFormulaTextThroughActions: .xls and .xlsb formulas come as
+// text, as from the .xlsx of the same workbook; a formula holding a token
+// not decompiled (an .xlsb array constant) comes as no text with the
+// reason, never as a wrong text, in read-sheet and records, and dump shows
+// its value alone.
+func TestBinaryFormulaTextThroughActions(t *testing.T) {
+	dir, err := filepath.Abs(formatsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(rootsEnv, dir)
+	for _, f := range []string{"xls/files/sheetjs__formula_stress_test.xls", "xlsb/files/sheetjs__formula_stress_test.xlsb"} {
+		rs := mustCall(t, "read-sheet", map[string]any{"path": filepath.Join(dir, f), "sheet": "Lookup", "formulas": true, "max-results": 3})
+		if got := toJSON(rs["rows"].([]any)[1]); got != `["COLUMN",{"cached":true,"formula":"=COLUMN(C2)","value":3}]` {
+			t.Errorf("%s read-sheet formula: %s", f, got)
+		}
+	}
+	xlsb := filepath.Join(dir, "xlsb", "files", "sheetjs__formula_stress_test.xlsb")
+	rr := mustCall(t, "read-range", map[string]any{"path": xlsb, "sheet": "Information", "range": "A17:B17", "formulas": true})
+	cell := rr["rows"].([]any)[0].([]any)[1].(map[string]any)
+	if f, ok := cell["formula"]; !ok || f != nil || !strings.HasPrefix(jsonString(cell["reason"]), "no formula text: ") || cell["cached"] != true || toJSON(cell["value"]) != "64" {
+		t.Errorf(".xlsb array constant: %s", toJSON(cell))
+	}
+	rec := mustCall(t, "records", map[string]any{"path": xlsb, "sheet": "Information", "formulas": true, "header-row": 1, "max-results": 20})
+	if got := toJSON(rec["records"]); !strings.Contains(got, `"formula":null`) || !strings.Contains(got, "no formula text: ") {
+		t.Errorf(".xlsb records: %s", got)
+	}
+	du := mustCall(t, "dump", map[string]any{"path": xlsb, "formulas": true})
+	if text := du["text"].(string); strings.Contains(text, "array constant") || !strings.Contains(text, "TYPE | 64\n") {
+		t.Errorf(".xlsb dump shows the reason as a formula, or not the value: %s", text[:min(len(text), 400)])
 	}
 }

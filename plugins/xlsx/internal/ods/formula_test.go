@@ -10,6 +10,10 @@ func TestOpenFormulaReadsInExcelNotation(t *testing.T) {
 		{"of:=SUM([$'My sheet'.A1:.B2])", "=SUM('My sheet'!A1:B2)"},
 		{"of:=[.$A$1]", "=$A$1"},
 		{"=1+1", "=1+1"},
+		{"of:=AREAS(([.B7:.D14]~[.E2]))", "=AREAS((B7:D14,E2))"},
+		{"of:=[.B1]+$$OneRange", "=B1+OneRange"},
+		{`of:=INDEX({1;2|3;"a|b"};1;2)`, `=INDEX({1,2;3,"a|b"},1,2)`},
+		{`of:="$$"&$$N`, `="$$"&N`},
 	} {
 		if got := ExcelFormula(tc.in); got != tc.want {
 			t.Errorf("ExcelFormula(%q) = %q, want %q", tc.in, got, tc.want)

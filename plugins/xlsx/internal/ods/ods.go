@@ -65,14 +65,29 @@ type styleReader struct {
 	data   map[string]fmtKind
 	parent map[string]string
 	uses   map[string]string
+	// firstMap is a conditional data style's first style:map target: the
+	// first section of the Excel format it was written from (m/d/yy;@ is
+	// a date style for values >= 0 mapped from a text style), whose kind
+	// is the format's, as LibreOffice and Excel type a format by its
+	// first section.
+	firstMap map[string]string
+	// dataStyle is the data style whose children are being read.
+	dataStyle string
 }
 
 func newStyleReader() *styleReader {
-	return &styleReader{data: map[string]fmtKind{}, parent: map[string]string{}, uses: map[string]string{}}
+	return &styleReader{data: map[string]fmtKind{}, parent: map[string]string{}, uses: map[string]string{}, firstMap: map[string]string{}}
 }
 
 func (r *styleReader) element(se xml.StartElement) {
+	if se.Name.Space == nsNumber && strings.HasSuffix(se.Name.Local, "-style") {
+		r.dataStyle, _ = attr(se, nsStyle, "name")
+	}
 	switch {
+	case se.Name.Space == nsStyle && se.Name.Local == "map":
+		if _, ok := r.firstMap[r.dataStyle]; r.dataStyle != "" && !ok {
+			r.firstMap[r.dataStyle], _ = attr(se, nsStyle, "apply-style-name")
+		}
 	case se.Name.Space == nsNumber && se.Name.Local == "date-style":
 		n, _ := attr(se, nsStyle, "name")
 		r.data[n] = fmtDate
@@ -86,6 +101,7 @@ func (r *styleReader) element(se xml.StartElement) {
 			r.data[n] = fmtElapsed
 		}
 	case se.Name.Space == nsStyle && se.Name.Local == "style":
+		r.dataStyle = ""
 		if fam, _ := attr(se, nsStyle, "family"); fam != "table-cell" {
 			return
 		}
@@ -114,6 +130,9 @@ func (r *styleReader) kinds() map[string]fmtKind {
 		s := n
 		for i := 0; i < 16 && s != ""; i++ {
 			if ds, ok := r.uses[s]; ok {
+				if m, ok := r.firstMap[ds]; ok {
+					ds = m
+				}
 				if k := r.data[ds]; k != fmtOther {
 					out[n] = k
 				}
@@ -384,6 +403,12 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	return st, err
 }
 
+// MergedRanges lists a sheet's merged ranges (cells spanning columns or
+// rows), reading the sheet through without handing on its rows.
+func (b *book) MergedRanges(ctx context.Context, sh *workbook.Sheet) ([]string, error) {
+	return workbook.StreamMerges(ctx, b, sh)
+}
+
 // sheetReader turns one <table:table> into rows.
 type sheetReader struct {
 	d  *xml.Decoder
@@ -597,7 +622,10 @@ func (p *sheetReader) readCell(se xml.StartElement) error {
 		}
 	}
 	p.merged(se)
-	text, err := p.cellText(vtype == "string" && !hasStr)
+	// Excel writes a formula's error result as the number 0 shown as
+	// the error's name: the cell's text is needed to tell.
+	excelError := formula != "" && vtype == "float" && value == "0"
+	text, err := p.cellText((vtype == "string" && !hasStr) || excelError)
 	if err != nil {
 		return err
 	}
@@ -612,6 +640,10 @@ func (p *sheetReader) readCell(se xml.StartElement) error {
 	switch vtype {
 	case "float", "percentage", "currency":
 		v = number(value)
+		if excelError && excelErrors[text] {
+			v = workbook.Value{Kind: workbook.KindError, Str: text}
+			break
+		}
 		if kind == fmtBool && v.Kind != workbook.KindString {
 			// LibreOffice writes a boolean as a number in a TRUE/FALSE
 			// format.
@@ -682,6 +714,13 @@ func (p *sheetReader) readCell(se xml.StartElement) error {
 	return nil
 }
 
+// excelErrors are the error values Excel shows, which it writes in an
+// .ods as a formula cell of value 0 whose text is the error's name.
+var excelErrors = map[string]bool{
+	"#NULL!": true, "#DIV/0!": true, "#VALUE!": true, "#REF!": true,
+	"#NAME?": true, "#NUM!": true, "#N/A": true,
+}
+
 // merged counts a merged range (a cell spanning more than itself) and
 // widens the extent to it.
 func (p *sheetReader) merged(se xml.StartElement) {
@@ -693,6 +732,9 @@ func (p *sheetReader) merged(se xml.StartElement) {
 		return
 	}
 	p.st.MergedRanges++
+	if p.o.Merge != nil && p.row <= workbook.MaxRows && p.col < workbook.MaxColumns {
+		p.o.Merge(workbook.CellName(p.row, p.col+1) + ":" + workbook.CellName(min(p.row+rows-1, workbook.MaxRows), min(p.col+cols, workbook.MaxColumns)))
+	}
 	p.st.MaxRow = max(p.st.MaxRow, min(p.row+rows-1, workbook.MaxRows))
 	p.st.MaxColumn = max(p.st.MaxColumn, min(p.col+cols, workbook.MaxColumns))
 }
@@ -846,7 +888,11 @@ func isoDuration(s string) (float64, bool) {
 
 // ExcelFormula turns an OpenFormula (of:=SUM([.A1:.A3])) into the text
 // Excel shows (=SUM(A1:A3)): the namespace prefix dropped, references
-// unbracketed with ! after a sheet name, ; between arguments as ,.
+// unbracketed with ! after a sheet name, ; between arguments and the union
+// operator ~ as ",", an inline array's rows (|) split by ";", a named
+// expression's $$ prefix dropped. Function
+// names are kept as OpenFormula writes them (COM.MICROSOFT.T.DIST for
+// Excel's T.DIST).
 func ExcelFormula(f string) string {
 	if i := strings.Index(f, ":="); i >= 0 && i < 8 {
 		f = f[i+1:]
@@ -869,8 +915,15 @@ func ExcelFormula(f string) string {
 			}
 			b.WriteString(reference(f[i+1 : i+j]))
 			i += j
-		case c == ';':
+		case c == ';', c == '~':
+			// The argument separator, and the union operator.
 			b.WriteByte(',')
+		case c == '|':
+			// The row separator of an inline array ({1;2|3;4}).
+			b.WriteByte(';')
+		case c == '$' && i+1 < len(f) && f[i+1] == '$':
+			// $$Name: a named expression, written by its name.
+			i++
 		default:
 			b.WriteByte(c)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Gatherer turns the cells of a format that stores one record a cell, row
@@ -69,6 +70,37 @@ func (g *Gatherer) Set(r, c int, v Value, formula bool) error {
 	}
 	return nil
 }
+
+// Formula gives the cell (r, c) of the row being gathered its formula
+// text, when Stream was asked for formulas as text (not marks); text may
+// be NoFormulaText's.
+func (g *Gatherer) Formula(r, c int, text string) {
+	if !g.o.Formulas || g.o.FormulaMarks || g.o.StatsOnly || r != g.row {
+		return
+	}
+	for len(g.formulas) <= c {
+		g.formulas = append(g.formulas, "")
+	}
+	g.formulas[c] = text
+}
+
+// NoFormulaText is the Row.Formulas entry of a formula cell whose
+// formula cannot be given as text (a binary format's token not
+// decompiled), with the reason; FormulaReason reads it back.
+func NoFormulaText(reason string) string { return noTextMark + reason }
+
+// FormulaReason returns the reason of a NoFormulaText entry, and whether
+// f is one.
+func FormulaReason(f string) (string, bool) {
+	if r, ok := strings.CutPrefix(f, noTextMark); ok {
+		return r, true
+	}
+	return "", false
+}
+
+// noTextMark starts a NoFormulaText entry: no formula text starts with a
+// NUL.
+const noTextMark = "\x00"
 
 // Replace sets the value of a cell already Set in the row being gathered
 // (a formula's text result, stored in a record after its cell); a cell of

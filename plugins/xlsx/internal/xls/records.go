@@ -15,6 +15,12 @@ import (
 // Record types read here (MS-XLS 2.3).
 const (
 	recFormula    = 0x0006
+	recName       = 0x0018
+	recExternSht  = 0x0017
+	recExternName = 0x0023
+	recSupBook    = 0x01AE
+	recShrFmla    = 0x04BC
+	recArray      = 0x0221
 	recEOF        = 0x000A
 	recFilePass   = 0x002F
 	recDateMode   = 0x0022

@@ -28,6 +28,7 @@ import (
 	"golang.org/x/text/encoding/simplifiedchinese"
 	"golang.org/x/text/encoding/traditionalchinese"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ptg"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
@@ -47,6 +48,8 @@ type book struct {
 	sheets   []sheetInfo
 	maxMem   int64
 	streamSz int64
+	// names are what formula tokens refer to beyond cells (BIFF8).
+	names ptg.Names
 }
 
 type xfInfo struct{ date, elapsed bool }
@@ -227,6 +230,7 @@ loop:
 			if err != nil {
 				return nil, invalid("a sheet name is cut short")
 			}
+			b.names.Tabs = append(b.names.Tabs, name)
 			sh := workbook.Sheet{Name: name, State: [...]string{"visible", "hidden", "veryHidden", "veryHidden"}[body[4]&3], Type: "worksheet"}
 			switch body[5] {
 			case 2:
@@ -237,6 +241,21 @@ loop:
 			sh.Part = fmt.Sprintf("sheet %d of the workbook stream", len(sheets)+1)
 			sheets = append(sheets, sh)
 			b.sheets = append(b.sheets, sheetInfo{name: name, off: int64(binary.LittleEndian.Uint32(body))})
+		case recName:
+			if b.biff8 {
+				b.names.Names = append(b.names.Names, readName(body))
+			}
+		case recSupBook:
+			b.names.SupBooks = append(b.names.SupBooks, readSupBook(body))
+			b.names.ExtNames = append(b.names.ExtNames, nil)
+		case recExternName:
+			if k := len(b.names.ExtNames) - 1; b.biff8 && k >= 0 {
+				b.names.ExtNames[k] = append(b.names.ExtNames[k], readExternName(body))
+			}
+		case recExternSht:
+			if b.biff8 {
+				b.names.Externals = append(b.names.Externals, readExternSheet(body)...)
+			}
 		case recXF:
 			if len(body) >= 4 {
 				fmtIDs = append(fmtIDs, int(binary.LittleEndian.Uint16(body[2:])))
@@ -513,7 +532,8 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	if err != nil {
 		return st, err
 	}
-	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1}
+	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1,
+		text: o.Formulas && !o.FormulaMarks && !o.StatsOnly && b.biff8}
 	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
@@ -536,6 +556,37 @@ type sheetReader struct {
 	// a STRING record, -1 when none.
 	pending    int
 	pendingRow int
+
+	// text is whether formulas are turned into text (Formulas asked,
+	// not marks, BIFF8).
+	text bool
+	// shared are the shared formulas (SHRFMLA) and array formulas (ARRAY)
+	// read so far, by their first cell; exp is the cell whose formula
+	// is one of those, defined by the record that follows it.
+	shared map[[2]int]sharedFormula
+	exp    [2]int
+	hasExp bool
+	// sharedBytes counts the tokens kept in shared.
+	sharedBytes int
+}
+
+// notKept is the formula entry of a cell whose shared or array formula's
+// definition is not at hand.
+var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
+
+// maxSharedBytes bounds the shared and array formulas' tokens a sheet
+// read keeps; a variable so a test can lower it.
+var maxSharedBytes = 16 << 20
+
+// olderNoText is the formula entry of a cell of an Excel 5/95 (or older)
+// file, whose tokens are not decompiled.
+var olderNoText = workbook.NoFormulaText("formula text is read from Excel 97–2003 .xls files (BIFF8) only; this is an older one")
+
+// sharedFormula is a SHRFMLA or ARRAY record's formula: its tokens, and
+// for an array formula the range its result fills.
+type sharedFormula struct {
+	rgce, extra []byte
+	array       bool
 }
 
 // maxColumn is the widest row kept: BIFF8's grid is 256 columns, and no
@@ -672,7 +723,18 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		} else {
 			v = p.b.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
 		}
-		return p.set(r, c, v, true)
+		if err := p.set(r, c, v, true); err != nil {
+			return err
+		}
+		if p.text {
+			p.formulaText(r, c, body)
+		} else if !p.b.biff8 {
+			p.g.Formula(r, c, olderNoText)
+		}
+	case recShrFmla, recArray:
+		if p.text {
+			p.sharedFormula(typ, body)
+		}
 	case recString:
 		if p.pending < 0 {
 			return nil
@@ -708,6 +770,79 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		}
 	}
 	return nil
+}
+
+// formulaText gives the FORMULA record's cell at (r, c) its formula text,
+// or the reason it has none; a cell of a shared or array formula points
+// to its definition, which follows the definition's first cell.
+func (p *sheetReader) formulaText(r, c int, body []byte) {
+	p.hasExp = false
+	if len(body) < 22 {
+		return
+	}
+	rgce, extra := body[22:], []byte(nil)
+	if cce := u16(body, 20); cce <= len(rgce) {
+		rgce, extra = rgce[:cce], rgce[cce:]
+	}
+	if len(rgce) == 5 && rgce[0] == 0x01 {
+		at := [2]int{u16(rgce, 1), u16(rgce, 3)}
+		sf, ok := p.shared[at]
+		switch {
+		case ok && sf.array && at != [2]int{r, c}:
+			// A cell of an array formula's result: as in .xlsx, only
+			// its first cell holds the formula.
+		case ok:
+			p.setText(r, c, sf.rgce, sf.extra)
+		case at == [2]int{r, c}:
+			p.exp, p.hasExp = at, true
+		default:
+			p.g.Formula(r, c, notKept)
+		}
+		return
+	}
+	p.setText(r, c, rgce, extra)
+}
+
+func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
+	text, err := p.b.names.Decompile(rgce, extra, r, c)
+	if err != nil {
+		text = workbook.NoFormulaText(err.Error())
+	}
+	p.g.Formula(r, c, text)
+}
+
+// sharedFormula keeps a SHRFMLA or ARRAY record's formula and gives it to
+// the cell just read, its first.
+func (p *sheetReader) sharedFormula(typ uint16, body []byte) {
+	off := 10 // SHRFMLA: range, reserved, use count, then cce
+	if typ == recArray {
+		off = 14 // ARRAY: range, options, reserved, then cce
+	}
+	if len(body) < off {
+		return
+	}
+	rgce, extra := body[off:], []byte(nil)
+	if cce := u16(body, off-2); cce <= len(rgce) {
+		rgce, extra = rgce[:cce], rgce[cce:]
+	}
+	at := [2]int{u16(body, 0), int(body[4])}
+	if p.shared == nil {
+		p.shared = map[[2]int]sharedFormula{}
+	}
+	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
+		// A sheet of more shared formulas than any real one: the cells
+		// of the ones past the budget get no text, with the reason.
+		if p.hasExp && p.exp == at {
+			p.g.Formula(at[0], at[1], notKept)
+		}
+		p.hasExp = false
+		return
+	}
+	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArray}
+	if p.hasExp && p.exp == at {
+		p.setText(at[0], at[1], rgce, extra)
+		p.hasExp = false
+	}
 }
 
 // dimension records the sheet's DIMENSIONS claim (last row and column

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ptg"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
@@ -37,13 +38,14 @@ func FuzzSheetRecords(f *testing.F) {
 		}
 		zr.Close()
 	}
-	b := &book{sst: []string{"shared"}, sstRead: true, xfs: []xfInfo{{}, {date: true}, {date: true, elapsed: true}}, maxMem: 1 << 20}
+	b := &book{sst: []string{"shared"}, sstRead: true, xfs: []xfInfo{{}, {date: true}, {date: true, elapsed: true}}, maxMem: 1 << 20, names: ptg.Names{BIFF12: true}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, statsOnly := range []bool{false, true} {
+		// Values, formulas as text (their tokens decompiled), extent only.
+		for _, o := range []workbook.StreamOptions{{}, {Formulas: true}, {StatsOnly: true}} {
+			statsOnly := o.StatsOnly
 			st := workbook.Stats{MaxRow: 1, MaxColumn: 1}
 			rr := &recordReader{r: bufio.NewReader(bytes.NewReader(data)), part: "fuzz.bin"}
-			o := workbook.StreamOptions{StatsOnly: statsOnly}
-			p := sheetReader{b: b, rr: rr, st: &st, o: o, next: -1,
+			p := sheetReader{b: b, rr: rr, st: &st, o: o, next: -1, text: o.Formulas,
 				g: workbook.NewGatherer(&st, o, func(r workbook.Row) error {
 					if r.Num < 1 || r.Num > workbook.MaxRows || len(r.Cells) > workbook.MaxColumns {
 						t.Fatalf("row %d with %d cells is outside the grid", r.Num, len(r.Cells))

@@ -222,3 +222,58 @@ func TestCellRecordsReadAsExcelShowsThem(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedFormulasKeptWithinTheirBudget: a shared formula's cells get
+// its text moved to each; past the budget for shared formulas' tokens a
+// definition is not kept and its cells get no text, with the reason.
+func TestSharedFormulasKeptWithinTheirBudget(t *testing.T) {
+	num := func(col uint32, rgce, extra []byte) []byte {
+		b := append(le32(col, 0), make([]byte, 8)...) // the value 0
+		b = append(b, 0, 0)                           // flags
+		b = append(append(b, le32(uint32(len(rgce)))...), rgce...)
+		return rec(recFmlaNum, append(append(b, le32(uint32(len(extra)))...), extra...))
+	}
+	exp := []byte{0x01, 0, 0, 0, 0}                 // PtgExp: row 0; its column in the data
+	refLeft := []byte{0x4C, 0, 0, 0, 0, 0xFF, 0xFF} // the cell to the left, relative
+	shr := rec(recShrFmla, append(append(le32(0, 1, 1, 1), le32(uint32(len(refLeft)))...), append(refLeft, le32(0)...)...))
+	part := append(rec(recBeginSheetData, nil), rec(recRowHdr, le32(0, 0, 0))...)
+	part = append(part, num(1, exp, le32(1))...)
+	part = append(part, shr...)
+	part = append(part, rec(recRowHdr, le32(1, 0, 0))...)
+	part = append(part, num(1, exp, le32(1))...)
+	part = append(part, rec(recEndSheetData, nil)...)
+	for _, tc := range []struct {
+		budget int
+		want   []string
+	}{
+		{16 << 20, []string{"=A1", "=A2"}},
+		{1, []string{"no text", "no text"}},
+	} {
+		old := maxSharedBytes
+		maxSharedBytes = tc.budget
+		w, err := rezip(t, base, nil, map[string][]byte{"xl/worksheets/sheet1.bin": part})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		_, err = w.Stream(context.Background(), &w.Sheets[0], &workbook.StreamOptions{Formulas: true}, func(r workbook.Row) error {
+			f := ""
+			if len(r.Formulas) > 1 {
+				f = r.Formulas[1]
+			}
+			if reason, none := workbook.FormulaReason(f); none {
+				if !strings.Contains(reason, "memory kept") {
+					t.Errorf("budget %d: reason %q", tc.budget, reason)
+				}
+				f = "no text"
+			}
+			got = append(got, f)
+			return nil
+		})
+		w.Close()
+		maxSharedBytes = old
+		if err != nil || strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("budget %d: %q, %v; want %q", tc.budget, got, err, tc.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/toolhost/toolhost/plugins/xlsx/internal/ptg"
 	"github.com/toolhost/toolhost/plugins/xlsx/internal/workbook"
 )
 
@@ -51,6 +52,14 @@ const (
 	recMergeCell      = 0x00B0
 	recBeginCellXFs   = 0x0269
 	recEndCellXFs     = 0x026A
+	recName           = 0x0027
+	recSupSelf        = 0x0162
+	recSupSame        = 0x0163
+	recSupAddin       = 0x0166
+	recSupBookSrc     = 0x0167
+	recExternSheet    = 0x016A
+	recArrFmla        = 0x01AA
+	recShrFmla        = 0x01AB
 )
 
 // maxRecord is the longest record read. The longest Excel writes (a
@@ -70,6 +79,8 @@ type book struct {
 
 	sst     []string
 	sstRead bool
+	// names are what formula tokens refer to beyond cells.
+	names ptg.Names
 }
 
 type xfInfo struct{ date, elapsed bool }
@@ -194,7 +205,7 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 	if err := l.CheckZip(zr); err != nil {
 		return nil, nil, err
 	}
-	b := &book{f: f, parts: partMap(zr), sheets: map[string]*zip.File{}, maxMem: l.MaxMemory}
+	b := &book{f: f, parts: partMap(zr), sheets: map[string]*zip.File{}, maxMem: l.MaxMemory, names: ptg.Names{BIFF12: true}}
 	wbPart := officeDocument(b.parts)
 	if wbPart == "" || part(b.parts, wbPart) == nil {
 		wbPart = "xl/workbook.bin"
@@ -405,6 +416,22 @@ func (b *book) readWorkbook(zf *zip.File, wbPart string, byID map[string]relatio
 			if len(body) >= 4 {
 				b.date1904 = u32(body, 0)&1 != 0
 			}
+		case recName:
+			name, _, _ := wideString(body, 9)
+			b.names.Names = append(b.names.Names, name)
+		case recSupSelf, recSupSame:
+			b.names.SupBooks = append(b.names.SupBooks, ptg.Self)
+			b.names.ExtNames = append(b.names.ExtNames, nil)
+		case recSupAddin:
+			b.names.SupBooks = append(b.names.SupBooks, ptg.AddIn)
+			b.names.ExtNames = append(b.names.ExtNames, nil)
+		case recSupBookSrc:
+			b.names.SupBooks = append(b.names.SupBooks, ptg.External)
+			b.names.ExtNames = append(b.names.ExtNames, nil)
+		case recExternSheet:
+			for i := 4; i+12 <= len(body) && len(b.names.Externals) < 1<<16; i += 12 {
+				b.names.Externals = append(b.names.Externals, ptg.XTI{Book: int(u32(body, i)), First: int(int32(u32(body, i+4))), Last: int(int32(u32(body, i+8)))})
+			}
 		case recBundleSh:
 			if len(body) < 12 {
 				return nil, invalid("part %s: a sheet record of %d bytes is too short", zf.Name, len(body))
@@ -421,6 +448,7 @@ func (b *book) readWorkbook(zf *zip.File, wbPart string, byID map[string]relatio
 			case 2:
 				state = "veryHidden"
 			}
+			b.names.Tabs = append(b.names.Tabs, name)
 			sh := workbook.Sheet{Name: name, State: state, Type: "worksheet"}
 			if r, ok := byID[relID]; ok {
 				sh.Part = resolve(wbPart, r.Target)
@@ -523,7 +551,8 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 		return st, err
 	}
 	defer c.Close()
-	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), next: -1}
+	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), next: -1,
+		text: o.Formulas && !o.FormulaMarks && !o.StatsOnly}
 	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
@@ -544,6 +573,33 @@ type sheetReader struct {
 
 	next   int // the row the last row header opened, 0-based; -1 before
 	inData bool
+
+	// text is whether formulas are turned into text (Formulas asked,
+	// not marks).
+	text bool
+	// shared are the shared formulas (BrtShrFmla) and array formulas
+	// (BrtArrFmla) read so far, by their first cell; exp is the cell
+	// whose formula is one of those, defined by the record that follows.
+	shared map[[2]int]sharedFormula
+	exp    [2]int
+	hasExp bool
+	// sharedBytes counts the tokens kept in shared.
+	sharedBytes int
+}
+
+// notKept is the formula entry of a cell whose shared or array formula's
+// definition is not at hand.
+var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
+
+// maxSharedBytes bounds the shared and array formulas' tokens a sheet
+// read keeps; a variable so a test can lower it.
+var maxSharedBytes = 16 << 20
+
+// sharedFormula is a shared or array formula: its tokens and their data,
+// and whether it is an array formula.
+type sharedFormula struct {
+	rgce, extra []byte
+	array       bool
 }
 
 func (p *sheetReader) run(ctx context.Context) error {
@@ -602,6 +658,11 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		return nil
 	case recBeginSheetData:
 		p.inData = true
+		return nil
+	case recShrFmla, recArrFmla:
+		if p.text && len(body) >= 16 {
+			p.sharedFormula(typ, body)
+		}
 		return nil
 	case recEndSheetData:
 		p.inData = false
@@ -675,5 +736,104 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		}
 		v = workbook.Value{Kind: workbook.KindString, Str: p.b.sst[i]}
 	}
-	return p.g.Set(p.next, int(col), v, formula)
+	if err := p.g.Set(p.next, int(col), v, formula); err != nil || !formula || !p.text {
+		return err
+	}
+	off := 11 // the formula after a boolean or error result and its flags
+	switch typ {
+	case recFmlaNum:
+		off = 18
+	case recFmlaString:
+		_, end, _ := wideString(body, 8)
+		off = end + 2
+	}
+	p.formulaText(p.next, int(col), body, off)
+	return nil
+}
+
+// parsedFormula splits a CellParsedFormula at off (its tokens' length,
+// the tokens, their data's length, the data) into tokens and data.
+func parsedFormula(body []byte, off int) (rgce, extra []byte, ok bool) {
+	if off < 0 || off+4 > len(body) {
+		return nil, nil, false
+	}
+	cce := int64(u32(body, off))
+	if int64(off)+4+cce > int64(len(body)) {
+		return nil, nil, false
+	}
+	rgce = body[off+4 : off+4+int(cce)]
+	rest := body[off+4+int(cce):]
+	if len(rest) >= 4 && int64(u32(rest, 0)) <= int64(len(rest)-4) {
+		extra = rest[4 : 4+u32(rest, 0)]
+	}
+	return rgce, extra, true
+}
+
+// formulaText gives the formula cell (r, c) its text, or the reason it
+// has none; a cell of a shared or array formula points to its definition
+// (PtgExp: the row in the tokens, the column in their data), which
+// follows the definition's first cell.
+func (p *sheetReader) formulaText(r, c int, body []byte, off int) {
+	p.hasExp = false
+	rgce, extra, ok := parsedFormula(body, off)
+	if !ok {
+		p.g.Formula(r, c, workbook.NoFormulaText("its parsed formula runs past its record"))
+		return
+	}
+	if len(rgce) == 5 && rgce[0] == 0x01 && len(extra) >= 4 {
+		at := [2]int{int(u32(rgce, 1)), int(u32(extra, 0))}
+		sf, ok := p.shared[at]
+		switch {
+		case ok && sf.array && at != [2]int{r, c}:
+			// A cell of an array formula's result: as in .xlsx, only
+			// its first cell holds the formula.
+		case ok:
+			p.setText(r, c, sf.rgce, sf.extra)
+		case at == [2]int{r, c}:
+			p.exp, p.hasExp = at, true
+		default:
+			p.g.Formula(r, c, notKept)
+		}
+		return
+	}
+	p.setText(r, c, rgce, extra)
+}
+
+func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
+	text, err := p.b.names.Decompile(rgce, extra, r, c)
+	if err != nil {
+		text = workbook.NoFormulaText(err.Error())
+	}
+	p.g.Formula(r, c, text)
+}
+
+// sharedFormula keeps a BrtShrFmla or BrtArrFmla record's formula and
+// gives it to the cell just read, its first.
+func (p *sheetReader) sharedFormula(typ uint32, body []byte) {
+	off := 16 // after the range
+	if typ == recArrFmla {
+		off = 17 // after the range and a flags byte
+	}
+	rgce, extra, ok := parsedFormula(body, off)
+	if !ok {
+		return
+	}
+	at := [2]int{int(u32(body, 0)), int(u32(body, 8))}
+	if p.shared == nil {
+		p.shared = map[[2]int]sharedFormula{}
+	}
+	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
+		// A sheet of more shared formulas than any real one: the cells
+		// of the ones past the budget get no text, with the reason.
+		if p.hasExp && p.exp == at {
+			p.g.Formula(at[0], at[1], notKept)
+		}
+		p.hasExp = false
+		return
+	}
+	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArrFmla}
+	if p.hasExp && p.exp == at {
+		p.setText(at[0], at[1], rgce, extra)
+		p.hasExp = false
+	}
 }
