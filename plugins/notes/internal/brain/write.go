@@ -258,19 +258,6 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	return head, nil
 }
 
-// gitCommitPaths commits paths with the git command line: git add, then
-// git commit limited to them.
-func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string) error {
-	if _, err := g.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	crashPoint("add")
-	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	return nil
-}
-
 // sdkLogError logs a failure to put back a failed write.
 func sdkLogError(msg, op string, err error) {
 	sdk.Logger().Error(msg, "op", op, "err", err)
