@@ -88,6 +88,8 @@ type Brain struct {
 	onIndexed   func(path string)
 	unc         uncommitted
 	forceRescan atomic.Bool
+
+	cat catCache // index.md's catalogue between writes (derived.go)
 }
 
 // takeRecovered returns and forgets what recovery did since the last call.

@@ -21,8 +21,8 @@ import (
 //     a person staged stays staged and out of the commit;
 //   - git ls-files -s reads back what it staged, git ls-tree lists HEAD's
 //     folders on the paths' way, and git mktree writes those folders anew
-//     with the staged entries in place (a folder left empty goes, as git add
-//   - git commit drop it);
+//     with the staged entries in place (a folder left empty goes, as a
+//     commit by git add and git commit drops it);
 //   - git commit-tree writes the commit and git update-ref moves HEAD from
 //     the commit the tree was built on, or fails when HEAD moved meanwhile;
 //   - git maintenance run --auto, as git commit runs it.

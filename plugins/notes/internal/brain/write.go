@@ -255,6 +255,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err != nil {
 		return head, err
 	}
+	b.keepCatalogue(head)
 	return head, nil
 }
 
