@@ -173,7 +173,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 	}
 	g := gitRunner{dir: b.Root}
-	msg, err := commitMessage(ctx, g, w.Subject, prefixLines(w.Lines), trailers{
+	msg, err := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
 		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
 	})
 	if err != nil {
