@@ -14,65 +14,136 @@ import (
 
 // gitCommitPaths commits paths, each as the working tree holds it (or
 // removed when the working tree has no file there), as one commit on top of
-// HEAD, with git's own commands writing every object, index entry and ref:
-//
-//   - git update-index stages the paths in the person's index as git add
-//     would (filters, modes, stat data), and only those paths: whatever else
-//     a person staged stays staged and out of the commit;
-//   - git ls-files -s reads back what it staged, git ls-tree lists HEAD's
-//     folders on the paths' way, and git mktree writes those folders anew
-//     with the staged entries in place (a folder left empty goes, as a
-//     commit by git add and git commit drops it);
-//   - git commit-tree writes the commit and git update-ref moves HEAD from
-//     the commit the tree was built on, or fails when HEAD moved meanwhile;
-//   - git maintenance run --auto, as git commit runs it.
-//
-// No index is rebuilt from HEAD and no other path is hashed or refreshed,
-// which is what makes it cheaper than git add + git commit -- PATHS. The
-// message is cleaned up as git commit -m cleans it. An unchanged tree is
-// "nothing to commit"; on a failure before update-ref HEAD is untouched
-// (the caller unstages the paths).
+// HEAD, with git's own commands writing every object, index entry and ref;
+// see startCommit and pendingCommit.finish.
 func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string) error {
+	pc, err := startCommit(ctx, g, paths, msg)
+	if err != nil {
+		return err
+	}
+	if err := pc.finish(ctx, paths); err != nil {
+		return err
+	}
+	if _, err := pc.maintain(ctx).wait(); err != nil {
+		return fail(CodeGitFailed, "The write is committed; run git gc in the brain.", "%v", err)
+	}
+	return nil
+}
+
+// pendingCommit is a commit whose git processes are started ahead of the
+// files it commits: git ls-tree lists HEAD's folders on the paths' way,
+// and git mktree and git update-ref --stdin wait for their input, so their
+// start-up overlaps the caller's own work (the hand-edit check, the
+// journal, the files) instead of adding to the write's time.
+type pendingCommit struct {
+	g       gitRunner
+	msg     string
+	old     string
+	dirs    map[string]map[string]treeEntry
+	lsTree  *gitProc
+	mktree  *gitProc
+	updRef  *gitProc
+	settled bool
+}
+
+// startCommit resolves HEAD and starts the processes of a commit of paths
+// (more paths at the root may join in finish) with msg, cleaned up as git
+// commit -m cleans it. abort or finish ends them.
+func startCommit(ctx context.Context, g gitRunner, paths []string, msg string) (*pendingCommit, error) {
 	msg = cleanMessage(msg)
 	if msg == "" {
-		return fail(CodeGitFailed, "Nothing was changed. Give the commit a message.", "the commit message is empty")
+		return nil, fail(CodeGitFailed, "Nothing was changed. Give the commit a message.", "the commit message is empty")
 	}
 	old, err := g.headFast(ctx)
 	if err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
 	}
-	lit := gitRunner{dir: g.dir, env: append(append([]string{}, g.env...), "GIT_LITERAL_PATHSPECS=1")}
-	nul := strings.Join(paths, "\x00") + "\x00"
-	if _, err := lit.runInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	staged, err := lit.run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
-	if err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	// Every folder on the paths' way, root ("") included.
-	dirs := map[string]map[string]treeEntry{"": {}}
+	pc := &pendingCommit{g: g.literal(), msg: msg, old: old, dirs: map[string]map[string]treeEntry{"": {}}}
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			dirs[d] = map[string]treeEntry{}
+			pc.dirs[d] = map[string]treeEntry{}
 		}
 	}
 	spec := []string{"ls-tree", "-z", "--full-tree", old, "--", "./"}
-	for d := range dirs {
+	for d := range pc.dirs {
 		if d != "" {
 			spec = append(spec, d+"/")
 		}
 	}
-	listed, err := lit.run(ctx, spec...)
-	if err != nil {
+	subject, _, _ := strings.Cut(msg, "\n")
+	for _, st := range []struct {
+		p           **gitProc
+		args        []string
+		interactive bool
+	}{
+		{&pc.lsTree, spec, false},
+		{&pc.mktree, []string{"mktree", "--batch", "-z"}, true},
+		{&pc.updRef, []string{"update-ref", "-m", "commit: " + subject, "--stdin", "-z"}, false},
+	} {
+		if *st.p, err = pc.g.start(ctx, st.interactive, st.args...); err != nil {
+			pc.abort()
+			return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		}
+	}
+	return pc, nil
+}
+
+// abort ends the processes of a commit that will not be made.
+func (pc *pendingCommit) abort() {
+	if pc.settled {
+		return
+	}
+	pc.settled = true
+	for _, p := range []*gitProc{pc.lsTree, pc.mktree, pc.updRef} {
+		if p != nil {
+			_, _ = p.wait()
+		}
+	}
+}
+
+// finish commits paths as the working tree now holds them:
+//
+//   - git update-index stages the paths in the person's index as git add
+//     would (filters, modes, stat data), and only those paths: whatever else
+//     a person staged stays staged and out of the commit;
+//   - git ls-files -s reads back what it staged, and git mktree writes the
+//     folders git ls-tree listed anew with those entries in place (a folder
+//     left empty goes, as a commit by git add and git commit drops it);
+//   - git commit-tree writes the commit and git update-ref moves HEAD from
+//     the commit the tree was built on, or fails when HEAD moved meanwhile.
+//
+// No index is rebuilt from HEAD and no other path is hashed or refreshed,
+// which is what makes it cheaper than git add + git commit -- PATHS. An
+// unchanged tree is "nothing to commit"; on a failure HEAD is untouched
+// (the caller unstages the paths).
+func (pc *pendingCommit) finish(ctx context.Context, paths []string) error {
+	defer pc.abort()
+	gitFail := func(err error) error {
 		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	}
+	for _, p := range paths {
+		if _, ok := pc.dirs[parentDir(p)]; !ok {
+			return gitFail(fmt.Errorf("%s was not among the paths the commit started with", p))
+		}
+	}
+	nul := strings.Join(paths, "\x00") + "\x00"
+	if _, err := pc.g.runInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		return gitFail(err)
+	}
+	staged, err := pc.g.run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+	if err != nil {
+		return gitFail(err)
+	}
+	listed, err := pc.lsTree.wait()
+	if err != nil {
+		return gitFail(err)
 	}
 	for _, rec := range splitNul(listed) {
 		e, p, err := parseTreeRecord(rec)
 		if err != nil {
-			return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "git ls-tree: %v", err)
+			return gitFail(fmt.Errorf("git ls-tree: %w", err))
 		}
-		if entries, ok := dirs[parentDir(p)]; ok {
+		if entries, ok := pc.dirs[parentDir(p)]; ok {
 			entries[path.Base(p)] = e
 		}
 	}
@@ -84,7 +155,7 @@ func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string
 	for _, rec := range splitNul(staged) {
 		e, p, err := parseStageRecord(rec)
 		if err != nil {
-			return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "git ls-files: %v", err)
+			return gitFail(fmt.Errorf("git ls-files: %w", err))
 		}
 		if _, ok := want[p]; ok {
 			want[p] = &e
@@ -92,7 +163,7 @@ func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string
 	}
 	changed := false
 	for p, e := range want {
-		entries := dirs[parentDir(p)]
+		entries := pc.dirs[parentDir(p)]
 		before, had := entries[path.Base(p)]
 		switch {
 		case e == nil && had:
@@ -110,24 +181,35 @@ func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string
 	if !changed {
 		return fail(CodeGitFailed, "Nothing was changed: the files already hold what HEAD holds.", "nothing to commit: %s unchanged", strings.Join(paths, ", "))
 	}
-	tree, err := writeTrees(ctx, lit, dirs)
+	tree, err := pc.writeTrees()
 	if err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return gitFail(err)
 	}
-	out, err := g.runInput(ctx, msg, "commit-tree", tree, "-p", old)
+	out, err := pc.g.runInput(ctx, pc.msg, "commit-tree", tree, "-p", pc.old)
 	if err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return gitFail(err)
 	}
 	commit := strings.TrimSpace(out)
-	subject, _, _ := strings.Cut(msg, "\n")
-	if _, err := g.run(ctx, "update-ref", "-m", "commit: "+subject, "HEAD", commit, old); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+	if _, err := io.WriteString(pc.updRef.in, "update HEAD\x00"+commit+"\x00"+pc.old+"\x00"); err != nil {
+		return gitFail(fmt.Errorf("git update-ref: %w", err))
 	}
-	// As git commit does after every commit: git packs what needs it.
-	if _, err := g.run(ctx, "maintenance", "run", "--auto", "--quiet"); err != nil {
-		return fail(CodeGitFailed, "The write is committed; run git gc in the brain.", "%v", err)
+	crashPoint("git-update-ref")
+	if _, err := pc.updRef.wait(); err != nil {
+		return gitFail(err)
 	}
 	return nil
+}
+
+// maintain runs git maintenance run --auto, as git commit does after
+// every commit (git packs what needs it); the caller may work meanwhile
+// and waits on the result.
+func (pc *pendingCommit) maintain(ctx context.Context) *gitProc {
+	p, err := pc.g.start(ctx, false, "maintenance", "run", "--auto", "--quiet")
+	if err != nil {
+		return &gitProc{err: err}
+	}
+	p.closeInput()
+	return p
 }
 
 // treeEntry is one entry of a git tree as git ls-tree and git mktree write
@@ -136,12 +218,12 @@ type treeEntry struct {
 	mode, typ, oid string
 }
 
-// writeTrees has git mktree write every folder of dirs, deepest first, each
-// with its new sub-folders in place; a folder left empty is dropped from
-// its parent. It returns the root tree.
-func writeTrees(ctx context.Context, g gitRunner, dirs map[string]map[string]treeEntry) (string, error) {
-	order := make([]string, 0, len(dirs))
-	for d := range dirs {
+// writeTrees has git mktree write every folder of pc.dirs, deepest first,
+// each with its new sub-folders in place; a folder left empty is dropped
+// from its parent. It returns the root tree.
+func (pc *pendingCommit) writeTrees() (string, error) {
+	order := make([]string, 0, len(pc.dirs))
+	for d := range pc.dirs {
 		order = append(order, d)
 	}
 	sort.Slice(order, func(i, j int) bool {
@@ -150,40 +232,12 @@ func writeTrees(ctx context.Context, g gitRunner, dirs map[string]map[string]tre
 		}
 		return order[i] < order[j]
 	})
-	bin, err := gitBinary()
-	if err != nil {
-		return "", err
-	}
-	args := append(append([]string{}, gitHardening...), "mktree", "--batch", "-z")
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = g.dir
-	cmd.Env = append(gitEnv(), g.env...)
-	cmd.SysProcAttr = gitProcAttr()
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return "", fmt.Errorf("git mktree: %w", err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", fmt.Errorf("git mktree: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("git mktree: %w", err)
-	}
 	crashPoint("git-mktree")
-	out := bufio.NewReader(outPipe)
-	failed := func(err error) (string, error) {
-		in.Close()
-		_ = cmd.Wait()
-		return "", fmt.Errorf("git mktree: %w: %s", err, strings.TrimSpace(errb.String()))
-	}
 	root := ""
 	for _, d := range order {
-		entries := dirs[d]
+		entries := pc.dirs[d]
 		if len(entries) == 0 && d != "" {
-			delete(dirs[parentDir(d)], path.Base(d))
+			delete(pc.dirs[parentDir(d)], path.Base(d))
 			continue
 		}
 		var batch bytes.Buffer
@@ -191,30 +245,111 @@ func writeTrees(ctx context.Context, g gitRunner, dirs map[string]map[string]tre
 			fmt.Fprintf(&batch, "%s %s %s\t%s\x00", e.mode, e.typ, e.oid, name)
 		}
 		batch.WriteByte(0)
-		if _, err := in.Write(batch.Bytes()); err != nil {
-			return failed(err)
+		if _, err := pc.mktree.in.Write(batch.Bytes()); err != nil {
+			_, werr := pc.mktree.wait()
+			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
 		}
-		line, err := out.ReadString('\n')
+		line, err := pc.mktree.out.ReadString('\n')
 		if err != nil {
-			return failed(err)
+			_, werr := pc.mktree.wait()
+			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
 		}
 		id := strings.TrimSpace(line)
 		if d == "" {
 			root = id
 			continue
 		}
-		dirs[parentDir(d)][path.Base(d)] = treeEntry{mode: "040000", typ: "tree", oid: id}
+		pc.dirs[parentDir(d)][path.Base(d)] = treeEntry{mode: "040000", typ: "tree", oid: id}
 	}
-	if err := in.Close(); err != nil {
-		return failed(err)
-	}
-	if _, err := io.Copy(io.Discard, out); err != nil {
-		return failed(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		return "", fmt.Errorf("git mktree: %w: %s", err, strings.TrimSpace(errb.String()))
+	if _, err := pc.mktree.wait(); err != nil {
+		return "", err
 	}
 	return root, nil
+}
+
+// gitProc is a git process started ahead of its input: what it writes to
+// stdout is read from out as it comes (interactive: git mktree --batch) or
+// gathered for wait.
+type gitProc struct {
+	cmd     *exec.Cmd
+	args    []string
+	in      io.WriteCloser
+	out     *bufio.Reader
+	buf     bytes.Buffer
+	errb    bytes.Buffer
+	err     error
+	waited  bool
+	waitOut string
+}
+
+// start starts git with args, its stdin open for the caller to write.
+func (g gitRunner) start(ctx context.Context, interactive bool, args ...string) (*gitProc, error) {
+	bin, err := gitBinary()
+	if err != nil {
+		return nil, &gitError{args: args, err: err}
+	}
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, gitHardening...), args...)...)
+	cmd.Dir = g.dir
+	cmd.Env = append(gitEnv(), g.env...)
+	cmd.SysProcAttr = gitProcAttr()
+	p := &gitProc{cmd: cmd, args: args}
+	cmd.Stderr = &p.errb
+	if p.in, err = cmd.StdinPipe(); err != nil {
+		return nil, &gitError{args: args, err: err}
+	}
+	if interactive {
+		outPipe, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, &gitError{args: args, err: err}
+		}
+		p.out = bufio.NewReader(outPipe)
+	} else {
+		cmd.Stdout = &p.buf
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &gitError{args: args, err: err}
+	}
+	return p, nil
+}
+
+func (p *gitProc) closeInput() {
+	if p.in != nil {
+		_ = p.in.Close()
+	}
+}
+
+// wait closes the process's input, reads the rest of its output and waits
+// for it to end: its output, or a git_failed error with its stderr.
+func (p *gitProc) wait() (string, error) {
+	if p.waited || p.cmd == nil {
+		if p.err != nil {
+			return p.waitOut, &gitError{args: p.args, stderr: strings.TrimSpace(p.errb.String()), err: p.err}
+		}
+		return p.waitOut, nil
+	}
+	p.waited = true
+	p.closeInput()
+	if p.out != nil {
+		rest, err := io.ReadAll(p.out)
+		if err != nil {
+			p.err = err
+		}
+		p.buf.Write(rest)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		p.err = err
+	}
+	p.waitOut = p.buf.String()
+	if p.err != nil {
+		return p.waitOut, &gitError{args: p.args, stderr: strings.TrimSpace(p.errb.String()), err: p.err}
+	}
+	return p.waitOut, nil
+}
+
+// literal is g with pathspecs taken literally: a path's * or ? is its own
+// character.
+func (g gitRunner) literal() gitRunner {
+	return gitRunner{dir: g.dir, env: append(append([]string{}, g.env...), "GIT_LITERAL_PATHSPECS=1")}
 }
 
 func depth(d string) int {

@@ -188,12 +188,19 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err := b.freshLocked(ctx); err != nil {
 		return "", err
 	}
-	// A person's uncommitted edit of a target would be in neither the
-	// file nor history after this write: refuse, naming the note.
 	var targets []string
 	for _, ch := range w.Changes {
 		targets = append(targets, ch.Path)
 	}
+	// git's processes for the commit start now and make ready while the
+	// write checks, journals and writes its files.
+	pc, err := startCommit(ctx, g, append(append([]string{}, targets...), derivedFiles...), msg)
+	if err != nil {
+		return "", err
+	}
+	defer pc.abort()
+	// A person's uncommitted edit of a target would be in neither the
+	// file nor history after this write: refuse, naming the note.
 	if edited, err := b.handEdited(ctx, g, targets); err != nil {
 		return "", err
 	} else if len(edited) > 0 {
@@ -238,7 +245,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	}
 	// git itself writes the objects, the index and the branch, for
 	// these paths only: whatever else a person staged stays staged.
-	if err := gitCommitPaths(ctx, g, paths, msg); err != nil {
+	if err := pc.finish(ctx, paths); err != nil {
 		restore()
 		return "", err
 	}
@@ -247,11 +254,16 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
+	// git's upkeep after a commit runs while the index takes the write.
+	maint := pc.maintain(ctx)
 	// The commit is in: from here on the journal only says "reindex".
 	b.unc.drop(paths...)
 	err = b.reindex(ctx, oldHead, head, paths)
 	crashPoint("index")
 	b.endJournal(j)
+	if _, merr := maint.wait(); merr != nil {
+		sdk.Logger().Warn("notes: git maintenance after a write", "op", w.Op, "err", merr)
+	}
 	if err != nil {
 		return head, err
 	}
