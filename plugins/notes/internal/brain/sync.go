@@ -279,7 +279,7 @@ func (b *Brain) remoteFailed(ctx context.Context, g gitRunner, res *SyncResult, 
 	var ge *gitError
 	detail := err.Error()
 	if errors.As(err, &ge) {
-		detail = ge.stderr
+		detail = ge.Stderr
 	}
 	res.RemoteError = firstLines(detail, 4)
 	unpushed := "all"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolhost/toolhost/plugins/notes/internal/gitstore"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -194,11 +195,11 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	}
 	// git's processes for the commit start now and make ready while the
 	// write checks, journals and writes its files.
-	pc, err := startCommit(ctx, g, append(append([]string{}, targets...), derivedFiles...), msg)
+	pc, err := gitstore.StartCommit(ctx, g.store(), append(append([]string{}, targets...), derivedFiles...), msg)
 	if err != nil {
-		return "", err
+		return "", commitFail(err)
 	}
-	defer pc.abort()
+	defer pc.Abort()
 	// A person's uncommitted edit of a target would be in neither the
 	// file nor history after this write: refuse, naming the note.
 	if edited, err := b.handEdited(ctx, g, targets); err != nil {
@@ -245,9 +246,9 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	}
 	// git itself writes the objects, the index and the branch, for
 	// these paths only: whatever else a person staged stays staged.
-	if err := pc.finish(ctx, paths); err != nil {
+	if err := pc.Finish(ctx, paths); err != nil {
 		restore()
-		return "", err
+		return "", commitFail(err)
 	}
 	crashPoint("commit")
 	head, err := g.headFast(ctx)
@@ -255,13 +256,13 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
 	// git's upkeep after a commit runs while the index takes the write.
-	maint := pc.maintain(ctx)
+	maint := pc.Maintain(ctx)
 	// The commit is in: from here on the journal only says "reindex".
 	b.unc.drop(paths...)
 	err = b.reindex(ctx, oldHead, head, paths)
 	crashPoint("index")
 	b.endJournal(j)
-	if _, merr := maint.wait(); merr != nil {
+	if _, merr := maint.Wait(); merr != nil {
 		sdk.Logger().Warn("notes: git maintenance after a write", "op", w.Op, "err", merr)
 	}
 	if err != nil {

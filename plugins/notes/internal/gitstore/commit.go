@@ -1,9 +1,10 @@
-package brain
+package gitstore
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -12,53 +13,65 @@ import (
 	"strings"
 )
 
-// gitCommitPaths commits paths, each as the working tree holds it (or
-// removed when the working tree has no file there), as one commit on top of
-// HEAD, with git's own commands writing every object, index entry and ref;
-// see startCommit and pendingCommit.finish.
-func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string) error {
-	pc, err := startCommit(ctx, g, paths, msg)
+// ErrNothingToCommit is CommitPaths' error when the paths hold what HEAD
+// holds.
+var ErrNothingToCommit = errors.New("nothing to commit")
+
+// FolderError says a path to commit is a folder in HEAD.
+type FolderError struct{ Path string }
+
+func (e *FolderError) Error() string {
+	return e.Path + " is a folder in HEAD and a file in the working tree"
+}
+
+// CommitPaths commits paths, each as the working tree holds it (or removed
+// when the working tree has no file there), as one commit on top of HEAD,
+// with git's own commands writing every object, index entry and ref; see
+// StartCommit and PendingCommit.Finish. Then it runs git's upkeep
+// (Maintain) and waits for it.
+func CommitPaths(ctx context.Context, g Runner, paths []string, msg string) error {
+	pc, err := StartCommit(ctx, g, paths, msg)
 	if err != nil {
 		return err
 	}
-	if err := pc.finish(ctx, paths); err != nil {
+	if err := pc.Finish(ctx, paths); err != nil {
 		return err
 	}
-	if _, err := pc.maintain(ctx).wait(); err != nil {
-		return fail(CodeGitFailed, "The write is committed; run git gc in the brain.", "%v", err)
+	if _, err := pc.Maintain(ctx).Wait(); err != nil {
+		return fmt.Errorf("git maintenance after the commit: %w", err)
 	}
 	return nil
 }
 
-// pendingCommit is a commit whose git processes are started ahead of the
+// PendingCommit is a commit whose git processes are started ahead of the
 // files it commits: git ls-tree lists HEAD's folders on the paths' way,
 // and git mktree and git update-ref --stdin wait for their input, so their
 // start-up overlaps the caller's own work (the hand-edit check, the
 // journal, the files) instead of adding to the write's time.
-type pendingCommit struct {
-	g       gitRunner
+type PendingCommit struct {
+	g       Runner
 	msg     string
 	old     string
 	dirs    map[string]map[string]treeEntry
-	lsTree  *gitProc
-	mktree  *gitProc
-	updRef  *gitProc
+	lsTree  *Proc
+	mktree  *Proc
+	updRef  *Proc
 	settled bool
 }
 
-// startCommit resolves HEAD and starts the processes of a commit of paths
-// (more paths at the root may join in finish) with msg, cleaned up as git
-// commit -m cleans it. abort or finish ends them.
-func startCommit(ctx context.Context, g gitRunner, paths []string, msg string) (*pendingCommit, error) {
+// StartCommit resolves HEAD and starts the processes of a commit of paths
+// (more paths at the root may join in Finish) with msg, cleaned up as git
+// commit -m cleans it. abort or Finish ends them.
+func StartCommit(ctx context.Context, g Runner, paths []string, msg string) (*PendingCommit, error) {
 	msg = cleanMessage(msg)
 	if msg == "" {
-		return nil, fail(CodeGitFailed, "Nothing was changed. Give the commit a message.", "the commit message is empty")
+		return nil, errors.New("the commit message is empty")
 	}
-	old, err := g.headFast(ctx)
+	old, err := g.HeadFast(ctx)
 	if err != nil {
-		return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+		return nil, err
 	}
-	pc := &pendingCommit{g: g.literal(), msg: msg, old: old, dirs: map[string]map[string]treeEntry{"": {}}}
+	pc := &PendingCommit{g: g.Literal(), msg: msg, old: old, dirs: map[string]map[string]treeEntry{"": {}}}
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			pc.dirs[d] = map[string]treeEntry{}
@@ -72,7 +85,7 @@ func startCommit(ctx context.Context, g gitRunner, paths []string, msg string) (
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
 	for _, st := range []struct {
-		p           **gitProc
+		p           **Proc
 		args        []string
 		interactive bool
 	}{
@@ -81,27 +94,27 @@ func startCommit(ctx context.Context, g gitRunner, paths []string, msg string) (
 		{&pc.updRef, []string{"update-ref", "-m", "commit: " + subject, "--stdin", "-z"}, false},
 	} {
 		if *st.p, err = pc.g.start(ctx, st.interactive, st.args...); err != nil {
-			pc.abort()
-			return nil, fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
+			pc.Abort()
+			return nil, err
 		}
 	}
 	return pc, nil
 }
 
-// abort ends the processes of a commit that will not be made.
-func (pc *pendingCommit) abort() {
+// Abort ends the processes of a commit that will not be made.
+func (pc *PendingCommit) Abort() {
 	if pc.settled {
 		return
 	}
 	pc.settled = true
-	for _, p := range []*gitProc{pc.lsTree, pc.mktree, pc.updRef} {
+	for _, p := range []*Proc{pc.lsTree, pc.mktree, pc.updRef} {
 		if p != nil {
-			_, _ = p.wait()
+			_, _ = p.Wait()
 		}
 	}
 }
 
-// finish commits paths as the working tree now holds them:
+// Finish commits paths as the working tree now holds them:
 //
 //   - git update-index stages the paths in the person's index as git add
 //     would (filters, modes, stat data), and only those paths: whatever else
@@ -116,32 +129,29 @@ func (pc *pendingCommit) abort() {
 // which is what makes it cheaper than git add + git commit -- PATHS. An
 // unchanged tree is "nothing to commit"; on a failure HEAD is untouched
 // (the caller unstages the paths).
-func (pc *pendingCommit) finish(ctx context.Context, paths []string) error {
-	defer pc.abort()
-	gitFail := func(err error) error {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
+func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
+	defer pc.Abort()
 	for _, p := range paths {
 		if _, ok := pc.dirs[parentDir(p)]; !ok {
-			return gitFail(fmt.Errorf("%s was not among the paths the commit started with", p))
+			return fmt.Errorf("%s was not among the paths the commit started with", p)
 		}
 	}
 	nul := strings.Join(paths, "\x00") + "\x00"
-	if _, err := pc.g.runInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-		return gitFail(err)
+	if _, err := pc.g.RunInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
+		return err
 	}
-	staged, err := pc.g.run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+	staged, err := pc.g.Run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
 	if err != nil {
-		return gitFail(err)
+		return err
 	}
-	listed, err := pc.lsTree.wait()
+	listed, err := pc.lsTree.Wait()
 	if err != nil {
-		return gitFail(err)
+		return err
 	}
 	for _, rec := range splitNul(listed) {
 		e, p, err := parseTreeRecord(rec)
 		if err != nil {
-			return gitFail(fmt.Errorf("git ls-tree: %w", err))
+			return fmt.Errorf("git ls-tree: %w", err)
 		}
 		if entries, ok := pc.dirs[parentDir(p)]; ok {
 			entries[path.Base(p)] = e
@@ -155,7 +165,7 @@ func (pc *pendingCommit) finish(ctx context.Context, paths []string) error {
 	for _, rec := range splitNul(staged) {
 		e, p, err := parseStageRecord(rec)
 		if err != nil {
-			return gitFail(fmt.Errorf("git ls-files: %w", err))
+			return fmt.Errorf("git ls-files: %w", err)
 		}
 		if _, ok := want[p]; ok {
 			want[p] = &e
@@ -171,42 +181,41 @@ func (pc *pendingCommit) finish(ctx context.Context, paths []string) error {
 			changed = true
 		case e != nil && (!had || before != *e):
 			if had && before.typ == "tree" {
-				return fail(CodeConflict, "Nothing was changed. Move the folder "+p+" aside, or commit its removal, first.",
-					"%s is a folder in HEAD and a file in the working tree", p)
+				return &FolderError{Path: p}
 			}
 			entries[path.Base(p)] = *e
 			changed = true
 		}
 	}
 	if !changed {
-		return fail(CodeGitFailed, "Nothing was changed: the files already hold what HEAD holds.", "nothing to commit: %s unchanged", strings.Join(paths, ", "))
+		return fmt.Errorf("%w: %s unchanged", ErrNothingToCommit, strings.Join(paths, ", "))
 	}
 	tree, err := pc.writeTrees()
 	if err != nil {
-		return gitFail(err)
+		return err
 	}
-	out, err := pc.g.runInput(ctx, pc.msg, "commit-tree", tree, "-p", pc.old)
+	out, err := pc.g.RunInput(ctx, pc.msg, "commit-tree", tree, "-p", pc.old)
 	if err != nil {
-		return gitFail(err)
+		return err
 	}
 	commit := strings.TrimSpace(out)
 	if _, err := io.WriteString(pc.updRef.in, "update HEAD\x00"+commit+"\x00"+pc.old+"\x00"); err != nil {
-		return gitFail(fmt.Errorf("git update-ref: %w", err))
+		return fmt.Errorf("git update-ref: %w", err)
 	}
-	crashPoint("git-update-ref")
-	if _, err := pc.updRef.wait(); err != nil {
-		return gitFail(err)
+	CrashPoint("git-update-ref")
+	if _, err := pc.updRef.Wait(); err != nil {
+		return err
 	}
 	return nil
 }
 
-// maintain runs git maintenance run --auto, as git commit does after
+// Maintain runs git maintenance run --auto, as git commit does after
 // every commit (git packs what needs it); the caller may work meanwhile
 // and waits on the result.
-func (pc *pendingCommit) maintain(ctx context.Context) *gitProc {
+func (pc *PendingCommit) Maintain(ctx context.Context) *Proc {
 	p, err := pc.g.start(ctx, false, "maintenance", "run", "--auto", "--quiet")
 	if err != nil {
-		return &gitProc{err: err}
+		return &Proc{err: err}
 	}
 	p.closeInput()
 	return p
@@ -221,7 +230,7 @@ type treeEntry struct {
 // writeTrees has git mktree write every folder of pc.dirs, deepest first,
 // each with its new sub-folders in place; a folder left empty is dropped
 // from its parent. It returns the root tree.
-func (pc *pendingCommit) writeTrees() (string, error) {
+func (pc *PendingCommit) writeTrees() (string, error) {
 	order := make([]string, 0, len(pc.dirs))
 	for d := range pc.dirs {
 		order = append(order, d)
@@ -232,7 +241,7 @@ func (pc *pendingCommit) writeTrees() (string, error) {
 		}
 		return order[i] < order[j]
 	})
-	crashPoint("git-mktree")
+	CrashPoint("git-mktree")
 	root := ""
 	for _, d := range order {
 		entries := pc.dirs[d]
@@ -246,12 +255,12 @@ func (pc *pendingCommit) writeTrees() (string, error) {
 		}
 		batch.WriteByte(0)
 		if _, err := pc.mktree.in.Write(batch.Bytes()); err != nil {
-			_, werr := pc.mktree.wait()
+			_, werr := pc.mktree.Wait()
 			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
 		}
 		line, err := pc.mktree.out.ReadString('\n')
 		if err != nil {
-			_, werr := pc.mktree.wait()
+			_, werr := pc.mktree.Wait()
 			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
 		}
 		id := strings.TrimSpace(line)
@@ -261,16 +270,16 @@ func (pc *pendingCommit) writeTrees() (string, error) {
 		}
 		pc.dirs[parentDir(d)][path.Base(d)] = treeEntry{mode: "040000", typ: "tree", oid: id}
 	}
-	if _, err := pc.mktree.wait(); err != nil {
+	if _, err := pc.mktree.Wait(); err != nil {
 		return "", err
 	}
 	return root, nil
 }
 
-// gitProc is a git process started ahead of its input: what it writes to
+// Proc is a git process started ahead of its input: what it writes to
 // stdout is read from out as it comes (interactive: git mktree --batch) or
 // gathered for wait.
-type gitProc struct {
+type Proc struct {
 	cmd     *exec.Cmd
 	args    []string
 	in      io.WriteCloser
@@ -283,47 +292,47 @@ type gitProc struct {
 }
 
 // start starts git with args, its stdin open for the caller to write.
-func (g gitRunner) start(ctx context.Context, interactive bool, args ...string) (*gitProc, error) {
-	bin, err := gitBinary()
+func (g Runner) start(ctx context.Context, interactive bool, args ...string) (*Proc, error) {
+	bin, err := Binary()
 	if err != nil {
-		return nil, &gitError{args: args, err: err}
+		return nil, &Error{Args: args, Err: err}
 	}
-	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, gitHardening...), args...)...)
-	cmd.Dir = g.dir
-	cmd.Env = append(gitEnv(), g.env...)
-	cmd.SysProcAttr = gitProcAttr()
-	p := &gitProc{cmd: cmd, args: args}
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, Hardening...), args...)...)
+	cmd.Dir = g.Dir
+	cmd.Env = append(Env(), g.Env...)
+	cmd.SysProcAttr = procAttr()
+	p := &Proc{cmd: cmd, args: args}
 	cmd.Stderr = &p.errb
 	if p.in, err = cmd.StdinPipe(); err != nil {
-		return nil, &gitError{args: args, err: err}
+		return nil, &Error{Args: args, Err: err}
 	}
 	if interactive {
 		outPipe, err := cmd.StdoutPipe()
 		if err != nil {
-			return nil, &gitError{args: args, err: err}
+			return nil, &Error{Args: args, Err: err}
 		}
 		p.out = bufio.NewReader(outPipe)
 	} else {
 		cmd.Stdout = &p.buf
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, &gitError{args: args, err: err}
+		return nil, &Error{Args: args, Err: err}
 	}
 	return p, nil
 }
 
-func (p *gitProc) closeInput() {
+func (p *Proc) closeInput() {
 	if p.in != nil {
 		_ = p.in.Close()
 	}
 }
 
-// wait closes the process's input, reads the rest of its output and waits
+// Wait closes the process's input, reads the rest of its output and waits
 // for it to end: its output, or a git_failed error with its stderr.
-func (p *gitProc) wait() (string, error) {
+func (p *Proc) Wait() (string, error) {
 	if p.waited || p.cmd == nil {
 		if p.err != nil {
-			return p.waitOut, &gitError{args: p.args, stderr: strings.TrimSpace(p.errb.String()), err: p.err}
+			return p.waitOut, &Error{Args: p.args, Stderr: strings.TrimSpace(p.errb.String()), Err: p.err}
 		}
 		return p.waitOut, nil
 	}
@@ -341,15 +350,15 @@ func (p *gitProc) wait() (string, error) {
 	}
 	p.waitOut = p.buf.String()
 	if p.err != nil {
-		return p.waitOut, &gitError{args: p.args, stderr: strings.TrimSpace(p.errb.String()), err: p.err}
+		return p.waitOut, &Error{Args: p.args, Stderr: strings.TrimSpace(p.errb.String()), Err: p.err}
 	}
 	return p.waitOut, nil
 }
 
-// literal is g with pathspecs taken literally: a path's * or ? is its own
+// Literal is g with pathspecs taken literally: a path's * or ? is its own
 // character.
-func (g gitRunner) literal() gitRunner {
-	return gitRunner{dir: g.dir, env: append(append([]string{}, g.env...), "GIT_LITERAL_PATHSPECS=1")}
+func (g Runner) Literal() Runner {
+	return Runner{Dir: g.Dir, Env: append(append([]string{}, g.Env...), "GIT_LITERAL_PATHSPECS=1")}
 }
 
 func depth(d string) int {
