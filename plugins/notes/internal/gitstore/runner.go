@@ -27,8 +27,9 @@ var CrashPoint = func(point string) {}
 // Runner runs the git command line in a brain, isolated from the user's
 // and the system's git configuration, with a fixed identity.
 type Runner struct {
+	// Dir is the repository's working tree.
 	Dir string
-	// env adds variables to git's environment (e.g. GIT_INDEX_FILE).
+	// Env adds variables to git's environment (e.g. GIT_INDEX_FILE).
 	Env []string
 }
 
@@ -59,6 +60,8 @@ var Hardening = []string{
 	"-c", "gpg.program=false", "-c", "core.askPass=",
 }
 
+// Env is the environment every git child runs with: the system PATH, no
+// user or system configuration, a fixed identity, no prompts.
 func Env() []string {
 	keep := []string{"TMPDIR", "LANG", "LC_ALL", "SYSTEMROOT"}
 	env := []string{"PATH=" + SystemPath}
@@ -116,6 +119,8 @@ func (g Runner) RunInput(ctx context.Context, input string, args ...string) (str
 	return out.String(), nil
 }
 
+// Error is a git command's failure: its arguments, what it wrote to
+// stderr, and how it ended.
 type Error struct {
 	Args   []string
 	Stderr string
@@ -128,7 +133,7 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// headFast reads HEAD's commit from .git without starting git: HEAD names
+// HeadFast reads HEAD's commit from .git without starting git: HEAD names
 // a branch whose ref file holds the commit, or the ref is in packed-refs.
 // Anything unusual (a worktree, a detached HEAD being written) falls back to
 // git rev-parse.
@@ -169,12 +174,13 @@ func isHex40(s string) bool {
 	return true
 }
 
+// Head is HEAD's commit, from git rev-parse.
 func (g Runner) Head(ctx context.Context) (string, error) {
 	out, err := g.Run(ctx, "rev-parse", "HEAD")
 	return strings.TrimSpace(out), err
 }
 
-// changedPaths lists the paths that differ between two commits.
+// ChangedPaths lists the paths that differ between two commits.
 func (g Runner) ChangedPaths(ctx context.Context, from, to string) ([]string, error) {
 	out, err := g.Run(ctx, "diff", "--name-only", "--no-renames", "-z", from, to)
 	if err != nil {
