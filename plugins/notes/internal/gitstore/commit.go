@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -54,6 +56,7 @@ type PendingCommit struct {
 	old     string
 	dirs    map[string]map[string]treeEntry
 	lsTree  *Proc
+	hashObj *Proc
 	mktree  *Proc
 	updRef  *Proc
 	settled bool
@@ -90,6 +93,7 @@ func StartCommit(ctx context.Context, g Runner, paths []string, msg string) (*Pe
 		interactive bool
 	}{
 		{&pc.lsTree, spec, false},
+		{&pc.hashObj, []string{"hash-object", "-w", "--stdin-paths"}, true},
 		{&pc.mktree, []string{"mktree", "--batch", "-z"}, true},
 		{&pc.updRef, []string{"update-ref", "-m", "commit: " + subject, "--stdin", "-z"}, false},
 	} {
@@ -107,7 +111,7 @@ func (pc *PendingCommit) Abort() {
 		return
 	}
 	pc.settled = true
-	for _, p := range []*Proc{pc.lsTree, pc.mktree, pc.updRef} {
+	for _, p := range []*Proc{pc.lsTree, pc.hashObj, pc.mktree, pc.updRef} {
 		if p != nil {
 			_, _ = p.Wait()
 		}
@@ -119,9 +123,11 @@ func (pc *PendingCommit) Abort() {
 //   - git update-index stages the paths in the person's index as git add
 //     would (filters, modes, stat data), and only those paths: whatever else
 //     a person staged stays staged and out of the commit;
-//   - git ls-files -s reads back what it staged, and git mktree writes the
-//     folders git ls-tree listed anew with those entries in place (a folder
-//     left empty goes, as a commit by git add and git commit drops it);
+//   - git hash-object, waiting since StartCommit, gives the files' blobs
+//     (git ls-files -s reads back what was staged when a mode is not a
+//     plain file's), and git mktree writes the folders git ls-tree listed
+//     anew with those entries in place (a folder left empty goes, as a
+//     commit by git add and git commit drops it);
 //   - git commit-tree writes the commit and git update-ref moves HEAD from
 //     the commit the tree was built on, or fails when HEAD moved meanwhile.
 //
@@ -136,13 +142,39 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 			return fmt.Errorf("%s was not among the paths the commit started with", p)
 		}
 	}
+	// The waiting git hash-object hashes the files (with the repository's
+	// filters, as git add does) while git update-index stages them.
+	present := map[string]bool{}
+	simple := true
+	var feed strings.Builder
+	for _, p := range paths {
+		fi, err := os.Lstat(filepath.Join(pc.g.Dir, filepath.FromSlash(p)))
+		switch {
+		case err == nil && fi.Mode().IsRegular() && !strings.ContainsAny(p, "\n") && !strings.HasPrefix(p, `"`):
+			present[p] = true
+			feed.WriteString(p + "\n")
+		case err == nil:
+			simple = false
+		}
+	}
+	if _, err := io.WriteString(pc.hashObj.in, feed.String()); err != nil {
+		return fmt.Errorf("git hash-object: %w", err)
+	}
 	nul := strings.Join(paths, "\x00") + "\x00"
 	if _, err := pc.g.RunInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
 		return err
 	}
-	staged, err := pc.g.Run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
-	if err != nil {
-		return err
+	ids := map[string]string{}
+	for _, p := range paths {
+		if !present[p] {
+			continue
+		}
+		line, err := pc.hashObj.out.ReadString('\n')
+		if err != nil {
+			_, werr := pc.hashObj.Wait()
+			return fmt.Errorf("git hash-object: %w (%v)", err, werr)
+		}
+		ids[p] = strings.TrimSpace(line)
 	}
 	listed, err := pc.lsTree.Wait()
 	if err != nil {
@@ -158,17 +190,35 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 		}
 	}
 	// The staged entries replace HEAD's; a path git did not stage is gone.
+	// A regular file staged where HEAD has none or a regular, non-executable
+	// one is a 100644 blob of the id git hash-object gave (git add takes
+	// the mode from the file, which the brain writes 0644, or keeps the
+	// entry's); anything else (an executable bit, a link, a submodule, a
+	// folder) is read back from the index, as git staged it.
 	want := map[string]*treeEntry{}
 	for _, p := range paths {
 		want[p] = nil
-	}
-	for _, rec := range splitNul(staged) {
-		e, p, err := parseStageRecord(rec)
-		if err != nil {
-			return fmt.Errorf("git ls-files: %w", err)
+		if e, had := pc.dirs[parentDir(p)][path.Base(p)]; had && e.mode != "100644" {
+			simple = false
 		}
-		if _, ok := want[p]; ok {
-			want[p] = &e
+	}
+	if simple {
+		for p, id := range ids {
+			want[p] = &treeEntry{mode: "100644", typ: "blob", oid: id}
+		}
+	} else {
+		staged, err := pc.g.Run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
+		if err != nil {
+			return err
+		}
+		for _, rec := range splitNul(staged) {
+			e, p, err := parseStageRecord(rec)
+			if err != nil {
+				return fmt.Errorf("git ls-files: %w", err)
+			}
+			if _, ok := want[p]; ok {
+				want[p] = &e
+			}
 		}
 	}
 	changed := false
