@@ -47,7 +47,8 @@ func CommitPaths(ctx context.Context, g Runner, paths []string, msg string) erro
 
 // PendingCommit is a commit whose git processes are started ahead of the
 // files it commits: git ls-tree lists HEAD's folders on the paths' way,
-// and git mktree and git update-ref --stdin wait for their input, so their
+// and git hash-object, git mktree and git update-ref --stdin wait for
+// their input, so their
 // start-up overlaps the caller's own work (the hand-edit check, the
 // journal, the files) instead of adding to the write's time.
 type PendingCommit struct {
@@ -64,7 +65,7 @@ type PendingCommit struct {
 
 // StartCommit resolves HEAD and starts the processes of a commit of paths
 // (more paths at the root may join in Finish) with msg, cleaned up as git
-// commit -m cleans it. abort or Finish ends them.
+// commit -m cleans it. Abort or Finish ends them.
 func StartCommit(ctx context.Context, g Runner, paths []string, msg string) (*PendingCommit, error) {
 	msg = cleanMessage(msg)
 	if msg == "" {
