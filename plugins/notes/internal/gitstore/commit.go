@@ -48,9 +48,9 @@ func CommitPaths(ctx context.Context, g Runner, paths []string, msg string) erro
 // PendingCommit is a commit whose git processes are started ahead of the
 // files it commits: git ls-tree lists HEAD's folders on the paths' way,
 // and git hash-object, git mktree and git update-ref --stdin wait for
-// their input, so their
-// start-up overlaps the caller's own work (the hand-edit check, the
-// journal, the files) instead of adding to the write's time.
+// their input, so their start-up overlaps the caller's own work (the
+// hand-edit check, the journal, the files) instead of adding to the
+// write's time.
 type PendingCommit struct {
 	g       Runner
 	msg     string
