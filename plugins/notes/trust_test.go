@@ -208,7 +208,7 @@ func TestKillRecovery(t *testing.T) {
 		seed = s
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	writePoints := []string{"journal", "file", "git-add", "add", "git-commit", "commit", "index"}
+	writePoints := []string{"journal", "file", "git-update-index", "git-mktree", "git-commit-tree", "git-update-ref", "commit", "index"}
 	cases := []crashCase{
 		{"remember", writePoints},
 		{"write-page", writePoints},

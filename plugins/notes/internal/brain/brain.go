@@ -88,6 +88,8 @@ type Brain struct {
 	onIndexed   func(path string)
 	unc         uncommitted
 	forceRescan atomic.Bool
+
+	cat catCache // index.md's catalogue between writes (derived.go)
 }
 
 // takeRecovered returns and forgets what recovery did since the last call.
@@ -311,7 +313,7 @@ func initBrain(ctx context.Context, root string) error {
 	if _, err := g.run(ctx, "add", "-A"); err != nil {
 		return err
 	}
-	msg, err := commitMessage(ctx, g, "init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
+	msg, err := commitMessage("init: new brain", nil, trailers{Op: op, Action: "init", Session: "none", Client: "notes"})
 	if err != nil {
 		return err
 	}

@@ -374,7 +374,7 @@ func (b *Brain) squashLocked(ctx context.Context, c Call, op, subject, restore, 
 	defer os.Remove(tmpIndex)
 	gi := gitRunner{dir: b.Root, env: []string{"GIT_INDEX_FILE=" + tmpIndex}}
 	g := gitRunner{dir: b.Root}
-	msg, err := commitMessage(ctx, g, subject, prefixLines(lines), trailers{Op: op, Action: "consolidate", Session: c.session(), Client: c.Client(),
+	msg, err := commitMessage(subject, prefixLines(lines), trailers{Op: op, Action: "consolidate", Session: c.session(), Client: c.Client(),
 		Request: c.Caller.RequestID, Channel: c.Caller.Channel})
 	if err != nil {
 		return "", err

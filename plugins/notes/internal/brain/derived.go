@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
@@ -68,55 +70,130 @@ type catEntry struct {
 // catalogue renders index.md from entries: a section per type (untyped
 // files last), a subsection per scope, a line per note by title.
 func catalogue(entries []catEntry) []byte {
-	byType := map[string]map[string][]catEntry{}
+	return newCatSet(entries).render()
+}
+
+// catKey names one subsection of the catalogue: a type ("" for untyped)
+// and a scope.
+type catKey struct{ typ, scope string }
+
+// catLine is one note's line of a subsection, with what it sorts by.
+type catLine struct {
+	lower, path, text string
+}
+
+func compareCatLines(a, b catLine) int {
+	if c := strings.Compare(a.lower, b.lower); c != 0 {
+		return c
+	}
+	return strings.Compare(a.path, b.path)
+}
+
+// catSet is the catalogue as sorted subsections, so a write changes only
+// its own lines (set, remove) and renders without sorting the brain.
+type catSet struct {
+	byPath   map[string]catEntry
+	sections map[catKey][]catLine
+}
+
+func newCatSet(entries []catEntry) *catSet {
+	s := &catSet{byPath: make(map[string]catEntry, len(entries)), sections: map[catKey][]catLine{}}
 	for _, e := range entries {
-		t := e.Type
-		if _, ok := note.Folders[t]; !ok {
-			t = ""
+		if _, dup := s.byPath[e.Path]; dup {
+			s.remove(e.Path)
 		}
-		if byType[t] == nil {
-			byType[t] = map[string][]catEntry{}
+		s.byPath[e.Path] = e
+		k, l := catLineOf(e)
+		s.sections[k] = append(s.sections[k], l)
+	}
+	for _, ls := range s.sections {
+		slices.SortFunc(ls, compareCatLines)
+	}
+	return s
+}
+
+func catLineOf(e catEntry) (catKey, catLine) {
+	t := e.Type
+	if _, ok := note.Folders[t]; !ok {
+		t = ""
+	}
+	return catKey{t, e.Scope}, catLine{lower: strings.ToLower(e.Title), path: e.Path,
+		text: "- [" + linkText(e.Title) + "](" + linkTarget(e.Path) + ")\n"}
+}
+
+// set puts e in the catalogue in place of any line of its path.
+func (s *catSet) set(e catEntry) {
+	s.remove(e.Path)
+	s.byPath[e.Path] = e
+	k, l := catLineOf(e)
+	ls := s.sections[k]
+	i, _ := slices.BinarySearchFunc(ls, l, compareCatLines)
+	s.sections[k] = slices.Insert(ls, i, l)
+}
+
+// remove takes path's line out of the catalogue, if it has one.
+func (s *catSet) remove(path string) {
+	e, ok := s.byPath[path]
+	if !ok {
+		return
+	}
+	delete(s.byPath, path)
+	k, l := catLineOf(e)
+	ls := s.sections[k]
+	if i, found := slices.BinarySearchFunc(ls, l, compareCatLines); found {
+		ls = slices.Delete(ls, i, i+1)
+	}
+	if len(ls) == 0 {
+		delete(s.sections, k)
+		return
+	}
+	s.sections[k] = ls
+}
+
+// apply brings the catalogue to a write's changes: a note set, archived
+// or removed.
+func (s *catSet) apply(pending []change) {
+	for _, ch := range pending {
+		if !indexable(ch.Path) {
+			continue
 		}
-		byType[t][e.Scope] = append(byType[t][e.Scope], e)
+		if ch.Data == nil || note.Archived(ch.Path) {
+			s.remove(ch.Path)
+			continue
+		}
+		n := note.Parse(ch.Path, ch.Data)
+		s.set(catEntry{Path: ch.Path, Type: n.FM.Type, Title: n.Title(), Scope: n.Scope()})
+	}
+}
+
+func (s *catSet) render() []byte {
+	byType := map[string][]string{}
+	for k := range s.sections {
+		byType[k.typ] = append(byType[k.typ], k.scope)
 	}
 	var out strings.Builder
+	out.Grow(len(indexHeader) + 64*len(s.byPath))
 	out.WriteString(indexHeader)
-	fmt.Fprintf(&out, "\n%d notes.\n", len(entries))
-	types := append(note.Types(), "")
-	for _, t := range types {
+	fmt.Fprintf(&out, "\n%d notes.\n", len(s.byPath))
+	for _, t := range append(note.Types(), "") {
 		scopes := byType[t]
 		if len(scopes) == 0 {
 			continue
 		}
+		sort.Strings(scopes)
 		name := t
 		if name == "" {
 			name = "untyped"
 		}
 		n := 0
-		for _, es := range scopes {
-			n += len(es)
+		for _, sc := range scopes {
+			n += len(s.sections[catKey{t, sc}])
 		}
 		fmt.Fprintf(&out, "\n## %s (%d)\n", name, n)
-		var keys []string
-		for s := range scopes {
-			keys = append(keys, s)
-		}
-		sort.Strings(keys)
-		for _, s := range keys {
-			es := scopes[s]
-			lower := make(map[string]string, len(es))
-			for _, e := range es {
-				lower[e.Path] = strings.ToLower(e.Title)
-			}
-			sort.Slice(es, func(i, j int) bool {
-				if a, b := lower[es[i].Path], lower[es[j].Path]; a != b {
-					return a < b
-				}
-				return es[i].Path < es[j].Path
-			})
-			fmt.Fprintf(&out, "\n### %s\n\n", s)
-			for _, e := range es {
-				fmt.Fprintf(&out, "- [%s](%s)\n", linkText(e.Title), linkTarget(e.Path))
+		for _, sc := range scopes {
+			fmt.Fprintf(&out, "\n### %s\n\n", sc)
+			for _, l := range s.sections[catKey{t, sc}] {
+				out.WriteString(l.text)
 			}
 		}
 	}
@@ -138,36 +215,60 @@ func linkTarget(p string) string {
 }
 
 // catalogueEntries lists what the catalogue holds: every note of the index
-// that is committed (a person's uncommitted new note waits for its commit),
-// not archived, with pending (the write's own changes) applied on top.
-func (b *Brain) catalogueEntries(ctx context.Context, pending []change) ([]catEntry, error) {
+// that is committed (a person's uncommitted new note waits for its commit)
+// and not archived.
+func (b *Brain) catalogueEntries(ctx context.Context) ([]catEntry, error) {
 	rows, err := b.ix.Catalogue(ctx)
 	if err != nil {
 		return nil, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "list the notes for index.md: %v", err)
 	}
-	set := map[string]catEntry{}
+	out := make([]catEntry, 0, len(rows))
 	for _, r := range rows {
 		if b.isUncommittedNew(r.Path) {
 			continue
 		}
-		set[r.Path] = catEntry{Path: r.Path, Type: r.Type, Title: r.Title, Scope: r.Scope}
-	}
-	for _, ch := range pending {
-		if !indexable(ch.Path) {
-			continue
-		}
-		if ch.Data == nil || note.Archived(ch.Path) {
-			delete(set, ch.Path)
-			continue
-		}
-		n := note.Parse(ch.Path, ch.Data)
-		set[ch.Path] = catEntry{Path: ch.Path, Type: n.FM.Type, Title: n.Title(), Scope: n.Scope()}
-	}
-	out := make([]catEntry, 0, len(set))
-	for _, e := range set {
-		out = append(out, e)
+		out = append(out, catEntry{Path: r.Path, Type: r.Type, Title: r.Title, Scope: r.Scope})
 	}
 	return out, nil
+}
+
+// catCache keeps the catalogue between writes: valid while the index is
+// at head and holds no hand edit, so a write re-renders its own lines
+// instead of listing and sorting every note. A write takes it (head ""
+// until its commit and index update are in) and hands it back with the
+// new HEAD; anything else finds it stale and builds it from the index.
+type catCache struct {
+	mu   sync.Mutex
+	head string
+	set  *catSet
+}
+
+// catalogueSet returns the catalogue as the index holds it, from the cache
+// when that is at the index's head, for the caller to change.
+func (b *Brain) catalogueSet(ctx context.Context) (*catSet, error) {
+	b.cat.mu.Lock()
+	defer b.cat.mu.Unlock()
+	if s := b.cat.set; s != nil && b.cat.head != "" && b.cat.head == b.ix.Meta(ctx, "head") && b.ix.Meta(ctx, handEditsMeta) == "" {
+		b.cat.head = ""
+		return s, nil
+	}
+	b.cat.set, b.cat.head = nil, ""
+	entries, err := b.catalogueEntries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.cat.set = newCatSet(entries)
+	return b.cat.set, nil
+}
+
+// keepCatalogue records that the catalogue last taken is the index's at
+// head: the write that changed it is committed and indexed.
+func (b *Brain) keepCatalogue(head string) {
+	b.cat.mu.Lock()
+	defer b.cat.mu.Unlock()
+	if b.cat.set != nil {
+		b.cat.head = head
+	}
 }
 
 // logLines renders log.md entries for one operation: a line per change,
@@ -201,12 +302,13 @@ func (b *Brain) appendLog(text string) []byte {
 // the commit of a write making pending: the catalogue with pending applied
 // and the write's log lines. index.md is left out when it does not change.
 func (b *Brain) derivedChanges(ctx context.Context, op, action string, lines []string, pending []change) ([]change, error) {
-	entries, err := b.catalogueEntries(ctx, pending)
+	set, err := b.catalogueSet(ctx)
 	if err != nil {
 		return nil, err
 	}
+	set.apply(pending)
 	var out []change
-	if cat := catalogue(entries); !bytes.Equal(cat, b.readRel(IndexFile)) {
+	if cat := set.render(); !bytes.Equal(cat, b.readRel(IndexFile)) {
 		out = append(out, change{Path: IndexFile, Data: cat})
 	}
 	out = append(out, change{Path: LogFile, Data: b.appendLog(b.logLines(op, action, lines))})

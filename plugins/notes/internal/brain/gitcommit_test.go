@@ -89,6 +89,23 @@ func TestCommitPathsMatchesGit(t *testing.T) {
 			},
 		},
 		{
+			name: "an executable file rewritten",
+			setup: func(t *testing.T, dir string) {
+				writeFileT(filepath.Join(dir, "tools", "run.sh"), "echo 1\n")
+				if err := os.Chmod(filepath.Join(dir, "tools", "run.sh"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				gitT(t, dir, "add", "-A")
+				gitT(t, dir, "commit", "-q", "-m", "tools")
+			},
+			steps: []commitStep{
+				// Where git does not trust the file's mode, it keeps the
+				// entry's: run.sh stays executable.
+				{hand: func(t *testing.T, dir string) { gitT(t, dir, "config", "core.filemode", "false") },
+					files: map[string]string{"tools/run.sh": "echo 2\n", "tools/new.sh": "echo 3\n"}, msg: "write-page: tools"},
+			},
+		},
+		{
 			name: "packed objects and refs",
 			setup: func(t *testing.T, dir string) {
 				for i := range 30 {

@@ -279,7 +279,7 @@ func (b *Brain) remoteFailed(ctx context.Context, g gitRunner, res *SyncResult, 
 	var ge *gitError
 	detail := err.Error()
 	if errors.As(err, &ge) {
-		detail = ge.stderr
+		detail = ge.Stderr
 	}
 	res.RemoteError = firstLines(detail, 4)
 	unpushed := "all"
@@ -370,7 +370,7 @@ func (b *Brain) commitOutside(ctx context.Context, c Call, res *SyncResult) (blo
 		b.unstageDerived(ctx, g, saved)
 		return false, err
 	}
-	msg, err := commitMessage(ctx, g, fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
+	msg, err := commitMessage(fmt.Sprintf("sync: commit %d file(s) edited outside the notes tool", len(paths)), prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
 	if err != nil {
 		b.unstageDerived(ctx, g, saved)
@@ -602,7 +602,7 @@ func (b *Brain) mergeKeepingBoth(ctx context.Context, g gitRunner, c Call, res *
 	if err := b.stageDerived(ctx, g, oldHead, op, append([]string{merged}, lines...)); err != nil {
 		return err
 	}
-	msg, err := commitMessage(ctx, g, "sync: "+merged, prefixLines(lines),
+	msg, err := commitMessage("sync: "+merged, prefixLines(lines),
 		trailers{Op: op, Action: "sync", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Channel: c.Caller.Channel})
 	if err != nil {
 		return err

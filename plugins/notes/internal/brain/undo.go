@@ -248,7 +248,7 @@ func (b *Brain) revertOps(ctx context.Context, c Call, res *UndoResult, targets 
 		abort()
 		return nil, err
 	}
-	msg, err := commitMessage(ctx, g, fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
+	msg, err := commitMessage(fmt.Sprintf("undo: %s", strings.Join(ops, ", ")), prefixLines(undoLines),
 		trailers{Op: op, Action: "undo", Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: approved, Undoes: ops, Channel: c.Caller.Channel})
 	if err != nil {
 		abort()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolhost/toolhost/plugins/notes/internal/gitstore"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -173,7 +174,7 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 		}
 	}
 	g := gitRunner{dir: b.Root}
-	msg, err := commitMessage(ctx, g, w.Subject, prefixLines(w.Lines), trailers{
+	msg, err := commitMessage(w.Subject, prefixLines(w.Lines), trailers{
 		Op: w.Op, Action: w.Action, Session: c.session(), Client: c.Client(), Request: c.Caller.RequestID, Approved: w.Approved, Channel: c.Caller.Channel,
 	})
 	if err != nil {
@@ -188,12 +189,19 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	if err := b.freshLocked(ctx); err != nil {
 		return "", err
 	}
-	// A person's uncommitted edit of a target would be in neither the
-	// file nor history after this write: refuse, naming the note.
 	var targets []string
 	for _, ch := range w.Changes {
 		targets = append(targets, ch.Path)
 	}
+	// git's processes for the commit start now and make ready while the
+	// write checks, journals and writes its files.
+	pc, err := gitstore.StartCommit(ctx, g.store(), append(append([]string{}, targets...), derivedFiles...), msg)
+	if err != nil {
+		return "", commitFail(err)
+	}
+	defer pc.Abort()
+	// A person's uncommitted edit of a target would be in neither the
+	// file nor history after this write: refuse, naming the note.
 	if edited, err := b.handEdited(ctx, g, targets); err != nil {
 		return "", err
 	} else if len(edited) > 0 {
@@ -238,37 +246,30 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	}
 	// git itself writes the objects, the index and the branch, for
 	// these paths only: whatever else a person staged stays staged.
-	if err := gitCommitPaths(ctx, g, paths, msg); err != nil {
+	if err := pc.Finish(ctx, paths); err != nil {
 		restore()
-		return "", err
+		return "", commitFail(err)
 	}
 	crashPoint("commit")
 	head, err := g.headFast(ctx)
 	if err != nil {
 		return "", fail(CodeGitFailed, "Check the brain with status.", "%v", err)
 	}
+	// git's upkeep after a commit runs while the index takes the write.
+	maint := pc.Maintain(ctx)
 	// The commit is in: from here on the journal only says "reindex".
 	b.unc.drop(paths...)
 	err = b.reindex(ctx, oldHead, head, paths)
 	crashPoint("index")
 	b.endJournal(j)
+	if _, merr := maint.Wait(); merr != nil {
+		sdk.Logger().Warn("notes: git maintenance after a write", "op", w.Op, "err", merr)
+	}
 	if err != nil {
 		return head, err
 	}
+	b.keepCatalogue(head)
 	return head, nil
-}
-
-// gitCommitPaths commits paths with the git command line: git add, then
-// git commit limited to them.
-func gitCommitPaths(ctx context.Context, g gitRunner, paths []string, msg string) error {
-	if _, err := g.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	crashPoint("add")
-	if _, err := g.run(ctx, append([]string{"commit", "-q", "-m", msg, "--"}, paths...)...); err != nil {
-		return fail(CodeGitFailed, "Nothing was changed. Check the brain with status.", "%v", err)
-	}
-	return nil
 }
 
 // sdkLogError logs a failure to put back a failed write.

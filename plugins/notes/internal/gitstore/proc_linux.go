@@ -1,10 +1,10 @@
-package brain
+package gitstore
 
 import "syscall"
 
-// gitProcAttr makes a git child die with the plugin: a writer killed
+// procAttr makes a git child die with the plugin: a writer killed
 // mid-commit must not leave a git process that keeps changing the brain
 // while the next writer recovers it.
-func gitProcAttr() *syscall.SysProcAttr {
+func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
