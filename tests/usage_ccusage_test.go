@@ -114,6 +114,12 @@ var knownDiffs = map[string]knownDiff{
 	// ccusage bills a Hermes session's reasoning_tokens as output but
 	// leaves them out of outputTokens.
 	"hermes 2026-06-16 claude-haiku-4-5": {output: 200, why: "reasoning tokens are output tokens"},
+	// ccusage takes a Copilot OpenTelemetry chat span's input_tokens less
+	// the cache reads only; the GenAI conventions (and Copilot's own
+	// session-state metrics) count cache writes inside input too, so ours
+	// moves them out of input as it does for session-state.
+	"copilot 2026-06-18 claude-sonnet-4.5": {input: -19000, cost: -0.057,
+		why: "a cache write counts once (ccusage also counts it as input)"},
 }
 
 // dayUsage is one day and model's figures.

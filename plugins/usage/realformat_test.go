@@ -812,8 +812,7 @@ func TestHermesSessions(t *testing.T) {
 // (its events; the rule ccusage 20.0.24 applies): each session.shutdown
 // bills per model what its cumulative usage grew since the previous one,
 // inputTokens less the cache reads and writes it includes; an events.jsonl
-// deeper down is not a session; an OpenTelemetry export is named as not
-// read.
+// deeper down is not a session.
 func TestCopilotSessionState(t *testing.T) {
 	home := t.TempDir()
 	shutdown := func(ts, metrics string) string {
@@ -825,9 +824,7 @@ func TestCopilotSessionState(t *testing.T) {
 			shutdown("2026-06-17T09:10:00.000Z", `{"claude-sonnet-4.5":{"requests":{"count":2,"cost":2},"usage":{"inputTokens":1000,"outputTokens":100,"cacheReadTokens":600,"cacheWriteTokens":0}}}`)+
 			shutdown("2026-06-17T14:20:00.000Z", `{"claude-sonnet-4.5":{"usage":{"inputTokens":3000,"outputTokens":300,"cacheReadTokens":600,"cacheWriteTokens":500}},"gpt-5-mini":{"usage":{"inputTokens":10,"outputTokens":5}}}`))
 	testplugin.WriteFile(t, filepath.Join(state, "s2", "deeper", "events.jsonl"), shutdown("2026-06-17T09:10:00.000Z", `{"gpt-5":{"usage":{"inputTokens":7,"outputTokens":7}}}`))
-	otel := filepath.Join(home, "otel.jsonl")
-	testplugin.WriteFile(t, otel, "")
-	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": otel})
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot")})
 	got, out := byModel(t, s, "2026-06-17", nil)
 	want := map[string]row{
 		"claude-sonnet-4.5": {Calls: 2, InputTokens: 400 + 1500, OutputTokens: 300, CacheWriteTokens: 500, CacheReadTokens: 600},
@@ -846,12 +843,62 @@ func TestCopilotSessionState(t *testing.T) {
 	if g := got["claude-sonnet-4.5"]; g.CostUSD <= 0 {
 		t.Errorf("claude-sonnet-4.5 is not priced: %+v", g)
 	}
+}
+
+// TestCopilotOTelExport: Copilot CLI's OpenTelemetry file export (spans as
+// OpenTelemetry's JavaScript SDK writes them, GenAI attributes; the places
+// and rules ccusage 20.0.24 reads) from COPILOT_OTEL_FILE_EXPORTER_PATH and
+// ${COPILOT_HOME}/otel/**/*.jsonl: a chat span is a call, input less the
+// cache reads and writes it includes, at the span's end; an invoke_agent
+// span counts only when its trace has no chat span; a span written twice
+// counts once; another operation, a .json file and a folder named by the
+// variable are not read (the folder is named in degraded).
+func TestCopilotOTelExport(t *testing.T) {
+	home := t.TempDir()
+	span := func(trace, id, op, model string, end int64, in, out, cr, cw int) string {
+		return fmt.Sprintf(`{"traceId":%q,"spanId":%q,"name":"%s %s","kind":2,"startTime":[%d,0],"endTime":[%d,500000000],"attributes":{"gen_ai.operation.name":%q,"gen_ai.response.model":%q,"gen_ai.conversation.id":"conv-1","gen_ai.usage.input_tokens":%d,"gen_ai.usage.output_tokens":%d,"gen_ai.usage.cache_read.input_tokens":%d,"gen_ai.usage.cache_creation.input_tokens":%d},"status":{"code":0}}`+"\n",
+			trace, id, op, model, end-2, end, op, model, in, out, cr, cw)
+	}
+	const day = 1781654400 // 2026-06-17T00:00:00Z
+	chat := span("t1", "c1", "chat", "claude-sonnet-4.5", day+3600, 1000, 100, 600, 50)
+	otel := filepath.Join(home, "copilot", "otel")
+	testplugin.WriteFile(t, filepath.Join(otel, "run", "traces.jsonl"),
+		chat+chat+
+			span("t1", "c2", "chat", "gpt-5-mini", day+3700, 30, 3, 0, 0)+
+			span("t1", "a1", "invoke_agent", "claude-sonnet-4.5", day+3800, 1030, 103, 600, 50)+
+			span("t2", "a2", "invoke_agent", "gpt-5", day+7200, 500, 50, 0, 0)+
+			span("t2", "x1", "execute_tool", "gpt-5", day+7100, 9, 9, 0, 0)+
+			span("t3", "c3", "chat", "gpt-5", -1, 9, 9, 0, 0))
+	testplugin.WriteFile(t, filepath.Join(otel, "traces.json"), span("t4", "c4", "chat", "gpt-5", day+60, 9, 9, 0, 0))
+	file := filepath.Join(home, "export.out")
+	testplugin.WriteFile(t, file, span("t5", "c5", "chat", "gpt-5", day+86399, 7, 1, 0, 0)+span("t6", "c6", "chat", "gpt-5", day+86400, 70000, 1, 0, 0))
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": file})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4.5": {Calls: 1, InputTokens: 350, OutputTokens: 100, CacheWriteTokens: 50, CacheReadTokens: 600},
+		"gpt-5-mini":        {Calls: 1, InputTokens: 30, OutputTokens: 3},
+		"gpt-5":             {Calls: 2, InputTokens: 507, OutputTokens: 51},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+
+	dir := t.TempDir()
+	s = newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": dir})
+	_, out = byModel(t, s, "2026-06-17", nil)
 	named := false
 	for _, d := range out.Degraded {
-		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "OpenTelemetry"))
+		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "COPILOT_OTEL_FILE_EXPORTER_PATH") && strings.Contains(d.Reason, "not a file"))
 	}
 	if !named {
-		t.Errorf("degraded %v does not name the OpenTelemetry export as not read", out.Degraded)
+		t.Errorf("degraded %v does not name the folder COPILOT_OTEL_FILE_EXPORTER_PATH names", out.Degraded)
 	}
 }
 
