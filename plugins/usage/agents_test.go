@@ -70,8 +70,8 @@ func TestAgentsPresentButUnread(t *testing.T) {
 			named = append(named, d.Provider)
 		}
 	}
-	if strings.Join(named, ",") != "codebuff,antigravity,zcode" {
-		t.Errorf("get-usage names %v as present but unread, want codebuff, antigravity, zcode", named)
+	if strings.Join(named, ",") != "codebuff,antigravity" {
+		t.Errorf("get-usage names %v as present but unread, want codebuff, antigravity", named)
 	}
 }
 

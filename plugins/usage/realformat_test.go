@@ -1022,3 +1022,90 @@ func TestOpenClawSessions(t *testing.T) {
 		t.Errorf("degraded %v does not name the SQLite transcript as not read", out.Degraded)
 	}
 }
+
+// TestZCodeDatabase: ZCode's cli/db/db.sqlite under ZCODE_HOME (the tables
+// and columns ccusage 20.0.24's adapters/zcode reads): a completed
+// model_usage row is a call, input less the cache reads and writes it
+// includes, a computed total beyond input and output billed as output, at
+// started_at (ms); another status is not a call; a row whose session is
+// gone still counts, without a project; an older database without the
+// cache columns is read too; one without a required column is named in
+// degraded with the column.
+func TestZCodeDatabase(t *testing.T) {
+	write := func(home string, stmts ...string) {
+		t.Helper()
+		dir := filepath.Join(home, "cli", "db")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "db.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range stmts {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const day = int64(1781654400000) // 2026-06-17T00:00:00Z in ms
+	insert := func(id, session, model, status string, at int64, in, out, cw, cr, total int) string {
+		return fmt.Sprintf(`INSERT INTO model_usage VALUES (%q, %q, %d, %q, 'zai', %q, %d, %d, %d, %d, %d)`, id, session, at, model, status, in, out, cw, cr, total)
+	}
+	home := t.TempDir()
+	write(home,
+		`CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT NOT NULL, version INTEGER)`,
+		`CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, started_at INTEGER, model_id TEXT, provider_id TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER, cache_creation_input_tokens INTEGER, cache_read_input_tokens INTEGER, computed_total_tokens INTEGER)`,
+		`INSERT INTO session VALUES ('s1', '/home/dev/shop', 2)`,
+		insert("m1", "s1", "glm-4.6", "completed", day+3600000, 1000, 100, 200, 300, 1100),
+		insert("m2", "s1", "glm-4.6", "completed", day+7200000, 500, 50, 0, 0, 600),
+		insert("m3", "s1", "glm-4.6", "failed", day+7300000, 9000, 0, 0, 0, 9000),
+		insert("m4", "gone", "glm-5", "completed", day+86399000, 70, 7, 0, 0, 77),
+		insert("m5", "s1", "glm-5", "completed", day+86400000, 90000, 7, 0, 0, 90007))
+	s := newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": home})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"glm-4.6": {Calls: 2, InputTokens: 500 + 500, OutputTokens: 100 + 100, CacheWriteTokens: 200, CacheReadTokens: 300},
+		"glm-5":   {Calls: 1, InputTokens: 70, OutputTokens: 7},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	projects, _ := byModel(t, s, "2026-06-17", map[string]any{"by": "project", "include-project-names": true})
+	if projects["shop"].Calls != 2 {
+		t.Errorf("projects %v, want shop (the session's directory) with two calls", projects)
+	}
+
+	legacy := t.TempDir()
+	write(legacy,
+		`CREATE TABLE session (id TEXT, directory TEXT)`,
+		`CREATE TABLE model_usage (id TEXT, session_id TEXT, started_at INTEGER, model_id TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER)`,
+		fmt.Sprintf(`INSERT INTO model_usage VALUES ('m1', 's1', %d, 'glm-4.6', 'completed', 1000, 100)`, day+60000))
+	s = newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": legacy})
+	got, out = byModel(t, s, "2026-06-17", nil)
+	if g := got["glm-4.6"]; len(got) != 1 || g.InputTokens != 1000 || g.OutputTokens != 100 {
+		t.Errorf("older database: got %+v (degraded %v), want one glm-4.6 call of 1000 in, 100 out", got, out.Degraded)
+	}
+
+	other := t.TempDir()
+	write(other,
+		`CREATE TABLE session (id TEXT, directory TEXT)`,
+		`CREATE TABLE model_usage (id TEXT, session_id TEXT, started_at INTEGER, model TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER)`)
+	s = newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": other})
+	_, out = byModel(t, s, "2026-06-17", nil)
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "zcode" && strings.Contains(d.Reason, "model_id"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name the missing model_id column", out.Degraded)
+	}
+}

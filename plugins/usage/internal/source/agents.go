@@ -40,7 +40,7 @@ var Agents = []Agent{
 	{Name: "qwen", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Read: true},
 	{Name: "openclaw", Env: "OPENCLAW_DIR", Defaults: []string{".openclaw", ".clawdbot", ".moltbot", ".moldbot"}, Read: true},
 	{Name: "grok", Env: "GROK_HOME", Defaults: []string{".grok"}, Read: true},
-	{Name: "zcode", Env: "ZCODE_HOME", Defaults: []string{".zcode"}},
+	{Name: "zcode", Env: "ZCODE_HOME", Defaults: []string{".zcode"}, Read: true},
 }
 
 // AgentStatus is what looking for one agent found. Where names the places
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes, copilot, grok and openclaw, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes, copilot, grok, openclaw and zcode, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out
