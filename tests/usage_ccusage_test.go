@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok", "openclaw", "zcode"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok", "openclaw", "zcode", "codebuff"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			if provider == "pi" || provider == "openclaw" {
@@ -448,7 +448,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// sixteen agents' logs (Kimi Code's beside Kimi CLI's).
+// seventeen agents' logs (Kimi Code's beside Kimi CLI's).
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

@@ -1109,3 +1109,50 @@ func TestZCodeDatabase(t *testing.T) {
 		t.Errorf("degraded %v does not name the missing model_id column", out.Degraded)
 	}
 }
+
+// TestCodebuffChats: Codebuff's projects/<project>/chats/<chat>/
+// chat-messages.json under CODEBUFF_DATA_DIR (the places and fields
+// ccusage 20.0.24's adapters/codebuff reads): an assistant message ("ai" or
+// "assistant") with usage is a call, at its timestamp (RFC 3339 or Unix ms)
+// else the time its chat folder is named for; a message without a model is
+// "codebuff-unknown"; OpenAI-style usage leaves the cached part out of
+// input; a message id seen twice counts once; a user message and a file
+// that is not an array are not calls; the project is the projects folder's
+// child.
+func TestCodebuffChats(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "manicode")
+	chat := filepath.Join(root, "projects", "shop", "chats", "2026-06-17T09-00-00.000Z")
+	ai := func(id, ts, model, usage string) string {
+		return fmt.Sprintf(`{"variant":"ai","id":%q,%s"metadata":{"model":%q,%s}}`, id, ts, model, usage)
+	}
+	testplugin.WriteFile(t, filepath.Join(chat, "chat-messages.json"), "["+strings.Join([]string{
+		`{"variant":"user","content":"hi","timestamp":"2026-06-17T09:00:00.000Z","metadata":{"usage":{"inputTokens":9}}}`,
+		ai("m1", `"timestamp":"2026-06-17T09:00:05.000Z",`, "claude-sonnet-4-5", `"usage":{"inputTokens":500,"outputTokens":200,"cacheCreationInputTokens":300,"cacheReadInputTokens":100}`),
+		ai("m1", `"timestamp":"2026-06-17T09:00:05.000Z",`, "claude-sonnet-4-5", `"usage":{"inputTokens":500,"outputTokens":200,"cacheCreationInputTokens":300,"cacheReadInputTokens":100}`),
+		ai("m2", "", "claude-sonnet-4-5", `"usage":{"promptTokens":40,"completionTokens":4}`),
+		ai("m3", `"timestamp":1781690400000,`, "gpt-5", `"codebuff":{"usage":{"prompt_tokens":750,"completion_tokens":80,"prompt_tokens_details":{"cached_tokens":100}}}`),
+		ai("m4", `"timestamp":"2026-06-17T10:00:00.000Z",`, "", `"usage":{"inputTokens":30,"outputTokens":5}`),
+	}, ",")+"]")
+	testplugin.WriteFile(t, filepath.Join(root, "projects", "api", "chats", "c2", "chat-messages.json"), `{"not":"an array"}`)
+	s := newTestService(t, map[string]string{"HOME": t.TempDir(), "CODEBUFF_DATA_DIR": root})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5": {Calls: 2, InputTokens: 540, OutputTokens: 204, CacheWriteTokens: 300, CacheReadTokens: 100},
+		"gpt-5":             {Calls: 1, InputTokens: 650, OutputTokens: 80, CacheReadTokens: 100},
+		"codebuff-unknown":  {Calls: 1, InputTokens: 30, OutputTokens: 5},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	projects, _ := byModel(t, s, "2026-06-17", map[string]any{"by": "project", "include-project-names": true})
+	if projects["shop"].Calls != 4 {
+		t.Errorf("projects %v, want shop with four calls", projects)
+	}
+}
