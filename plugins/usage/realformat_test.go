@@ -812,8 +812,7 @@ func TestHermesSessions(t *testing.T) {
 // (its events; the rule ccusage 20.0.24 applies): each session.shutdown
 // bills per model what its cumulative usage grew since the previous one,
 // inputTokens less the cache reads and writes it includes; an events.jsonl
-// deeper down is not a session; an OpenTelemetry export is named as not
-// read.
+// deeper down is not a session.
 func TestCopilotSessionState(t *testing.T) {
 	home := t.TempDir()
 	shutdown := func(ts, metrics string) string {
@@ -825,9 +824,7 @@ func TestCopilotSessionState(t *testing.T) {
 			shutdown("2026-06-17T09:10:00.000Z", `{"claude-sonnet-4.5":{"requests":{"count":2,"cost":2},"usage":{"inputTokens":1000,"outputTokens":100,"cacheReadTokens":600,"cacheWriteTokens":0}}}`)+
 			shutdown("2026-06-17T14:20:00.000Z", `{"claude-sonnet-4.5":{"usage":{"inputTokens":3000,"outputTokens":300,"cacheReadTokens":600,"cacheWriteTokens":500}},"gpt-5-mini":{"usage":{"inputTokens":10,"outputTokens":5}}}`))
 	testplugin.WriteFile(t, filepath.Join(state, "s2", "deeper", "events.jsonl"), shutdown("2026-06-17T09:10:00.000Z", `{"gpt-5":{"usage":{"inputTokens":7,"outputTokens":7}}}`))
-	otel := filepath.Join(home, "otel.jsonl")
-	testplugin.WriteFile(t, otel, "")
-	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": otel})
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot")})
 	got, out := byModel(t, s, "2026-06-17", nil)
 	want := map[string]row{
 		"claude-sonnet-4.5": {Calls: 2, InputTokens: 400 + 1500, OutputTokens: 300, CacheWriteTokens: 500, CacheReadTokens: 600},
@@ -846,12 +843,62 @@ func TestCopilotSessionState(t *testing.T) {
 	if g := got["claude-sonnet-4.5"]; g.CostUSD <= 0 {
 		t.Errorf("claude-sonnet-4.5 is not priced: %+v", g)
 	}
+}
+
+// TestCopilotOTelExport: Copilot CLI's OpenTelemetry file export (spans as
+// OpenTelemetry's JavaScript SDK writes them, GenAI attributes; the places
+// and rules ccusage 20.0.24 reads) from COPILOT_OTEL_FILE_EXPORTER_PATH and
+// ${COPILOT_HOME}/otel/**/*.jsonl: a chat span is a call, input less the
+// cache reads and writes it includes, at the span's end; an invoke_agent
+// span counts only when its trace has no chat span; a span written twice
+// counts once; another operation, a .json file and a folder named by the
+// variable are not read (the folder is named in degraded).
+func TestCopilotOTelExport(t *testing.T) {
+	home := t.TempDir()
+	span := func(trace, id, op, model string, end int64, in, out, cr, cw int) string {
+		return fmt.Sprintf(`{"traceId":%q,"spanId":%q,"name":"%s %s","kind":2,"startTime":[%d,0],"endTime":[%d,500000000],"attributes":{"gen_ai.operation.name":%q,"gen_ai.response.model":%q,"gen_ai.conversation.id":"conv-1","gen_ai.usage.input_tokens":%d,"gen_ai.usage.output_tokens":%d,"gen_ai.usage.cache_read.input_tokens":%d,"gen_ai.usage.cache_creation.input_tokens":%d},"status":{"code":0}}`+"\n",
+			trace, id, op, model, end-2, end, op, model, in, out, cr, cw)
+	}
+	const day = 1781654400 // 2026-06-17T00:00:00Z
+	chat := span("t1", "c1", "chat", "claude-sonnet-4.5", day+3600, 1000, 100, 600, 50)
+	otel := filepath.Join(home, "copilot", "otel")
+	testplugin.WriteFile(t, filepath.Join(otel, "run", "traces.jsonl"),
+		chat+chat+
+			span("t1", "c2", "chat", "gpt-5-mini", day+3700, 30, 3, 0, 0)+
+			span("t1", "a1", "invoke_agent", "claude-sonnet-4.5", day+3800, 1030, 103, 600, 50)+
+			span("t2", "a2", "invoke_agent", "gpt-5", day+7200, 500, 50, 0, 0)+
+			span("t2", "x1", "execute_tool", "gpt-5", day+7100, 9, 9, 0, 0)+
+			span("t3", "c3", "chat", "gpt-5", -1, 9, 9, 0, 0))
+	testplugin.WriteFile(t, filepath.Join(otel, "traces.json"), span("t4", "c4", "chat", "gpt-5", day+60, 9, 9, 0, 0))
+	file := filepath.Join(home, "export.out")
+	testplugin.WriteFile(t, file, span("t5", "c5", "chat", "gpt-5", day+86399, 7, 1, 0, 0)+span("t6", "c6", "chat", "gpt-5", day+86400, 70000, 1, 0, 0))
+	s := newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": file})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4.5": {Calls: 1, InputTokens: 350, OutputTokens: 100, CacheWriteTokens: 50, CacheReadTokens: 600},
+		"gpt-5-mini":        {Calls: 1, InputTokens: 30, OutputTokens: 3},
+		"gpt-5":             {Calls: 2, InputTokens: 507, OutputTokens: 51},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+
+	dir := t.TempDir()
+	s = newTestService(t, map[string]string{"HOME": home, "COPILOT_HOME": filepath.Join(home, "copilot"), "COPILOT_OTEL_FILE_EXPORTER_PATH": dir})
+	_, out = byModel(t, s, "2026-06-17", nil)
 	named := false
 	for _, d := range out.Degraded {
-		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "OpenTelemetry"))
+		named = named || (d.Provider == "copilot" && strings.Contains(d.Reason, "COPILOT_OTEL_FILE_EXPORTER_PATH") && strings.Contains(d.Reason, "not a file"))
 	}
 	if !named {
-		t.Errorf("degraded %v does not name the OpenTelemetry export as not read", out.Degraded)
+		t.Errorf("degraded %v does not name the folder COPILOT_OTEL_FILE_EXPORTER_PATH names", out.Degraded)
 	}
 }
 
@@ -973,5 +1020,139 @@ func TestOpenClawSessions(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("degraded %v does not name the SQLite transcript as not read", out.Degraded)
+	}
+}
+
+// TestZCodeDatabase: ZCode's cli/db/db.sqlite under ZCODE_HOME (the tables
+// and columns ccusage 20.0.24's adapters/zcode reads): a completed
+// model_usage row is a call, input less the cache reads and writes it
+// includes, a computed total beyond input and output billed as output, at
+// started_at (ms); another status is not a call; a row whose session is
+// gone still counts, without a project; an older database without the
+// cache columns is read too; one without a required column is named in
+// degraded with the column.
+func TestZCodeDatabase(t *testing.T) {
+	write := func(home string, stmts ...string) {
+		t.Helper()
+		dir := filepath.Join(home, "cli", "db")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "db.sqlite"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, q := range stmts {
+			if _, err := db.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const day = int64(1781654400000) // 2026-06-17T00:00:00Z in ms
+	insert := func(id, session, model, status string, at int64, in, out, cw, cr, total int) string {
+		return fmt.Sprintf(`INSERT INTO model_usage VALUES (%q, %q, %d, %q, 'zai', %q, %d, %d, %d, %d, %d)`, id, session, at, model, status, in, out, cw, cr, total)
+	}
+	home := t.TempDir()
+	write(home,
+		`CREATE TABLE session (id TEXT PRIMARY KEY, directory TEXT NOT NULL, version INTEGER)`,
+		`CREATE TABLE model_usage (id TEXT PRIMARY KEY, session_id TEXT, started_at INTEGER, model_id TEXT, provider_id TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER, cache_creation_input_tokens INTEGER, cache_read_input_tokens INTEGER, computed_total_tokens INTEGER)`,
+		`INSERT INTO session VALUES ('s1', '/home/dev/shop', 2)`,
+		insert("m1", "s1", "glm-4.6", "completed", day+3600000, 1000, 100, 200, 300, 1100),
+		insert("m2", "s1", "glm-4.6", "completed", day+7200000, 500, 50, 0, 0, 600),
+		insert("m3", "s1", "glm-4.6", "failed", day+7300000, 9000, 0, 0, 0, 9000),
+		insert("m4", "gone", "glm-5", "completed", day+86399000, 70, 7, 0, 0, 77),
+		insert("m5", "s1", "glm-5", "completed", day+86400000, 90000, 7, 0, 0, 90007))
+	s := newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": home})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"glm-4.6": {Calls: 2, InputTokens: 500 + 500, OutputTokens: 100 + 100, CacheWriteTokens: 200, CacheReadTokens: 300},
+		"glm-5":   {Calls: 1, InputTokens: 70, OutputTokens: 7},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	projects, _ := byModel(t, s, "2026-06-17", map[string]any{"by": "project", "include-project-names": true})
+	if projects["shop"].Calls != 2 {
+		t.Errorf("projects %v, want shop (the session's directory) with two calls", projects)
+	}
+
+	legacy := t.TempDir()
+	write(legacy,
+		`CREATE TABLE session (id TEXT, directory TEXT)`,
+		`CREATE TABLE model_usage (id TEXT, session_id TEXT, started_at INTEGER, model_id TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER)`,
+		fmt.Sprintf(`INSERT INTO model_usage VALUES ('m1', 's1', %d, 'glm-4.6', 'completed', 1000, 100)`, day+60000))
+	s = newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": legacy})
+	got, out = byModel(t, s, "2026-06-17", nil)
+	if g := got["glm-4.6"]; len(got) != 1 || g.InputTokens != 1000 || g.OutputTokens != 100 {
+		t.Errorf("older database: got %+v (degraded %v), want one glm-4.6 call of 1000 in, 100 out", got, out.Degraded)
+	}
+
+	other := t.TempDir()
+	write(other,
+		`CREATE TABLE session (id TEXT, directory TEXT)`,
+		`CREATE TABLE model_usage (id TEXT, session_id TEXT, started_at INTEGER, model TEXT, status TEXT, input_tokens INTEGER, output_tokens INTEGER)`)
+	s = newTestService(t, map[string]string{"HOME": t.TempDir(), "ZCODE_HOME": other})
+	_, out = byModel(t, s, "2026-06-17", nil)
+	named := false
+	for _, d := range out.Degraded {
+		named = named || (d.Provider == "zcode" && strings.Contains(d.Reason, "model_id"))
+	}
+	if !named {
+		t.Errorf("degraded %v does not name the missing model_id column", out.Degraded)
+	}
+}
+
+// TestCodebuffChats: Codebuff's projects/<project>/chats/<chat>/
+// chat-messages.json under CODEBUFF_DATA_DIR (the places and fields
+// ccusage 20.0.24's adapters/codebuff reads): an assistant message ("ai" or
+// "assistant") with usage is a call, at its timestamp (RFC 3339 or Unix ms)
+// else the time its chat folder is named for; a message without a model is
+// "codebuff-unknown"; OpenAI-style usage leaves the cached part out of
+// input; a message id seen twice counts once; a user message and a file
+// that is not an array are not calls; the project is the projects folder's
+// child.
+func TestCodebuffChats(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "manicode")
+	chat := filepath.Join(root, "projects", "shop", "chats", "2026-06-17T09-00-00.000Z")
+	ai := func(id, ts, model, usage string) string {
+		return fmt.Sprintf(`{"variant":"ai","id":%q,%s"metadata":{"model":%q,%s}}`, id, ts, model, usage)
+	}
+	testplugin.WriteFile(t, filepath.Join(chat, "chat-messages.json"), "["+strings.Join([]string{
+		`{"variant":"user","content":"hi","timestamp":"2026-06-17T09:00:00.000Z","metadata":{"usage":{"inputTokens":9}}}`,
+		ai("m1", `"timestamp":"2026-06-17T09:00:05.000Z",`, "claude-sonnet-4-5", `"usage":{"inputTokens":500,"outputTokens":200,"cacheCreationInputTokens":300,"cacheReadInputTokens":100}`),
+		ai("m1", `"timestamp":"2026-06-17T09:00:05.000Z",`, "claude-sonnet-4-5", `"usage":{"inputTokens":500,"outputTokens":200,"cacheCreationInputTokens":300,"cacheReadInputTokens":100}`),
+		ai("m2", "", "claude-sonnet-4-5", `"usage":{"promptTokens":40,"completionTokens":4}`),
+		ai("m3", `"timestamp":1781690400000,`, "gpt-5", `"codebuff":{"usage":{"prompt_tokens":750,"completion_tokens":80,"prompt_tokens_details":{"cached_tokens":100}}}`),
+		ai("m4", `"timestamp":"2026-06-17T10:00:00.000Z",`, "", `"usage":{"inputTokens":30,"outputTokens":5}`),
+	}, ",")+"]")
+	testplugin.WriteFile(t, filepath.Join(root, "projects", "api", "chats", "c2", "chat-messages.json"), `{"not":"an array"}`)
+	s := newTestService(t, map[string]string{"HOME": t.TempDir(), "CODEBUFF_DATA_DIR": root})
+	got, out := byModel(t, s, "2026-06-17", nil)
+	want := map[string]row{
+		"claude-sonnet-4-5": {Calls: 2, InputTokens: 540, OutputTokens: 204, CacheWriteTokens: 300, CacheReadTokens: 100},
+		"gpt-5":             {Calls: 1, InputTokens: 650, OutputTokens: 80, CacheReadTokens: 100},
+		"codebuff-unknown":  {Calls: 1, InputTokens: 30, OutputTokens: 5},
+	}
+	for m, w := range want {
+		g := got[m]
+		if g.Calls != w.Calls || g.InputTokens != w.InputTokens || g.OutputTokens != w.OutputTokens ||
+			g.CacheWriteTokens != w.CacheWriteTokens || g.CacheReadTokens != w.CacheReadTokens {
+			t.Errorf("%s: got %+v, want %+v (degraded %v)", m, g, w, out.Degraded)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("models %v", got)
+	}
+	projects, _ := byModel(t, s, "2026-06-17", map[string]any{"by": "project", "include-project-names": true})
+	if projects["shop"].Calls != 4 {
+		t.Errorf("projects %v, want shop with four calls", projects)
 	}
 }

@@ -51,7 +51,7 @@ least important parts are dropped first). Wire it into Claude Code with
 // per set of folders, so two homes never share an index.
 func (s *service) indexFile() string {
 	h := fnv.New64a()
-	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "USAGE_GEMINI_DIR", "USAGE_OPENCODE_DB", "QWEN_DATA_DIR", "DROID_SESSIONS_DIR", "AMP_DATA_DIR", "GOOSE_PATH_ROOT", "KIMI_DATA_DIR", "KILO_DATA_DIR", "PI_AGENT_DIR", "HERMES_HOME", "COPILOT_HOME", "COPILOT_OTEL_FILE_EXPORTER_PATH", "GROK_HOME", "OPENCLAW_DIR"} {
+	for _, k := range []string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "USAGE_GEMINI_DIR", "USAGE_OPENCODE_DB", "QWEN_DATA_DIR", "DROID_SESSIONS_DIR", "AMP_DATA_DIR", "GOOSE_PATH_ROOT", "KIMI_DATA_DIR", "KILO_DATA_DIR", "PI_AGENT_DIR", "HERMES_HOME", "COPILOT_HOME", "COPILOT_OTEL_FILE_EXPORTER_PATH", "GROK_HOME", "OPENCLAW_DIR", "ZCODE_HOME", "CODEBUFF_DATA_DIR"} {
 		fmt.Fprintf(h, "%s=%s\x00", k, s.env(k))
 	}
 	return filepath.Join(s.cacheDir(), fmt.Sprintf("index-%016x.bin", h.Sum64()))

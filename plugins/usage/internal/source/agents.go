@@ -28,7 +28,7 @@ var Agents = []Agent{
 	{Name: "opencode", Env: "USAGE_OPENCODE_DB", Defaults: []string{"$XDG_DATA_HOME/opencode"}, Read: true},
 	{Name: "amp", Env: "AMP_DATA_DIR", Defaults: []string{".local/share/amp"}, Read: true},
 	{Name: "droid", Env: "DROID_SESSIONS_DIR", Defaults: []string{".factory/sessions"}, Read: true},
-	{Name: "codebuff", Env: "CODEBUFF_DATA_DIR", Defaults: []string{".config/manicode"}},
+	{Name: "codebuff", Env: "CODEBUFF_DATA_DIR", Defaults: []string{".config/manicode", ".config/manicode-dev", ".config/manicode-staging"}, Read: true},
 	{Name: "hermes", Env: "HERMES_HOME", Defaults: []string{".hermes"}, Read: true},
 	{Name: "pi", Env: "PI_AGENT_DIR", Defaults: []string{".pi/agent/sessions"}, Read: true},
 	{Name: "goose", Env: "GOOSE_PATH_ROOT", Defaults: []string{"$XDG_DATA_HOME/goose/sessions", "Library/Application Support/goose/sessions", ".local/share/Block/goose/sessions"}, Read: true},
@@ -40,7 +40,7 @@ var Agents = []Agent{
 	{Name: "qwen", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Read: true},
 	{Name: "openclaw", Env: "OPENCLAW_DIR", Defaults: []string{".openclaw", ".clawdbot", ".moltbot", ".moldbot"}, Read: true},
 	{Name: "grok", Env: "GROK_HOME", Defaults: []string{".grok"}, Read: true},
-	{Name: "zcode", Env: "ZCODE_HOME", Defaults: []string{".zcode"}},
+	{Name: "zcode", Env: "ZCODE_HOME", Defaults: []string{".zcode"}, Read: true},
 }
 
 // AgentStatus is what looking for one agent found. Where names the places
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes, copilot, grok and openclaw, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes, copilot, grok, openclaw, zcode and codebuff, so " + a.Agent + "'s usage is not in the totals"})
 		}
 	}
 	return out

@@ -19,9 +19,10 @@ import (
 // cacheReadTokens, cacheWriteTokens). The events are Copilot CLI's; the
 // place and the rule (each shutdown bills what grew since the one before)
 // are those ccusage 20.0.24 applies (its guide's data source and its
-// answers on such files). Copilot's OpenTelemetry export
-// (COPILOT_OTEL_FILE_EXPORTER_PATH, ~/.copilot/otel) is not read: Discover
-// says so when it is here.
+// answers on such files). Copilot's OpenTelemetry file export is read too
+// (copilot_otel.go): the file COPILOT_OTEL_FILE_EXPORTER_PATH names and
+// every *.jsonl under ${COPILOT_HOME:-~/.copilot}/otel, the places ccusage
+// 20.0.24 reads.
 type Copilot struct{}
 
 var _ Provider = Copilot{}
@@ -29,7 +30,8 @@ var _ Provider = Copilot{}
 // Name returns "copilot".
 func (Copilot) Name() string { return "copilot" }
 
-// Discover lists session-state/*/events.jsonl.
+// Discover lists session-state/*/events.jsonl and the OpenTelemetry
+// export's files.
 func (Copilot) Discover(env Env) (Discovery, error) {
 	home := env.Dir("COPILOT_HOME", ".copilot")
 	if home == "" {
@@ -37,17 +39,7 @@ func (Copilot) Discover(env Env) (Discovery, error) {
 	}
 	state := filepath.Join(home, "session-state")
 	dsc := Discovery{LookedIn: []string{state}}
-	otel := []string{env("COPILOT_OTEL_FILE_EXPORTER_PATH")}
-	if h := env.Home(); h != "" {
-		otel = append(otel, filepath.Join(h, ".copilot", "otel"))
-	}
-	for _, o := range otel {
-		if _, err := os.Stat(o); o != "" && err == nil {
-			dsc.Found = true
-			dsc.Problems = append(dsc.Problems, fmt.Errorf("Copilot's OpenTelemetry export (%s) is here but not read, so its usage is not in the totals", o))
-			break
-		}
-	}
+	discoverCopilotOTel(env, home, &dsc)
 	ok, err := isDir(state)
 	if err != nil {
 		dsc.Problems = append(dsc.Problems, err)
@@ -96,10 +88,14 @@ type copilotEvent struct {
 
 var needleShutdown = []byte(`"session.shutdown"`)
 
-// Parse reads the file whole (it is re-read when it changes): each
-// session.shutdown is a call per model for what that model's usage grew
-// since the previous shutdown, at the event's time.
+// Parse reads the file whole (it is re-read when it changes). An
+// events.jsonl (a source with a session): each session.shutdown is a call
+// per model for what that model's usage grew since the previous shutdown,
+// at the event's time. An OpenTelemetry export: parseCopilotOTel.
 func (Copilot) Parse(ctx context.Context, st *FileState) error {
+	if st.Session == "" {
+		return parseCopilotOTel(ctx, st)
+	}
 	prev := map[string]copilotUsage{}
 	n := 0
 	return readLines(ctx, st, func(line []byte) {
