@@ -75,7 +75,7 @@ const (
 	// in the feedbackDocs best notes of a first ranking join the query,
 	// each worth feedbackWeight of a query word.
 	feedbackDocs   = 5
-	feedbackTerms  = 10
+	feedbackTerms  = 5
 	feedbackWeight = 0.3
 )
 
