@@ -48,7 +48,7 @@ var evalCorpora = []evalCorpus{
 	{name: "gitdocs", about: "Git's documentation, 3,828 notes", commit: "import Git's documentation", minNotes: 2000,
 		minKeyword: evalMinRecall, minKeywordFallback: evalMinRecallFallback, minHybrid: evalMinRecallHybrid},
 	{name: "jekylldocs", about: "Jekyll's documentation, 100 pages", commit: "import Jekyll's documentation", minNotes: 100,
-		minKeyword: 0.69, minKeywordFallback: 0.70, minHybrid: 0.70},
+		minKeyword: 0.69, minKeywordFallback: 0.70, minHybrid: 0.75},
 }
 
 // evalNote is one note of the corpus.
@@ -70,15 +70,15 @@ type evalQuestion struct {
 // keyword search: what lexical search reaches, one question under. The
 // issue's goal is 0.90, which keyword search cannot reach; the floor fails
 // when it regresses.
-const evalMinRecall = 0.39
+const evalMinRecall = 0.37
 
 // evalMinRecallFallback is the same floor for search without WordNet.
-const evalMinRecallFallback = 0.34
+const evalMinRecallFallback = 0.35
 
 // evalMinRecallHybrid is the floor of hybrid search (keyword and meaning
 // fused, what mode auto does with the model installed) on Git's held-out
 // questions.
-const evalMinRecallHybrid = 0.31
+const evalMinRecallHybrid = 0.40
 
 func loadEvalNotes(t testing.TB, c evalCorpus) []evalNote {
 	t.Helper()
@@ -597,6 +597,7 @@ func ablate(t *testing.T, b *Brain, emb embed.Embedder, c evalCorpus, sets map[s
 		for _, mode := range modes {
 			for _, name := range names {
 				s := runEval(t, b, sets[name], mode)
+				t.Logf("%s %s, %s: %.3f / %.3f", c.name, name, mode, s.Recall5, s.MRR)
 				if change == "" {
 					base[mode+" "+name] = s
 					report.add(c, mode, name, s)
