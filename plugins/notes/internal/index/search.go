@@ -38,13 +38,22 @@ type Tuning struct {
 	// Feedback is how many pseudo-relevance feedback words join a query
 	// (0: none).
 	Feedback int
+	// FeedbackMinDocs is how many of the feedback notes a feedback word
+	// must be in (1: any).
+	FeedbackMinDocs int
+	// FeedbackGate skips feedback when the first ranking's best section
+	// already has this share of the query's weight (0: never skipped).
+	FeedbackGate float64
+	// FeedbackWeight is what a feedback word's match is worth against a
+	// query word's.
+	FeedbackWeight float64
 	// Plain ranks as before any tuning: FTS5's own BM25 over the words as
 	// written, every word, else any (the evaluation's baseline).
 	Plain bool
 }
 
 // DefaultTuning is the ranking every index starts with.
-var DefaultTuning = Tuning{Fields: [3]float64{weightTitle, weightHeading, weightBody}, Feedback: feedbackTerms}
+var DefaultTuning = Tuning{Fields: [3]float64{weightTitle, weightHeading, weightBody}, Feedback: feedbackTerms, FeedbackMinDocs: 1, FeedbackWeight: feedbackWeight}
 
 // SetTuning replaces the ranking's tuning (the evaluation's ablations).
 func (ix *Index) SetTuning(t Tuning) { ix.tuning = t }
@@ -66,7 +75,7 @@ const (
 	// in the feedbackDocs best notes of a first ranking join the query,
 	// each worth feedbackWeight of a query word.
 	feedbackDocs   = 5
-	feedbackTerms  = 10
+	feedbackTerms  = 5
 	feedbackWeight = 0.3
 )
 
@@ -345,7 +354,7 @@ func (ix *Index) rank(ctx context.Context, tx *sql.Tx, groups []group, f Filter,
 // (pseudo-relevance feedback): each stem's weight in those sections, by its
 // frequency there and its rarity in the brain, the query's own stems and
 // stop words left out.
-func feedback(r *ranking, groups []group, n int) []group {
+func feedback(r *ranking, groups []group, tu Tuning) []group {
 	in := map[string]bool{}
 	for _, g := range groups {
 		for st := range g.stems {
@@ -353,6 +362,7 @@ func feedback(r *ranking, groups []group, n int) []group {
 		}
 	}
 	weight := map[string]float64{}
+	docs := map[string]int{}
 	seen := map[string]bool{}
 	top := 0
 	for _, c := range r.cands {
@@ -377,6 +387,7 @@ func feedback(r *ranking, groups []group, n int) []group {
 				continue
 			}
 			weight[w] += n / float64(len(words)) * c.score
+			docs[w]++
 		}
 	}
 	type tw struct {
@@ -385,7 +396,9 @@ func feedback(r *ranking, groups []group, n int) []group {
 	}
 	var all []tw
 	for st, w := range weight {
-		all = append(all, tw{st, w})
+		if docs[st] >= tu.FeedbackMinDocs {
+			all = append(all, tw{st, w})
+		}
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].w != all[j].w {
@@ -394,8 +407,8 @@ func feedback(r *ranking, groups []group, n int) []group {
 		return all[i].stem < all[j].stem
 	})
 	var out []group
-	for i := 0; i < len(all) && i < n; i++ {
-		out = append(out, group{own: all[i].stem, stems: map[string]float64{all[i].stem: feedbackWeight}, extra: true})
+	for i := 0; i < len(all) && i < tu.Feedback; i++ {
+		out = append(out, group{own: all[i].stem, stems: map[string]float64{all[i].stem: tu.FeedbackWeight}, extra: true})
 	}
 	return out
 }
@@ -413,8 +426,8 @@ func (ix *Index) searchStemmed(ctx context.Context, groups []group, f Filter, li
 	if len(r.cands) == 0 {
 		return nil, "none", terms, nil
 	}
-	if ix.tuning.Feedback > 0 {
-		if r, err = ix.rank(ctx, tx, append(groups, feedback(r, groups, ix.tuning.Feedback)...), f, r); err != nil {
+	if ix.tuning.Feedback > 0 && (ix.tuning.FeedbackGate == 0 || firstCoverage(r, len(groups)) < ix.tuning.FeedbackGate) {
+		if r, err = ix.rank(ctx, tx, append(groups, feedback(r, groups, ix.tuning)...), f, r); err != nil {
 			return nil, "", terms, fmt.Errorf("index: search: %w", err)
 		}
 	}
@@ -489,6 +502,19 @@ func (ix *Index) searchStemmed(ctx context.Context, groups []group, f Filter, li
 		}
 	}
 	return hits, mode, terms, nil
+}
+
+// firstCoverage is the share of the query's weight the best section of a
+// first ranking has.
+func firstCoverage(r *ranking, groups int) float64 {
+	if len(r.cands) == 0 {
+		return 0
+	}
+	if c := r.cands[0]; c.matched == groups {
+		return 1
+	} else {
+		return c.coverage
+	}
 }
 
 // level is what ranks first: a short query's tier; for a longer query,
