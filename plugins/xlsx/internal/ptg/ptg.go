@@ -350,9 +350,9 @@ func (e noText) Error() string { return string(e) }
 // would decompile longer are a crafted file, and stop.
 const maxFormulaText = 8192
 
-// maxTokens is the longest token string read: a formula of 8,192
-// characters needs far fewer bytes of tokens; an .xlsb record may claim
-// 16 MiB.
+// maxTokens is the longest token string read: a formula of the longest
+// text needs far fewer bytes of tokens, while an .xlsb record's length
+// may claim far more.
 const maxTokens = 1 << 16
 
 // arrayConstant reads an array constant ({1,2;3,4}) from the data after a

@@ -534,6 +534,7 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	}
 	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), pending: -1,
 		text: o.Formulas && !o.FormulaMarks && !o.StatsOnly && b.biff8}
+	p.f = ptg.Sheet{Names: &b.names, Emit: p.g.Formula, Budget: maxSharedBytes}
 	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
@@ -560,19 +561,10 @@ type sheetReader struct {
 	// text is whether formulas are turned into text (Formulas asked,
 	// not marks, BIFF8).
 	text bool
-	// shared are the shared formulas (SHRFMLA) and array formulas (ARRAY)
-	// read so far, by their first cell; exp is the cell whose formula
-	// is one of those, defined by the record that follows it.
-	shared map[[2]int]sharedFormula
-	exp    [2]int
-	hasExp bool
-	// sharedBytes counts the tokens kept in shared.
-	sharedBytes int
+	// f gives formula cells their text (SHRFMLA and ARRAY records define
+	// the shared and array formulas).
+	f ptg.Sheet
 }
-
-// notKept is the formula entry of a cell whose shared or array formula's
-// definition is not at hand.
-var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
 
 // maxSharedBytes bounds the shared and array formulas' tokens a sheet
 // read keeps; a variable so a test can lower it.
@@ -581,13 +573,6 @@ var maxSharedBytes = 16 << 20
 // olderNoText is the formula entry of a cell of an Excel 5/95 (or older)
 // file, whose tokens are not decompiled.
 var olderNoText = workbook.NoFormulaText("formula text is read from Excel 97–2003 .xls files (BIFF8) only; this is an older one")
-
-// sharedFormula is a SHRFMLA or ARRAY record's formula: its tokens, and
-// for an array formula the range its result fills.
-type sharedFormula struct {
-	rgce, extra []byte
-	array       bool
-}
 
 // maxColumn is the widest row kept: BIFF8's grid is 256 columns, and no
 // writer goes past Excel's 16,384.
@@ -776,8 +761,8 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 // or the reason it has none; a cell of a shared or array formula points
 // to its definition, which follows the definition's first cell.
 func (p *sheetReader) formulaText(r, c int, body []byte) {
-	p.hasExp = false
 	if len(body) < 22 {
+		p.f.Skip()
 		return
 	}
 	rgce, extra := body[22:], []byte(nil)
@@ -785,30 +770,10 @@ func (p *sheetReader) formulaText(r, c int, body []byte) {
 		rgce, extra = rgce[:cce], rgce[cce:]
 	}
 	if len(rgce) == 5 && rgce[0] == 0x01 {
-		at := [2]int{u16(rgce, 1), u16(rgce, 3)}
-		sf, ok := p.shared[at]
-		switch {
-		case ok && sf.array && at != [2]int{r, c}:
-			// A cell of an array formula's result: as in .xlsx, only
-			// its first cell holds the formula.
-		case ok:
-			p.setText(r, c, sf.rgce, sf.extra)
-		case at == [2]int{r, c}:
-			p.exp, p.hasExp = at, true
-		default:
-			p.g.Formula(r, c, notKept)
-		}
+		p.f.Points(r, c, [2]int{u16(rgce, 1), u16(rgce, 3)})
 		return
 	}
-	p.setText(r, c, rgce, extra)
-}
-
-func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
-	text, err := p.b.names.Decompile(rgce, extra, r, c)
-	if err != nil {
-		text = workbook.NoFormulaText(err.Error())
-	}
-	p.g.Formula(r, c, text)
+	p.f.Cell(r, c, rgce, extra)
 }
 
 // sharedFormula keeps a SHRFMLA or ARRAY record's formula and gives it to
@@ -825,24 +790,7 @@ func (p *sheetReader) sharedFormula(typ uint16, body []byte) {
 	if cce := u16(body, off-2); cce <= len(rgce) {
 		rgce, extra = rgce[:cce], rgce[cce:]
 	}
-	at := [2]int{u16(body, 0), int(body[4])}
-	if p.shared == nil {
-		p.shared = map[[2]int]sharedFormula{}
-	}
-	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
-		// A sheet of more shared formulas than any real one: the cells
-		// of the ones past the budget get no text, with the reason.
-		if p.hasExp && p.exp == at {
-			p.g.Formula(at[0], at[1], notKept)
-		}
-		p.hasExp = false
-		return
-	}
-	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArray}
-	if p.hasExp && p.exp == at {
-		p.setText(at[0], at[1], rgce, extra)
-		p.hasExp = false
-	}
+	p.f.Define([2]int{u16(body, 0), int(body[4])}, rgce, extra, typ == recArray)
 }
 
 // dimension records the sheet's DIMENSIONS claim (last row and column

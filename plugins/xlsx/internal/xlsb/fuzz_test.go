@@ -55,6 +55,7 @@ func FuzzSheetRecords(f *testing.F) {
 					}
 					return nil
 				})}
+			p.f = ptg.Sheet{Names: &b.names, Emit: p.g.Formula, Budget: maxSharedBytes}
 			_ = p.run(context.Background())
 			if st.MaxRow > workbook.MaxRows || st.MaxColumn > workbook.MaxColumns {
 				t.Fatalf("extent %d x %d is outside the grid", st.MaxRow, st.MaxColumn)

@@ -553,6 +553,7 @@ func (b *book) Stream(ctx context.Context, sh *workbook.Sheet, opt *workbook.Str
 	defer c.Close()
 	p := sheetReader{b: b, rr: rr, st: &st, o: o, g: workbook.NewGatherer(&st, o, fn), next: -1,
 		text: o.Formulas && !o.FormulaMarks && !o.StatsOnly}
+	p.f = ptg.Sheet{Names: &b.names, Emit: p.g.Formula, Budget: maxSharedBytes}
 	err = p.g.Finish(sh.Name, p.run(ctx))
 	return st, err
 }
@@ -577,30 +578,14 @@ type sheetReader struct {
 	// text is whether formulas are turned into text (Formulas asked,
 	// not marks).
 	text bool
-	// shared are the shared formulas (BrtShrFmla) and array formulas
-	// (BrtArrFmla) read so far, by their first cell; exp is the cell
-	// whose formula is one of those, defined by the record that follows.
-	shared map[[2]int]sharedFormula
-	exp    [2]int
-	hasExp bool
-	// sharedBytes counts the tokens kept in shared.
-	sharedBytes int
+	// f gives formula cells their text (BrtShrFmla and BrtArrFmla records
+	// define the shared and array formulas).
+	f ptg.Sheet
 }
-
-// notKept is the formula entry of a cell whose shared or array formula's
-// definition is not at hand.
-var notKept = workbook.NoFormulaText("it is part of a shared or array formula whose definition was not found, or not kept (the sheet's shared formulas pass the memory kept for them)")
 
 // maxSharedBytes bounds the shared and array formulas' tokens a sheet
 // read keeps; a variable so a test can lower it.
 var maxSharedBytes = 16 << 20
-
-// sharedFormula is a shared or array formula: its tokens and their data,
-// and whether it is an array formula.
-type sharedFormula struct {
-	rgce, extra []byte
-	array       bool
-}
 
 func (p *sheetReader) run(ctx context.Context) error {
 	for n := 0; ; n++ {
@@ -774,37 +759,16 @@ func parsedFormula(body []byte, off int) (rgce, extra []byte, ok bool) {
 // (PtgExp: the row in the tokens, the column in their data), which
 // follows the definition's first cell.
 func (p *sheetReader) formulaText(r, c int, body []byte, off int) {
-	p.hasExp = false
 	rgce, extra, ok := parsedFormula(body, off)
 	if !ok {
-		p.g.Formula(r, c, workbook.NoFormulaText("its parsed formula runs past its record"))
+		p.f.NoText(r, c, "its parsed formula runs past its record")
 		return
 	}
 	if len(rgce) == 5 && rgce[0] == 0x01 && len(extra) >= 4 {
-		at := [2]int{int(u32(rgce, 1)), int(u32(extra, 0))}
-		sf, ok := p.shared[at]
-		switch {
-		case ok && sf.array && at != [2]int{r, c}:
-			// A cell of an array formula's result: as in .xlsx, only
-			// its first cell holds the formula.
-		case ok:
-			p.setText(r, c, sf.rgce, sf.extra)
-		case at == [2]int{r, c}:
-			p.exp, p.hasExp = at, true
-		default:
-			p.g.Formula(r, c, notKept)
-		}
+		p.f.Points(r, c, [2]int{int(u32(rgce, 1)), int(u32(extra, 0))})
 		return
 	}
-	p.setText(r, c, rgce, extra)
-}
-
-func (p *sheetReader) setText(r, c int, rgce, extra []byte) {
-	text, err := p.b.names.Decompile(rgce, extra, r, c)
-	if err != nil {
-		text = workbook.NoFormulaText(err.Error())
-	}
-	p.g.Formula(r, c, text)
+	p.f.Cell(r, c, rgce, extra)
 }
 
 // sharedFormula keeps a BrtShrFmla or BrtArrFmla record's formula and
@@ -818,22 +782,5 @@ func (p *sheetReader) sharedFormula(typ uint32, body []byte) {
 	if !ok {
 		return
 	}
-	at := [2]int{int(u32(body, 0)), int(u32(body, 8))}
-	if p.shared == nil {
-		p.shared = map[[2]int]sharedFormula{}
-	}
-	if p.sharedBytes += len(rgce) + len(extra); p.sharedBytes > maxSharedBytes {
-		// A sheet of more shared formulas than any real one: the cells
-		// of the ones past the budget get no text, with the reason.
-		if p.hasExp && p.exp == at {
-			p.g.Formula(at[0], at[1], notKept)
-		}
-		p.hasExp = false
-		return
-	}
-	p.shared[at] = sharedFormula{rgce: append([]byte(nil), rgce...), extra: append([]byte(nil), extra...), array: typ == recArrFmla}
-	if p.hasExp && p.exp == at {
-		p.setText(at[0], at[1], rgce, extra)
-		p.hasExp = false
-	}
+	p.f.Define([2]int{int(u32(body, 0)), int(u32(body, 8))}, rgce, extra, typ == recArrFmla)
 }
