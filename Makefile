@@ -123,11 +123,16 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 # here the evaluation's small form (EVAL_SMALL); `make check`
 # runs it whole. The other platforms get cross-vet here, cross-check in
 # `make check`.
+# `go test` starts the packages' test binaries in the order the command line
+# names them, two at a time here: the longest (the end-to-end tests, then the
+# notes brain, the supervisor...) go first, so no long package starts last
+# and runs alone while the other core idles.
+SLOW_FIRST := ./tests/ ./plugins/notes/internal/brain/ ./host/internal/supervisor/ ./plugins/notes/internal/secrets/ ./plugins/xlsx/ ./host/ ./plugins/notes/ ./host/internal/dispatch/
 EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
 EVAL_SMALL := NOTES_EVAL=small
 test: deps build npm notes-model cross-vet deploy-check
 	./bin/host surface check chat
-	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
@@ -210,7 +215,7 @@ check: deps build npm notes-model cross-check deploy-check
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	./bin/host surface check chat
-	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m ./...
+	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 

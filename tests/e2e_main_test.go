@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,19 +52,30 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(tmp)
+		// The host and the plugins build at once: two go commands, each
+		// compiling and linking its packages in parallel.
 		hostBin = filepath.Join(tmp, "bin", "host")
-		if out, err := goBuild(hostBin, "./host", "-ldflags", "-X main.version="+hostVersion); err != nil {
-			fmt.Fprintf(os.Stderr, "build host: %v\n%s", err, out)
+		hostBuilt := make(chan error, 1)
+		go func() {
+			out, err := goBuild(hostBin, "./host", "-ldflags", "-X main.version="+hostVersion)
+			if err != nil {
+				err = fmt.Errorf("build host: %w\n%s", err, out)
+			}
+			hostBuilt <- err
+		}()
+		realPlugins = filepath.Join(tmp, "plugins")
+		pluginsErr := buildRealPlugins(realPlugins, filepath.Join(tmp, "build"))
+		if err := <-hostBuilt; err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		if pluginsErr != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", pluginsErr)
 			return 1
 		}
 		stateHome = filepath.Join(tmp, "state")
 		if err := os.Setenv("XDG_STATE_HOME", stateHome); err != nil {
 			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		realPlugins = filepath.Join(tmp, "plugins")
-		if err := buildRealPlugins(realPlugins); err != nil {
-			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 			return 1
 		}
 		if len(realPluginNames) > 0 {
@@ -88,25 +100,25 @@ func goBuild(out, pkg string, flags ...string) ([]byte, error) {
 }
 
 // buildRealPlugins builds each plugins/NAME with a tool.yaml into
-// dir/NAME. A plugin that does not build, or cannot be copied, fails the
-// whole run: a test must never quietly fall back to the test plugin.
-func buildRealPlugins(dir string) error {
+// dir/NAME, the Go ones in one go command (through the scratch folder
+// build) with the settings `make plugins` uses, so they are the binaries a
+// person runs and come from make's build cache. A plugin that does not
+// build, or cannot be copied, fails the whole run: a test must never
+// quietly fall back to the test plugin.
+func buildRealPlugins(dir, build string) error {
 	manifests, err := filepath.Glob(filepath.Join(repoRoot, "plugins", "*", "tool.yaml"))
 	if err != nil || len(manifests) == 0 {
 		return fmt.Errorf("no plugins/*/tool.yaml under %s (%v)", repoRoot, err)
 	}
+	type goPlugin struct{ name, entry string }
+	var goPlugins []goPlugin
+	var pkgs []string
 	for _, m := range manifests {
 		src := filepath.Dir(m)
 		name := filepath.Base(src)
 		raw, err := os.ReadFile(m)
 		if err != nil {
 			return fmt.Errorf("plugin %s: %w", name, err)
-		}
-		entry := name
-		for _, line := range strings.Split(string(raw), "\n") {
-			if v, ok := strings.CutPrefix(line, "entrypoint:"); ok {
-				entry = strings.TrimSpace(strings.SplitN(v, "#", 2)[0])
-			}
 		}
 		dst := filepath.Join(dir, name)
 		if !hasGoSources(src) {
@@ -123,14 +135,38 @@ func buildRealPlugins(dir string) error {
 			realPluginNames = append(realPluginNames, name)
 			continue
 		}
-		if out, err := goBuild(filepath.Join(dst, entry), "./plugins/"+name); err != nil {
-			return fmt.Errorf("plugin %s does not build (fix it, or the tests that use it cannot run): %w\n%s", name, err, firstLines(string(out), 20))
+		entry := name
+		for _, line := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(line, "entrypoint:"); ok {
+				entry = strings.TrimSpace(strings.SplitN(v, "#", 2)[0])
+			}
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return fmt.Errorf("plugin %s: %w", name, err)
 		}
 		if err := os.WriteFile(filepath.Join(dst, "tool.yaml"), raw, 0o644); err != nil {
 			return fmt.Errorf("plugin %s: %w", name, err)
 		}
-		realPluginNames = append(realPluginNames, name)
+		goPlugins = append(goPlugins, goPlugin{name, entry})
+		pkgs = append(pkgs, "./plugins/"+name)
 	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	// As the Makefile's PLUGIN_CGO and PLUGIN_TAGS.
+	cmd := exec.Command("go", append([]string{"build", "-tags", "grpcnotrace", "-o", build + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("plugins %v do not all build (fix them, or the tests that use them cannot run): %w\n%s", pkgs, err, firstLines(string(out), 20))
+	}
+	for _, p := range goPlugins {
+		if err := os.Rename(filepath.Join(build, p.name), filepath.Join(dir, p.name, p.entry)); err != nil {
+			return fmt.Errorf("plugin %s: %w", p.name, err)
+		}
+		realPluginNames = append(realPluginNames, p.name)
+	}
+	slices.Sort(realPluginNames)
 	return nil
 }
 

@@ -8,16 +8,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolhost/toolhost/internal/testplugin"
 )
 
 // TestPythonPluginsDoNotSharePorts starts two Python plugins from two hosts
-// at once, round after round: each plugin must listen on a port of its own.
+// at once, round after round (6 rounds in make test, 20 in make check): each plugin must listen on a port of its own.
 // With gRPC's default SO_REUSEPORT, two plugins both bound the first port
 // of go-plugin's range and the host could reach the other's server, failing
 // the handshake's mTLS with "x509: certificate signed by unknown authority".
 func TestPythonPluginsDoNotSharePorts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts 80 Python plugins")
+		t.Skip("starts up to 80 Python plugins")
 	}
 	e := textEnv(t)
 	e.plugins = t.TempDir()
@@ -36,7 +38,7 @@ func TestPythonPluginsDoNotSharePorts(t *testing.T) {
 	}
 	e.approve()
 
-	const rounds = 20
+	rounds := testplugin.Size(6, 20)
 	var failures []string
 	for round := range rounds {
 		// Two hosts, each starting both plugins: four Python plugins
