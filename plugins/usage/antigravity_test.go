@@ -87,8 +87,8 @@ func writeConversation(t *testing.T, path, began string, gens, steps [][]byte) {
 // else the row before's; output counts both output fields; a row without a
 // generation time is at the conversation's start; a response id seen in
 // two conversations (a backup's copy) counts once; a conversation without
-// gen_metadata rows is read from its steps; a garbage row is skipped and
-// counted, a conversation of nothing but garbage and a file that is not a
+// gen_metadata rows is read from its steps; a garbage row, an absurd token
+// count and a blob over 4 MB are skipped and counted, a conversation of nothing but garbage and a file that is not a
 // database are named in degraded, and the rest is still read.
 func TestAntigravityConversations(t *testing.T) {
 	root := t.TempDir()
@@ -102,6 +102,7 @@ func TestAntigravityConversations(t *testing.T) {
 		agGen(1018, "", 0, 0, 0, 0, "r5", "2026-06-19T11:00:00Z"),
 		{0xff, 0xff, 0xff},
 		agGen(1018, "", 2e9, 0, 0, 0, "r7", "2026-06-19T11:00:00Z"),
+		pbBytes(agGen(1018, "", 1, 0, 0, 0, "r8", "2026-06-19T11:00:00Z"), 30, make([]byte, 5<<20)),
 	}
 	writeConversation(t, filepath.Join(cli, "c1.db"), "2026-06-19T08:00:00Z", a, nil)
 	backup := filepath.Join(root, "backup")
@@ -133,8 +134,8 @@ func TestAntigravityConversations(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("models %v, want %d", got, len(want))
 	}
-	if out.SkippedLines != 3 {
-		t.Errorf("skipped_lines %d, want 3 (a garbage row, a row of 2e9 tokens, the garbage conversation's row)", out.SkippedLines)
+	if out.SkippedLines != 4 {
+		t.Errorf("skipped_lines %d, want 4 (a garbage row, a row of 2e9 tokens, a 5 MB row, the garbage conversation's row)", out.SkippedLines)
 	}
 	named := map[string]bool{}
 	for _, d := range out.Degraded {

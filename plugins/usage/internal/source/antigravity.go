@@ -119,11 +119,11 @@ type antigravityUsage struct {
 // count once, across conversations. A malformed row is skipped and
 // counted; a conversation whose every row is malformed is an error.
 func (Antigravity) Parse(ctx context.Context, st *FileState) error {
-	db, err := openDB(st, "antigravity")
+	db, closeDB, err := openDB(st, "antigravity")
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeDB()
 	tables := map[string]bool{}
 	if err := eachRow(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table'`, func(rows *sql.Rows) error {
 		var name string

@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
-
-	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // OpenCode reads OpenCode's SQLite database
@@ -210,30 +208,14 @@ func addOpenCode(st *FileState, provider string, m opencodeMessage, id, session 
 // names the database in errors. The caller closes the rows and the
 // database with done.
 func queryDB(ctx context.Context, st *FileState, what, query string) (rows *sql.Rows, done func(), err error) {
-	db, err := openDB(st, what)
+	db, closeDB, err := openDB(st, what)
 	if err != nil {
 		return nil, nil, err
 	}
 	rows, err = db.QueryContext(ctx, query)
 	if err != nil {
-		db.Close()
+		closeDB()
 		return nil, nil, fmt.Errorf("query %s database: %w", what, err)
 	}
-	return rows, func() { rows.Close(); db.Close() }, nil
-}
-
-// openDB opens the SQLite database at st.Path read-only, after checking it
-// is a regular file (SQLite opens by name, and a FIFO would block its
-// open), and counts its size as read; what names the database in errors.
-func openDB(st *FileState, what string) (*sql.DB, error) {
-	fi, err := regular.Stat(st.Path)
-	if err != nil {
-		return nil, err
-	}
-	st.BytesRead += fi.Size()
-	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("open %s database: %w", what, err)
-	}
-	return db, nil
+	return rows, func() { rows.Close(); closeDB() }, nil
 }
