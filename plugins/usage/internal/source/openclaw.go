@@ -46,42 +46,19 @@ func (OpenClaw) Discover(env Env) (Discovery, error) {
 			rootDirs = append(rootDirs, filepath.Join(h, d))
 		}
 	}
-	dsc := Discovery{LookedIn: rootDirs}
-	for _, r := range rootDirs {
-		ok, err := isDir(r)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
+	var dsc Discovery
+	walkRoots(&dsc, rootDirs, walkOptions{}, func(_, p string, d fs.DirEntry) {
+		name := d.Name()
+		if name == openclawDB {
+			dsc.Sources = append(dsc.Sources, Source{Path: p})
+			return
 		}
-		if !ok {
-			continue
+		stem, rest, ok := strings.Cut(name, ".jsonl")
+		if !ok || stem == "" || (rest != "" && !strings.HasPrefix(rest, ".reset.") && !strings.HasPrefix(rest, ".deleted.")) {
+			return
 		}
-		dsc.Found = true
-		err = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, err)
-				return nil
-			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			name := d.Name()
-			if name == openclawDB {
-				dsc.Sources = append(dsc.Sources, Source{Path: p})
-				return nil
-			}
-			stem, rest, ok := strings.Cut(name, ".jsonl")
-			if !ok || stem == "" || (rest != "" && !strings.HasPrefix(rest, ".reset.") && !strings.HasPrefix(rest, ".deleted.")) {
-				return nil
-			}
-			dsc.Sources = append(dsc.Sources, Source{Path: p, Session: stem})
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-		}
-	}
+		dsc.Sources = append(dsc.Sources, Source{Path: p, Session: stem})
+	})
 	return dsc, nil
 }
 
