@@ -114,10 +114,11 @@ type antigravityUsage struct {
 // Parse reads the conversation (read-only): each gen_metadata row with
 // tokens is a call, else each step with usage. A row's model is its
 // number's name, else its label's, else (a gen_metadata row) the model of
-// the row before, else "gemini-internal-model"; its time is the generation's, else the
-// conversation's start, else the file's time. Rows of one response id
-// count once, across conversations. A malformed row is skipped and
-// counted; a conversation whose every row is malformed is an error.
+// the row before, else "gemini-internal-model"; its time is the
+// generation's, else the conversation's start, else the file's time. Rows
+// of one response id count once, across conversations. A malformed row is
+// skipped and counted; a conversation whose every row is malformed is an
+// error.
 func (Antigravity) Parse(ctx context.Context, st *FileState) error {
 	db, closeDB, err := openDB(st, "antigravity")
 	if err != nil {
