@@ -34,7 +34,7 @@ func TestUsageMatchesCCUsage(t *testing.T) {
 	home := usageHome(t)
 	env := nodeEnv(node, home)
 	plugin := filepath.Join(realPlugins, "usage", "usage")
-	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok", "openclaw", "zcode", "codebuff"} {
+	for _, provider := range []string{"claude", "codex", "gemini", "opencode", "qwen", "droid", "amp", "goose", "kimi", "kilo", "pi", "hermes", "copilot", "grok", "openclaw", "zcode", "codebuff", "antigravity"} {
 		t.Run(provider, func(t *testing.T) {
 			theirs := ccusageDaily(t, node, env, cli, provider)
 			if provider == "pi" || provider == "openclaw" {
@@ -120,6 +120,17 @@ var knownDiffs = map[string]knownDiff{
 	// moves them out of input as it does for session-state.
 	"copilot 2026-06-18 claude-sonnet-4.5": {input: -19000, cost: -0.057,
 		why: "a cache write counts once (ccusage also counts it as input)"},
+	// ccusage bills an Antigravity response's field-9 output (the
+	// response's text beside field 10's) as output but leaves it out of
+	// outputTokens.
+	"antigravity 2026-06-19 claude-opus-4-6":        {output: 500, why: "response output tokens are output tokens"},
+	"antigravity 2026-06-19 gemini-2.5-pro":         {output: 900, why: "response output tokens are output tokens"},
+	"antigravity 2026-06-19 gemini-3-flash-preview": {output: 1100, why: "response output tokens are output tokens"},
+	"antigravity 2026-06-19 gemini-3.1-pro":         {output: 2000, why: "response output tokens are output tokens"},
+	// ccusage prices gemini-3.6-flash-high, a model the price table does
+	// not name; this plugin shows it n/a (unpriced_models), never a guess.
+	"antigravity 2026-06-19 gemini-3.6-flash-high": {output: 100, cost: -0.001125,
+		why: "response output tokens are output tokens; an unpriced model is n/a"},
 }
 
 // dayUsage is one day and model's figures.
@@ -448,7 +459,7 @@ func TestUsageSessionsMatchCCUsage(t *testing.T) {
 }
 
 // usageHome is a copy of testdata/usage-home, the fixture home with all
-// seventeen agents' logs (Kimi Code's beside Kimi CLI's).
+// eighteen agents' logs (Kimi Code's beside Kimi CLI's).
 func usageHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()

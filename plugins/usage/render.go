@@ -232,10 +232,14 @@ func renderStatus(d *statusData) string {
 	for _, p := range d.Providers {
 		fmt.Fprintf(&b, "| %s | %s | %v | %d | %d | %d | %d |\n", p.Provider, mdEscape(where[p.Provider]), p.Found, p.Files, p.Lines, p.SkippedLines, p.Calls)
 	}
-	b.WriteString("\nOther agents looked for (not read by this plugin):\n\n| Agent | Where | Found |\n|---|---|---|\n")
+	header := false
 	for _, a := range d.Agents {
 		if a.Read {
 			continue
+		}
+		if !header {
+			b.WriteString("\nOther agents looked for (not read by this plugin):\n\n| Agent | Where | Found |\n|---|---|---|\n")
+			header = true
 		}
 		found := "no"
 		if a.Present {

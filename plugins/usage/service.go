@@ -67,7 +67,7 @@ func newService(getenv func(string) string) *service {
 	return &service{
 		env:   env,
 		now:   time.Now,
-		store: source.NewStore(env, workers, source.Claude{}, source.Codex{}, source.Gemini{}, source.OpenCode{}, source.Qwen{}, source.Droid{}, source.Amp{}, source.Goose{}, source.Kimi{}, source.Kilo{}, source.Pi{}, source.Hermes{}, source.Copilot{}, source.Grok{}, source.OpenClaw{}, source.ZCode{}, source.Codebuff{}),
+		store: source.NewStore(env, workers, source.Claude{}, source.Codex{}, source.Gemini{}, source.OpenCode{}, source.Qwen{}, source.Droid{}, source.Amp{}, source.Goose{}, source.Kimi{}, source.Kilo{}, source.Pi{}, source.Hermes{}, source.Copilot{}, source.Grok{}, source.OpenClaw{}, source.ZCode{}, source.Codebuff{}, source.Antigravity{}),
 		bg:    context.Background(),
 		memo:  map[string]memoEntry{},
 	}

@@ -231,6 +231,23 @@ func (t *Table) find(m string) (Price, bool) {
 			return p, true
 		}
 	}
+	// Antigravity names Gemini models without the API's "-preview" and
+	// with the thinking level it ran them at (gemini-3.1-pro,
+	// gemini-3.5-flash-high), billed as the API model.
+	if strings.HasPrefix(m, "gemini") {
+		base := m
+		for _, level := range []string{"-extra-low", "-low", "-medium", "-high"} {
+			if b, ok := strings.CutSuffix(m, level); ok {
+				base = b
+				break
+			}
+		}
+		for _, n := range []string{base, base + "-preview"} {
+			if p, ok := t.models[n]; ok {
+				return p, true
+			}
+		}
+	}
 	m = dateSuffix.ReplaceAllString(m, "")
 	p, ok := t.models[m]
 	return p, ok

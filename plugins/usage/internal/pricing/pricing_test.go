@@ -45,13 +45,15 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"claude-opus-4-5-20251101", "anthropic/claude-opus-4-5", "claude-opus-4-5@20251101", "GPT-5-codex", "claude-sonnet-4.5", "grok-4.5-build", "xai/grok-code-fast-1"} {
+	for _, name := range []string{"claude-opus-4-5-20251101", "anthropic/claude-opus-4-5", "claude-opus-4-5@20251101", "GPT-5-codex", "claude-sonnet-4.5", "grok-4.5-build", "xai/grok-code-fast-1", "gemini-3.1-pro", "gemini-3.5-flash-high"} {
 		if _, ok := tab.Lookup(name); !ok {
 			t.Errorf("%s not found", name)
 		}
 	}
-	if _, ok := tab.Lookup("claude-unknown-1"); ok {
-		t.Error("unknown model priced")
+	for _, name := range []string{"claude-unknown-1", "gemini-3.6-flash-high"} {
+		if _, ok := tab.Lookup(name); ok {
+			t.Errorf("unknown model %s priced", name)
+		}
 	}
 }
 

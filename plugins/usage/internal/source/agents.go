@@ -35,7 +35,7 @@ var Agents = []Agent{
 	{Name: "kilo", Env: "KILO_DATA_DIR", Defaults: []string{".local/share/kilo"}, Read: true},
 	{Name: "copilot", Env: "COPILOT_HOME", Defaults: []string{".copilot"}, Read: true},
 	{Name: "gemini", Env: "USAGE_GEMINI_DIR", Defaults: []string{".gemini/tmp"}, Read: true},
-	{Name: "antigravity", Env: "ANTIGRAVITY_DATA_DIR", Defaults: []string{".gemini/antigravity", ".config/antigravity"}},
+	{Name: "antigravity", Env: "ANTIGRAVITY_DATA_DIR", Defaults: []string{".gemini/antigravity", ".gemini/antigravity-cli", ".gemini/antigravity-ide", ".gemini/antigravity-backup", ".config/antigravity"}, Read: true},
 	{Name: "kimi", Env: "KIMI_DATA_DIR", Defaults: []string{".kimi", ".kimi-code"}, Read: true},
 	{Name: "qwen", Env: "QWEN_DATA_DIR", Defaults: []string{".qwen"}, Read: true},
 	{Name: "openclaw", Env: "OPENCLAW_DIR", Defaults: []string{".openclaw", ".clawdbot", ".moltbot", ".moldbot"}, Read: true},
@@ -108,7 +108,7 @@ func UnreadAgents(found []AgentStatus) []Degraded {
 	for _, a := range found {
 		if a.Present && !a.Read {
 			out = append(out, Degraded{Provider: a.Agent, Reason: "logs found (" + a.Where +
-				") but not read: this plugin reads claude, codex, gemini, opencode, qwen, droid, amp, goose, kimi, kilo, pi, hermes, copilot, grok, openclaw, zcode and codebuff, so " + a.Agent + "'s usage is not in the totals"})
+				") but not read: this plugin does not read " + a.Agent + ", so its usage is not in the totals"})
 		}
 	}
 	return out

@@ -29,38 +29,16 @@ func (Amp) Name() string { return "amp" }
 
 // Discover lists each root's threads/**/*.json.
 func (Amp) Discover(env Env) (Discovery, error) {
-	rootDirs := rootsOr(env, "AMP_DATA_DIR", ".local", "share", "amp")
-	var dsc Discovery
-	for _, r := range rootDirs {
-		threads := filepath.Join(r, "threads")
-		dsc.LookedIn = append(dsc.LookedIn, threads)
-		ok, err := isDir(threads)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		dsc.Found = true
-		err = filepath.WalkDir(threads, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, err)
-				return nil
-			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			if name := d.Name(); strings.HasSuffix(name, ".json") {
-				dsc.Sources = append(dsc.Sources, Source{Path: p, Session: strings.TrimSuffix(name, ".json")})
-			}
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-		}
+	var threads []string
+	for _, r := range rootsOr(env, "AMP_DATA_DIR", ".local", "share", "amp") {
+		threads = append(threads, filepath.Join(r, "threads"))
 	}
+	var dsc Discovery
+	walkRoots(&dsc, threads, walkOptions{}, func(_, p string, d fs.DirEntry) {
+		if name := d.Name(); strings.HasSuffix(name, ".json") {
+			dsc.Sources = append(dsc.Sources, Source{Path: p, Session: strings.TrimSuffix(name, ".json")})
+		}
+	})
 	return dsc, nil
 }
 

@@ -39,46 +39,28 @@ func (Codebuff) Discover(env Env) (Discovery, error) {
 			rootDirs = append(rootDirs, filepath.Join(h, ".config", d))
 		}
 	}
-	var dsc Discovery
+	var projects []string
 	for _, r := range rootDirs {
-		projects := r
 		if filepath.Base(r) != "projects" {
-			projects = filepath.Join(r, "projects")
+			r = filepath.Join(r, "projects")
 		}
-		dsc.LookedIn = append(dsc.LookedIn, projects)
-		ok, err := isDir(projects)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		dsc.Found = true
-		err = filepath.WalkDir(projects, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, fmt.Errorf("list Codebuff's projects folder: %w", err))
-				return nil
-			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			if d.Name() != "chat-messages.json" {
-				return nil
-			}
-			chat := filepath.Dir(p)
-			project := ""
-			if rel, err := filepath.Rel(projects, chat); err == nil {
-				project, _, _ = strings.Cut(filepath.ToSlash(rel), "/")
-			}
-			dsc.Sources = append(dsc.Sources, Source{Path: p, Session: filepath.Base(chat), Project: project})
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, fmt.Errorf("list Codebuff's projects folder: %w", err))
-		}
+		projects = append(projects, r)
 	}
+	var dsc Discovery
+	list := walkOptions{Problem: func(_, _ string, err error) error {
+		return fmt.Errorf("list Codebuff's projects folder: %w", err)
+	}}
+	walkRoots(&dsc, projects, list, func(root, p string, d fs.DirEntry) {
+		if d.Name() != "chat-messages.json" {
+			return
+		}
+		chat := filepath.Dir(p)
+		project := ""
+		if rel, err := filepath.Rel(root, chat); err == nil {
+			project, _, _ = strings.Cut(filepath.ToSlash(rel), "/")
+		}
+		dsc.Sources = append(dsc.Sources, Source{Path: p, Session: filepath.Base(chat), Project: project})
+	})
 	return dsc, nil
 }
 

@@ -32,41 +32,16 @@ func (Codex) Discover(env Env) (Discovery, error) {
 	if home == "" {
 		return dsc, nil
 	}
-	dsc.LookedIn = []string{filepath.Join(home, "sessions"), filepath.Join(home, "archived_sessions")}
-	for _, sub := range []string{"sessions", "archived_sessions"} {
-		dir := filepath.Join(home, sub)
-		ok, err := isDir(dir)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w (check its permissions)", sub, unwrapPath(err)))
-			continue
-		}
-		if !ok {
-			continue
-		}
-		dsc.Found = true
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w (check its permissions)", relName(sub, dir, p), unwrapPath(err)))
-				if d != nil && d.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-			} else if strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
+	opt := walkOptions{FollowRoot: true, Problem: func(root, p string, err error) error {
+		return fmt.Errorf("%s: %w (check its permissions)", relName(filepath.Base(root), root, p), unwrapPath(err))
+	}}
+	walkRoots(&dsc, []string{filepath.Join(home, "sessions"), filepath.Join(home, "archived_sessions")}, opt,
+		func(_, p string, d fs.DirEntry) {
+			if strings.HasPrefix(d.Name(), "rollout-") && strings.HasSuffix(d.Name(), ".jsonl") {
 				dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true,
 					Session: strings.TrimSuffix(d.Name(), ".jsonl"), Rel: d.Name()})
 			}
-			return nil
 		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, fmt.Errorf("%s: %w", sub, unwrapPath(err)))
-		}
-	}
 	return dsc, nil
 }
 

@@ -37,32 +37,14 @@ func discoverCopilotOTel(env Env, home string, dsc *Discovery) {
 				"COPILOT_OTEL_FILE_EXPORTER_PATH (%s) is not a file: set it to the file Copilot CLI's OpenTelemetry export writes", p))
 		}
 	}
-	dir := filepath.Join(home, "otel")
-	dsc.LookedIn = append(dsc.LookedIn, dir)
-	ok, err := isDir(dir)
-	if err != nil {
-		dsc.Problems = append(dsc.Problems, err)
-		return
-	}
-	if !ok {
-		return
-	}
-	dsc.Found = true
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, fmt.Errorf("list Copilot's OpenTelemetry folder: %w", err))
-			return nil
-		}
-		if d.IsDir() {
-			dsc.Dirs = append(dsc.Dirs, p)
-		} else if strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
+	list := walkOptions{Problem: func(_, _ string, err error) error {
+		return fmt.Errorf("list Copilot's OpenTelemetry folder: %w", err)
+	}}
+	walkRoots(dsc, []string{filepath.Join(home, "otel")}, list, func(_, p string, d fs.DirEntry) {
+		if strings.HasSuffix(d.Name(), ".jsonl") && d.Type().IsRegular() {
 			dsc.Sources = append(dsc.Sources, Source{Path: p})
 		}
-		return nil
 	})
-	if err != nil {
-		dsc.Problems = append(dsc.Problems, fmt.Errorf("list Copilot's OpenTelemetry folder: %w", err))
-	}
 }
 
 // otelSpan is the part of an exported span this reader uses.

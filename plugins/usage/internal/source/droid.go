@@ -29,39 +29,15 @@ func (Droid) Name() string { return "droid" }
 func (Droid) Discover(env Env) (Discovery, error) {
 	rootDirs := rootsOr(env, "DROID_SESSIONS_DIR", ".factory", "sessions")
 	var dsc Discovery
-	dsc.LookedIn = rootDirs
-	for _, r := range rootDirs {
-		ok, err := isDir(r)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		dsc.Found = true
-		err = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, err)
-				return nil
+	walkRoots(&dsc, rootDirs, walkOptions{}, func(root, p string, d fs.DirEntry) {
+		if name := d.Name(); strings.HasSuffix(name, ".settings.json") {
+			project := ""
+			if dir := filepath.Dir(p); dir != root {
+				project = filepath.Base(dir)
 			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			if name := d.Name(); strings.HasSuffix(name, ".settings.json") {
-				project := ""
-				if dir := filepath.Dir(p); dir != r {
-					project = filepath.Base(dir)
-				}
-				dsc.Sources = append(dsc.Sources, Source{Path: p, Session: strings.TrimSuffix(name, ".settings.json"), Project: project})
-			}
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
+			dsc.Sources = append(dsc.Sources, Source{Path: p, Session: strings.TrimSuffix(name, ".settings.json"), Project: project})
 		}
-	}
+	})
 	return dsc, nil
 }
 

@@ -39,28 +39,10 @@ func (Grok) Discover(env Env) (Discovery, error) {
 	if home == "" {
 		return Discovery{}, nil
 	}
-	sessions := filepath.Join(home, "sessions")
-	dsc := Discovery{LookedIn: []string{sessions}}
-	ok, err := isDir(sessions)
-	if err != nil {
-		dsc.Problems = append(dsc.Problems, err)
-		return dsc, nil
-	}
-	if !ok {
-		return dsc, nil
-	}
-	dsc.Found = true
-	err = filepath.WalkDir(sessions, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			return nil
-		}
-		if d.IsDir() {
-			dsc.Dirs = append(dsc.Dirs, p)
-			return nil
-		}
+	var dsc Discovery
+	walkRoots(&dsc, []string{filepath.Join(home, "sessions")}, walkOptions{}, func(_, p string, d fs.DirEntry) {
 		if d.Name() != "updates.jsonl" {
-			return nil
+			return
 		}
 		session := filepath.Dir(p)
 		project := filepath.Base(filepath.Dir(session))
@@ -68,11 +50,7 @@ func (Grok) Discover(env Env) (Discovery, error) {
 			project = dec
 		}
 		dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true, Session: filepath.Base(session), Project: project})
-		return nil
 	})
-	if err != nil {
-		dsc.Problems = append(dsc.Problems, err)
-	}
 	return dsc, nil
 }
 

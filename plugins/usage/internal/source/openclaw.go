@@ -3,6 +3,7 @@ package source
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -22,9 +23,12 @@ import (
 // cacheWrite, totalTokens, cost) and a model, "model_change" entries (and
 // "custom" model-snapshot ones) naming the model of the messages after
 // them. The places and rules are those ccusage 20.0.24's adapters/openclaw
-// reads (its parser.rs and loader.rs with their fixtures). The per-agent
-// SQLite transcript (agents/<agent>/agent/openclaw-agent.sqlite) is not
-// read: Discover says so when it is here.
+// reads (its parser.rs and loader.rs with their fixtures). Newer OpenClaw
+// versions keep each agent's transcripts in a SQLite database,
+// agents/<agent>/agent/openclaw-agent.sqlite: its transcript_events table
+// holds the same entries, one a row (session_id, seq, event_json,
+// created_at), read as ccusage 20.0.24 reads them (the table and columns
+// its loader queries, the rules checked against its answers).
 type OpenClaw struct{}
 
 var _ Provider = OpenClaw{}
@@ -42,47 +46,19 @@ func (OpenClaw) Discover(env Env) (Discovery, error) {
 			rootDirs = append(rootDirs, filepath.Join(h, d))
 		}
 	}
-	dsc := Discovery{LookedIn: rootDirs}
-	sqlite := 0
-	for _, r := range rootDirs {
-		ok, err := isDir(r)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
+	var dsc Discovery
+	walkRoots(&dsc, rootDirs, walkOptions{}, func(_, p string, d fs.DirEntry) {
+		name := d.Name()
+		if name == openclawDB {
+			dsc.Sources = append(dsc.Sources, Source{Path: p})
+			return
 		}
-		if !ok {
-			continue
+		stem, rest, ok := strings.Cut(name, ".jsonl")
+		if !ok || stem == "" || (rest != "" && !strings.HasPrefix(rest, ".reset.") && !strings.HasPrefix(rest, ".deleted.")) {
+			return
 		}
-		dsc.Found = true
-		err = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, err)
-				return nil
-			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			name := d.Name()
-			if name == "openclaw-agent.sqlite" {
-				sqlite++
-				return nil
-			}
-			stem, rest, ok := strings.Cut(name, ".jsonl")
-			if !ok || stem == "" || (rest != "" && !strings.HasPrefix(rest, ".reset.") && !strings.HasPrefix(rest, ".deleted.")) {
-				return nil
-			}
-			dsc.Sources = append(dsc.Sources, Source{Path: p, Session: stem})
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-		}
-	}
-	if sqlite > 0 {
-		dsc.Problems = append(dsc.Problems, fmt.Errorf(
-			"%d OpenClaw SQLite transcript(s) (agents/<agent>/agent/openclaw-agent.sqlite) are here but not read, so their usage is not in the totals", sqlite))
-	}
+		dsc.Sources = append(dsc.Sources, Source{Path: p, Session: stem})
+	})
 	return dsc, nil
 }
 
@@ -127,66 +103,127 @@ var (
 	needleModelSnapshot = []byte(`"model-snapshot"`)
 )
 
+// openclawDB is the name of an agent's SQLite transcript.
+const openclawDB = "openclaw-agent.sqlite"
+
 // Parse reads the file whole (it is re-read when it changes: a message's
 // model can be named lines before it): each assistant message with usage
 // is a call (a total beyond the parts billed as output) at the message's
 // timestamp (Unix ms or RFC 3339), else the entry's, else the file's time;
 // its model is its own, else the last model_change's, else "unknown".
 // Copies of a message (same session, time, model and counts) count once.
+// An agent's SQLite transcript is read by parseDB.
 func (OpenClaw) Parse(ctx context.Context, st *FileState) error {
+	if filepath.Base(st.Path) == openclawDB {
+		return openclawParseDB(ctx, st)
+	}
 	model := ""
 	return readLines(ctx, st, func(line []byte) {
-		change := bytes.Contains(line, needleModelChange) || bytes.Contains(line, needleModelSnapshot)
-		if !change && !bytes.Contains(line, needlePiUsage) {
-			return
-		}
-		var r openclawLine
-		if err := json.Unmarshal(line, &r); err != nil {
-			st.Skipped++
-			return
-		}
-		if r.Type == "model_change" || (r.Type == "custom" && r.CustomType == "model-snapshot") {
-			src := r.openclawModel
-			var data openclawModel
-			if len(r.Data) > 0 && r.Data[0] == '{' && json.Unmarshal(r.Data, &data) == nil {
-				src = data
-			}
-			if m := src.name(); m != "" {
-				model = m
-			}
-			return
-		}
-		var msg openclawMessage
-		if r.Type != "message" || len(r.Message) == 0 || r.Message[0] != '{' || json.Unmarshal(r.Message, &msg) != nil ||
-			msg.Role != "assistant" || msg.Usage == nil {
-			return
-		}
-		u := msg.Usage
-		in, out, cw, cr := int64(u.Input), int64(u.Output), int64(u.CacheWrite), int64(u.CacheRead)
-		out += max(int64(u.Total)-(in+out+cw+cr), 0)
-		if in == 0 && out == 0 && cw == 0 && cr == 0 {
-			return
-		}
-		ms, ok := openclawTime(msg.Timestamp)
-		if !ok {
-			if ms, ok = openclawTime(r.Timestamp); !ok {
-				ms = st.ModTime / 1e6
-			}
-		}
-		m := msg.name()
-		if m == "" {
-			m = model
-		}
-		if m == "" {
-			m = "unknown"
-		}
-		c := Call{Time: ms, Origin: st.origin("openclaw", "", "", st.Session, m),
-			In: tok(in), Out: tok(out), CW5m: tok(cw), CR: tok(cr)}
-		c.Key = keyOf([]byte("openclaw"), []byte(st.Session), []byte(strconv.FormatInt(ms, 10)), []byte(m),
-			[]byte(strconv.FormatInt(in, 10)), []byte(strconv.FormatInt(out, 10)),
-			[]byte(strconv.FormatInt(cw, 10)), []byte(strconv.FormatInt(cr, 10)))
-		st.add(c, nil)
+		openclawEntry(st, st.Session, line, &model, st.ModTime/1e6)
 	})
+}
+
+// openclawParseDB reads an agent's SQLite transcript (read-only): each
+// transcript_events row is an entry of its session, in seq order, read as
+// a transcript line is, its created_at the time of last resort; an entry
+// id seen twice in a session counts once (the first), as ccusage reads
+// the table.
+func openclawParseDB(ctx context.Context, st *FileState) error {
+	rows, closeDB, err := queryDB(ctx, st, "openclaw",
+		`SELECT session_id, event_json, CAST(created_at AS TEXT) FROM transcript_events ORDER BY session_id ASC, seq ASC`)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	session, model := "", ""
+	seen := map[string]bool{}
+	for rows.Next() {
+		var sid, event, created sql.NullString
+		if err := rows.Scan(&sid, &event, &created); err != nil {
+			return fmt.Errorf("read openclaw transcript_events row: %w", err)
+		}
+		st.Lines++
+		if sid.String != session {
+			session, model = sid.String, ""
+			clear(seen)
+		}
+		var head struct {
+			ID string `json:"id"`
+		}
+		line := []byte(event.String)
+		if json.Unmarshal(line, &head) != nil {
+			st.Skipped++
+			continue
+		}
+		if head.ID != "" {
+			if seen[head.ID] {
+				continue
+			}
+			seen[head.ID] = true
+		}
+		ms := st.ModTime / 1e6
+		if t, ok := gooseTime(created.String); ok {
+			ms = t.UnixMilli()
+		}
+		openclawEntry(st, session, line, &model, ms)
+	}
+	return rows.Err()
+}
+
+// openclawEntry reads one transcript entry of session: a model change sets
+// *model; an assistant message with usage is a call, at fallback (Unix
+// ms) when neither it nor its entry is timed.
+func openclawEntry(st *FileState, session string, line []byte, model *string, fallback int64) {
+	change := bytes.Contains(line, needleModelChange) || bytes.Contains(line, needleModelSnapshot)
+	if !change && !bytes.Contains(line, needlePiUsage) {
+		return
+	}
+	var r openclawLine
+	if err := json.Unmarshal(line, &r); err != nil {
+		st.Skipped++
+		return
+	}
+	if r.Type == "model_change" || (r.Type == "custom" && r.CustomType == "model-snapshot") {
+		src := r.openclawModel
+		var data openclawModel
+		if len(r.Data) > 0 && r.Data[0] == '{' && json.Unmarshal(r.Data, &data) == nil {
+			src = data
+		}
+		if m := src.name(); m != "" {
+			*model = m
+		}
+		return
+	}
+	var msg openclawMessage
+	if r.Type != "message" || len(r.Message) == 0 || r.Message[0] != '{' || json.Unmarshal(r.Message, &msg) != nil ||
+		msg.Role != "assistant" || msg.Usage == nil {
+		return
+	}
+	u := msg.Usage
+	in, out, cw, cr := int64(u.Input), int64(u.Output), int64(u.CacheWrite), int64(u.CacheRead)
+	out += max(int64(u.Total)-(in+out+cw+cr), 0)
+	if in == 0 && out == 0 && cw == 0 && cr == 0 {
+		return
+	}
+	ms, ok := openclawTime(msg.Timestamp)
+	if !ok {
+		if ms, ok = openclawTime(r.Timestamp); !ok {
+			ms = fallback
+		}
+	}
+	m := msg.name()
+	if m == "" {
+		m = *model
+	}
+	if m == "" {
+		m = "unknown"
+	}
+	c := Call{Time: ms, Origin: st.origin("openclaw", "", "", session, m),
+		In: tok(in), Out: tok(out), CW5m: tok(cw), CR: tok(cr)}
+	c.Key = keyOf([]byte("openclaw"), []byte(session), []byte(strconv.FormatInt(ms, 10)), []byte(m),
+		[]byte(strconv.FormatInt(in, 10)), []byte(strconv.FormatInt(out, 10)),
+		[]byte(strconv.FormatInt(cw, 10)), []byte(strconv.FormatInt(cr, 10)))
+	st.add(c, nil)
 }
 
 // openclawTime reads a timestamp: an integer of Unix milliseconds or an

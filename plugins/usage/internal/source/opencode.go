@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
-
-	"github.com/toolhost/toolhost/plugins/usage/internal/regular"
 )
 
 // OpenCode reads OpenCode's SQLite database
@@ -206,24 +204,18 @@ func addOpenCode(st *FileState, provider string, m opencodeMessage, id, session 
 	st.add(c, nil)
 }
 
-// queryDB runs query on the SQLite database at st.Path, opened read-only,
-// after checking it is a regular file (SQLite opens by name, and a FIFO
-// would block its open); what names the database in errors. The caller
-// closes the rows and the database with done.
+// queryDB runs query on the SQLite database at st.Path (openDB); what
+// names the database in errors. The caller closes the rows and the
+// database with done.
 func queryDB(ctx context.Context, st *FileState, what, query string) (rows *sql.Rows, done func(), err error) {
-	fi, err := regular.Stat(st.Path)
+	db, closeDB, err := openDB(st, what)
 	if err != nil {
 		return nil, nil, err
 	}
-	st.BytesRead += fi.Size()
-	db, err := sql.Open("sqlite", "file:"+st.Path+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, nil, fmt.Errorf("open %s database: %w", what, err)
-	}
 	rows, err = db.QueryContext(ctx, query)
 	if err != nil {
-		db.Close()
+		closeDB()
 		return nil, nil, fmt.Errorf("query %s database: %w", what, err)
 	}
-	return rows, func() { rows.Close(); db.Close() }, nil
+	return rows, func() { rows.Close(); closeDB() }, nil
 }

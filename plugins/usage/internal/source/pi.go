@@ -29,47 +29,24 @@ func (Pi) Name() string { return "pi" }
 // Discover walks each root for *.jsonl.
 func (Pi) Discover(env Env) (Discovery, error) {
 	rootDirs := rootsOr(env, "PI_AGENT_DIR", ".pi", "agent", "sessions")
-	dsc := Discovery{LookedIn: rootDirs}
-	for _, r := range rootDirs {
-		ok, err := isDir(r)
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
-			continue
+	var dsc Discovery
+	walkRoots(&dsc, rootDirs, walkOptions{}, func(root, p string, d fs.DirEntry) {
+		name := d.Name()
+		if !strings.HasSuffix(name, ".jsonl") {
+			return
 		}
-		if !ok {
-			continue
+		session := strings.TrimSuffix(name, ".jsonl")
+		if _, after, ok := strings.Cut(session, "_"); ok {
+			session = after
 		}
-		dsc.Found = true
-		err = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				dsc.Problems = append(dsc.Problems, err)
-				return nil
+		project := "unknown"
+		if rel, err := filepath.Rel(root, p); err == nil {
+			if first, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok {
+				project = first
 			}
-			if d.IsDir() {
-				dsc.Dirs = append(dsc.Dirs, p)
-				return nil
-			}
-			name := d.Name()
-			if !strings.HasSuffix(name, ".jsonl") {
-				return nil
-			}
-			session := strings.TrimSuffix(name, ".jsonl")
-			if _, after, ok := strings.Cut(session, "_"); ok {
-				session = after
-			}
-			project := "unknown"
-			if rel, err := filepath.Rel(r, p); err == nil {
-				if first, _, ok := strings.Cut(filepath.ToSlash(rel), "/"); ok {
-					project = first
-				}
-			}
-			dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true, Session: session, Project: project})
-			return nil
-		})
-		if err != nil {
-			dsc.Problems = append(dsc.Problems, err)
 		}
-	}
+		dsc.Sources = append(dsc.Sources, Source{Path: p, Appendable: true, Session: session, Project: project})
+	})
 	return dsc, nil
 }
 

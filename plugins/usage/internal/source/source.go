@@ -489,6 +489,63 @@ func roots(list string) []string {
 	return out
 }
 
+// walkOptions say how walkRoots walks a provider's folders.
+type walkOptions struct {
+	// FollowRoot walks a root that is a symbolic link to a folder as the
+	// folder it names.
+	FollowRoot bool
+	// Problem wraps an error met at path under root (root itself when it
+	// could not be looked at); nil keeps the error as it is.
+	Problem func(root, path string, err error) error
+}
+
+// walkRoots walks each root folder at any depth for a provider's
+// Discover: it adds the root to dsc.LookedIn, marks the provider found
+// when a root is a folder, adds every folder under it to dsc.Dirs (a
+// resident store watches them) and calls file with each file and the root
+// it was found under, which adds the file's sources. A folder that cannot
+// be looked at or listed is added to dsc.Problems and the rest is still
+// walked.
+func walkRoots(dsc *Discovery, rootDirs []string, opt walkOptions, file func(root, path string, d fs.DirEntry)) {
+	problem := func(root, path string, err error) {
+		if opt.Problem != nil {
+			err = opt.Problem(root, path, err)
+		}
+		dsc.Problems = append(dsc.Problems, err)
+	}
+	for _, r := range rootDirs {
+		dsc.LookedIn = append(dsc.LookedIn, r)
+		ok, err := isDir(r)
+		if err != nil {
+			problem(r, r, err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		dsc.Found = true
+		if opt.FollowRoot {
+			if real, err := filepath.EvalSymlinks(r); err == nil {
+				r = real
+			}
+		}
+		// The walk function returns nil: every error is a problem, never
+		// the walk's.
+		_ = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				problem(r, p, err)
+				return nil
+			}
+			if d.IsDir() {
+				dsc.Dirs = append(dsc.Dirs, p)
+			} else {
+				file(r, p, d)
+			}
+			return nil
+		})
+	}
+}
+
 // isDir reports whether path is a directory; a stat error other than "not
 // found" is returned.
 func isDir(path string) (bool, error) {
