@@ -127,13 +127,18 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 # names them, two at a time here: the longest (the end-to-end tests, then the
 # notes brain, the supervisor...) go first, so no long package starts last
 # and runs alone while the other core idles.
-SLOW_FIRST := ./tests/ ./plugins/notes/internal/brain/ ./host/internal/supervisor/ ./plugins/notes/internal/secrets/ ./plugins/xlsx/ ./host/ ./plugins/notes/ ./host/internal/dispatch/
+SLOW_FIRST := ./tests/ ./plugins/notes/internal/brain/ ./host/internal/supervisor/ ./plugins/xlsx/ ./host/ ./plugins/notes/ ./host/internal/dispatch/
 EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
 EVAL_SMALL := NOTES_EVAL=small
+# The secret scanner's evaluations (gitleaks' 6,770 samples, 2,000 seeds of
+# generated tokens, the decode bounds) scan thousands of texts, each scan
+# some twenty times slower under -race: they skip there and run here.
+SECRETS_EVAL := -run '^(TestGitleaksSamples|TestRandomFixturesAreAllFound|TestScanBoundsDecodedWork)$$' ./plugins/notes/internal/secrets/
 test: deps build npm notes-model cross-vet deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
+	$(GO) test -count=1 $(SECRETS_EVAL)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
@@ -217,6 +222,7 @@ check: deps build npm notes-model cross-check deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
+	$(GO) test -count=1 $(SECRETS_EVAL)
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.

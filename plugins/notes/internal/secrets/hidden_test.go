@@ -102,6 +102,7 @@ func gzipBase64(t *testing.T, text string) string {
 // maxInflate bytes, and a note holding more decodable text than one Scan
 // looks into is refused as such rather than let through unread.
 func TestScanBoundsDecodedWork(t *testing.T) {
+	skipUnderRace(t)
 	bomb := gzipBase64(t, strings.Repeat("a", 8<<20))
 	raw, err := base64.StdEncoding.DecodeString(bomb)
 	if err != nil {

@@ -2,7 +2,7 @@
 
 package secrets
 
-// raceDetector is true in a -race build: the many-seed fixture test scans a
-// tenth of its seeds there, as the detector makes each scan some twenty
-// times slower.
+// raceDetector is true in a -race build, where the detector makes each scan
+// some twenty times slower: the tests that scan thousands of texts skip
+// there (skipUnderRace) and make test runs them without -race.
 const raceDetector = true
