@@ -96,7 +96,7 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 		}
 		return b, sheets, nil
 	}
-	cf, err := mscfb.New(f)
+	cf, err := mscfb.New(newBlockReader(f))
 	if err != nil {
 		// An encrypted package whose container mscfb cannot walk is
 		// still named by the streams of its first directory sector.
