@@ -524,9 +524,9 @@ func rk(v uint32) (x float64, integer bool) {
 
 // number types a number by its cell's format: a date or time when the
 // format shows one, an integer when it has no fraction, else a float.
-func (b *book) number(x float64, xf int) workbook.Value {
-	if xf < len(b.xfs) && b.xfs[xf].date {
-		return workbook.SerialValue(x, b.date1904, b.xfs[xf].elapsed)
+func (p *sheetReader) number(x float64, xf int) workbook.Value {
+	if b := p.b; xf < len(b.xfs) && b.xfs[xf].date {
+		return p.g.Serial(x, b.date1904, b.xfs[xf].elapsed)
 	}
 	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
 		return workbook.Value{Kind: workbook.KindInt, Int: int64(x)}
@@ -664,13 +664,13 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 			return nil
 		}
 		x := math.Float64frombits(binary.LittleEndian.Uint64(body[6:]))
-		return p.set(u16(body, 0), u16(body, 2), p.b.number(x, u16(body, 4)), false)
+		return p.set(u16(body, 0), u16(body, 2), p.number(x, u16(body, 4)), false)
 	case recRK:
 		if len(body) < 10 {
 			return nil
 		}
 		x, _ := rk(binary.LittleEndian.Uint32(body[6:]))
-		return p.set(u16(body, 0), u16(body, 2), p.b.number(x, u16(body, 4)), false)
+		return p.set(u16(body, 0), u16(body, 2), p.number(x, u16(body, 4)), false)
 	case recMulRK:
 		if len(body) < 6 {
 			return nil
@@ -678,7 +678,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		r, c := u16(body, 0), u16(body, 2)
 		for i := 4; i+6 <= len(body)-2; i += 6 {
 			x, _ := rk(binary.LittleEndian.Uint32(body[i+2:]))
-			if err := p.set(r, c, p.b.number(x, u16(body, i)), false); err != nil {
+			if err := p.set(r, c, p.number(x, u16(body, i)), false); err != nil {
 				return err
 			}
 			c++
@@ -730,7 +730,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 				v = workbook.Value{Kind: workbook.KindString}
 			}
 		} else {
-			v = p.b.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
+			v = p.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
 		}
 		if err := p.set(r, c, v, true); err != nil {
 			return err
