@@ -15,17 +15,29 @@ import (
 // 1900 honoured below serial 60 in the 1900 system. A serial outside the
 // dates Python can hold becomes the error value #VALUE!, as in openpyxl.
 func serialToValue(v float64, date1904, elapsed bool) Value {
+	var buf [32]byte
+	val, b := appendSerial(buf[:0], v, date1904, elapsed)
+	if val.Str == "" {
+		val.Str = string(b)
+	}
+	return val
+}
+
+// appendSerial is serialToValue that appends the text of a date or time
+// to dst and returns the value without it; an error value or a duration
+// carries its text in Str and appends nothing.
+func appendSerial(dst []byte, v float64, date1904, elapsed bool) (Value, []byte) {
 	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 3e6 {
-		return Value{Kind: KindError, Str: "#VALUE!"}
+		return Value{Kind: KindError, Str: "#VALUE!"}, dst
 	}
 	if elapsed {
-		return durationValue(v)
+		return durationValue(v), dst
 	}
 	day := math.Floor(v)
 	frac := v - day
 	ms := int64(math.RoundToEven(frac * 86400 * 1000))
 	if v >= 0 && v < 1 && ms < 86400000 {
-		return Value{Kind: KindTime, Str: formatClock(ms)}
+		return Value{Kind: KindTime}, appendClock(dst, int(ms/3600000), int(ms/60000%60), int(ms/1000%60), int(ms%1000)*1000)
 	}
 	epoch := int64(-25569) // 1899-12-30, in days from 1970-01-01
 	if date1904 {
@@ -38,17 +50,16 @@ func serialToValue(v float64, date1904, elapsed bool) Value {
 	ms = total - days*86400000
 	y, mo, d := civil(days)
 	if y < 1 || y > 9999 {
-		return Value{Kind: KindError, Str: "#VALUE!"}
+		return Value{Kind: KindError, Str: "#VALUE!"}, dst
 	}
-	var buf [32]byte
-	b := appendDigits(buf[:0], int(y), 4)
+	b := appendDigits(dst, int(y), 4)
 	b = append(b, '-')
 	b = appendDigits(b, mo, 2)
 	b = append(b, '-')
 	b = appendDigits(b, d, 2)
 	b = append(b, 'T')
 	b = appendClock(b, int(ms/3600000), int(ms/60000%60), int(ms/1000%60), int(ms%1000)*1000)
-	return Value{Kind: KindDateTime, Str: string(b)}
+	return Value{Kind: KindDateTime}, b
 }
 
 // civil converts days since 1970-01-01 to a proleptic Gregorian date

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Gatherer turns the cells of a format that stores one record a cell, row
@@ -22,6 +23,13 @@ type Gatherer struct {
 	cells    []Value
 	formulas []string
 	hasValue bool
+	// arenas hold the text of dates and times with Borrow, in turn: one
+	// is written, the other reused once the row after next starts. A
+	// reader makes a cell's value before Set learns that it starts a new
+	// row, so a row's first value lands in the previous row's arena, which
+	// must outlive that row too.
+	arenas [2][]byte
+	cur    int
 
 	minRow, minCol, maxRow, maxCol int
 }
@@ -69,6 +77,23 @@ func (g *Gatherer) Set(r, c int, v Value, formula bool) error {
 		g.data(r, c)
 	}
 	return nil
+}
+
+// Serial converts a number shown in a date, time or elapsed-time format
+// as SerialValue does; with Borrow, the text of a date or time is a view
+// of a buffer that the next row reuses.
+func (g *Gatherer) Serial(x float64, date1904, elapsed bool) Value {
+	if !g.o.Borrow {
+		return serialToValue(x, date1904, elapsed)
+	}
+	a := &g.arenas[g.cur]
+	start := len(*a)
+	v, b := appendSerial(*a, x, date1904, elapsed)
+	*a = b
+	if v.Str == "" && len(b) > start {
+		v.Str = unsafe.String(&b[start], len(b)-start)
+	}
+	return v
 }
 
 // Formula gives the cell (r, c) of the row being gathered its formula
@@ -145,6 +170,8 @@ func (g *Gatherer) reset() {
 	g.cells = g.cells[:0]
 	clear(g.formulas)
 	g.formulas = g.formulas[:0]
+	g.cur ^= 1
+	g.arenas[g.cur] = g.arenas[g.cur][:0]
 	g.hasValue = false
 }
 

@@ -18,8 +18,7 @@ func (v Value) AppendJSON(dst []byte, empty string) []byte {
 		}
 		return strconv.AppendInt(dst, v.Int, 10)
 	case KindFloat:
-		b, _ := Float(v.Num).MarshalJSON()
-		return append(dst, b...)
+		return appendFloatJSON(dst, v.Num)
 	case KindBool:
 		return strconv.AppendBool(dst, v.Bool)
 	default:

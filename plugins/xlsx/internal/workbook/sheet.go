@@ -95,9 +95,10 @@ type StreamOptions struct {
 	// formulas: no text is copied and no shared formula translated.
 	FormulaMarks bool
 	// Borrow lets the text of string and error cells written in the sheet
-	// itself (not shared strings) point into a buffer that the next row
-	// reuses, sparing an allocation per cell: use Value.Owned for what is
-	// kept beyond the callback.
+	// itself (not shared strings), and of the binary formats' dates and
+	// times, point into a buffer that the next row reuses, sparing an
+	// allocation per cell: use Value.Owned for what is kept beyond the
+	// callback.
 	Borrow bool
 	// Dimension, when set, is called with the sheet's <dimension ref>
 	// claim as soon as it is read, before the first row.

@@ -1,6 +1,7 @@
 package workbook
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -116,7 +117,7 @@ func (v Value) AppendText(dst []byte) []byte {
 		}
 		return strconv.AppendInt(dst, v.Int, 10)
 	case KindFloat:
-		return append(dst, pyRepr(v.Num)...)
+		return appendPyRepr(dst, v.Num)
 	default:
 		return append(dst, v.Text()...)
 	}
@@ -128,38 +129,73 @@ type Float float64
 
 // MarshalJSON writes f as Python's repr would.
 func (f Float) MarshalJSON() ([]byte, error) {
-	x := float64(f)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return []byte("null"), nil
-	}
-	return []byte(pyRepr(x)), nil
+	return appendFloatJSON(nil, float64(f)), nil
 }
 
-// pyRepr formats x as Python's repr(float): the shortest digits that read
-// back to x, exponent form below 1e-4 and from 1e16, ".0" on integral values.
-func pyRepr(x float64) string {
+// appendFloatJSON appends x as Python's repr, null for NaN and infinities.
+func appendFloatJSON(dst []byte, x float64) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return append(dst, "null"...)
+	}
+	return appendPyRepr(dst, x)
+}
+
+// pyRepr formats x as Python's repr(float).
+func pyRepr(x float64) string { return string(appendPyRepr(nil, x)) }
+
+// appendPyRepr appends x as Python's repr(float): the shortest digits that
+// read back to x, exponent form below 1e-4 and from 1e16, ".0" on integral
+// values. The digits are found once, in exponent form, and moved about
+// the point for the plain form.
+func appendPyRepr(dst []byte, x float64) []byte {
 	if x == 0 {
 		if math.Signbit(x) {
-			return "-0.0"
+			return append(dst, "-0.0"...)
 		}
-		return "0.0"
+		return append(dst, "0.0"...)
 	}
-	s := strconv.FormatFloat(x, 'e', -1, 64)
-	mant, expS, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expS)
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], x, 'e', -1, 64) // -d.ddde±dd
+	if s[0] == '-' {
+		dst = append(dst, '-')
+		s = s[1:]
+	}
+	e := bytes.IndexByte(s, 'e')
+	mant, expS := s[:e], s[e+1:]
+	exp := 0
+	for _, c := range expS[1:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if expS[0] == '-' {
+		exp = -exp
+	}
 	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign = "-"
-			exp = -exp
+		return append(append(dst, mant...), s[e:]...)
+	}
+	// The significant digits, without the point after the first.
+	var d [24]byte
+	digits := append(d[:0], mant[0])
+	if len(mant) > 2 {
+		digits = append(digits, mant[2:]...)
+	}
+	switch {
+	case exp < 0:
+		dst = append(dst, "0."...)
+		for range -exp - 1 {
+			dst = append(dst, '0')
 		}
-		return mant + "e" + sign + pad(int64(exp), 2)
+		return append(dst, digits...)
+	case len(digits) <= exp+1:
+		dst = append(dst, digits...)
+		for range exp + 1 - len(digits) {
+			dst = append(dst, '0')
+		}
+		return append(dst, ".0"...)
+	default:
+		dst = append(dst, digits[:exp+1]...)
+		dst = append(dst, '.')
+		return append(dst, digits[exp+1:]...)
 	}
-	s = strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
-	}
-	return s
 }
 
 // Float64 returns a number's value as a float64 (0 for other kinds).

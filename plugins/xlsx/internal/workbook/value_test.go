@@ -2,8 +2,11 @@ package workbook
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -21,6 +24,41 @@ func TestPyRepr(t *testing.T) {
 	for _, tc := range tests {
 		if got := pyRepr(tc.f); got != tc.want {
 			t.Errorf("pyRepr(%v) = %s, want %s", tc.f, got, tc.want)
+		}
+	}
+}
+
+// pyRepr agrees with Python's rule spelled with strconv's two forms, on
+// numbers of every magnitude and on the decimals sheets hold.
+func TestPyReprMatchesBothForms(t *testing.T) {
+	want := func(x float64) string {
+		s := strconv.FormatFloat(x, 'e', -1, 64)
+		exp, _ := strconv.Atoi(s[strings.IndexByte(s, 'e')+1:])
+		if exp < -4 || exp >= 16 {
+			return s[:strings.IndexByte(s, 'e')+2] + fmt.Sprintf("%02d", max(exp, -exp))
+		}
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200000; i++ {
+		var x float64
+		switch i % 3 {
+		case 0:
+			x = math.Float64frombits(r.Uint64())
+		case 1:
+			x = float64(r.Int64N(2e9)-1e9) / math.Pow(10, float64(r.IntN(12)))
+		default:
+			x = (r.Float64() - 0.5) * math.Pow(10, float64(r.IntN(44)-22))
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
+			continue
+		}
+		if got := pyRepr(x); got != want(x) {
+			t.Fatalf("pyRepr(%b) = %s, want %s", x, got, want(x))
 		}
 	}
 }

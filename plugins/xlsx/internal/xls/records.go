@@ -1,7 +1,6 @@
 package xls
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -57,20 +56,43 @@ const (
 var errTruncated = errors.New("record shorter than its fields")
 
 // recordReader reads BIFF records (a 2-byte type, a 2-byte length and the
-// body) from a stream, reusing one buffer: a body is valid until the next
-// call. A record is at most 65,535 bytes, so no record can make it grow
-// beyond that whatever the file claims.
+// body) from a stream through one buffer, returning each body in place: a
+// body is valid until the next call. A record is at most 65,535 bytes, so
+// the buffer holds any record whatever the file claims.
 type recordReader struct {
-	r    *bufio.Reader
-	pos  int64 // stream offset of the next record
-	buf  []byte
-	back bool // next returns the current record again
+	r    io.Reader
+	pos  int64  // stream offset of the next record
+	buf  []byte // buf[i:n] is read and not yet returned
+	i, n int
+	err  error // the stream's error (io.EOF at its end), once met
+	back bool  // next returns the current record again
 	typ  uint16
 	body []byte
 }
 
+// recordBufSize holds the largest record and its header with room for
+// the records after it, so the buffer is refilled once per many records.
+const recordBufSize = 128 << 10
+
 func newRecordReader(r io.Reader, pos int64) *recordReader {
-	return &recordReader{r: bufio.NewReaderSize(r, 64<<10), pos: pos, buf: make([]byte, 0, 8224)}
+	return &recordReader{r: r, pos: pos, buf: make([]byte, recordBufSize)}
+}
+
+// fill reads until need bytes are buffered, or the stream ends or fails.
+func (rr *recordReader) fill(need int) {
+	if len(rr.buf)-rr.i < need {
+		rr.n = copy(rr.buf, rr.buf[rr.i:rr.n])
+		rr.i = 0
+	}
+	for rr.n-rr.i < need && rr.err == nil {
+		k, err := rr.r.Read(rr.buf[rr.n:])
+		rr.n += k
+		if err != nil {
+			rr.err = err
+		} else if k == 0 {
+			rr.err = io.ErrNoProgress
+		}
+	}
 }
 
 // next returns the next record; io.EOF at the end of the stream.
@@ -79,24 +101,22 @@ func (rr *recordReader) next() (uint16, []byte, error) {
 		rr.back = false
 		return rr.typ, rr.body, nil
 	}
-	var h [4]byte
-	if _, err := io.ReadFull(rr.r, h[:]); err != nil {
-		if err == io.ErrUnexpectedEOF {
+	if rr.fill(4); rr.n-rr.i < 4 {
+		if rr.n > rr.i && rr.err == io.EOF {
 			return 0, nil, fmt.Errorf("a record header cut short at offset %d", rr.pos)
 		}
-		return 0, nil, err
+		return 0, nil, rr.err
 	}
-	n := int(binary.LittleEndian.Uint16(h[2:]))
-	if cap(rr.buf) < n {
-		rr.buf = make([]byte, n)
+	h := rr.buf[rr.i : rr.i+4]
+	typ, n := binary.LittleEndian.Uint16(h), int(binary.LittleEndian.Uint16(h[2:]))
+	if rr.fill(4 + n); rr.n-rr.i < 4+n {
+		return 0, nil, fmt.Errorf("record 0x%04X at offset %d declares %d bytes past the end of the stream", typ, rr.pos, n)
 	}
-	body := rr.buf[:n]
-	if _, err := io.ReadFull(rr.r, body); err != nil {
-		return 0, nil, fmt.Errorf("record 0x%04X at offset %d declares %d bytes past the end of the stream", binary.LittleEndian.Uint16(h[:]), rr.pos, n)
-	}
+	body := rr.buf[rr.i+4 : rr.i+4+n : rr.i+4+n]
+	rr.i += 4 + n
 	rr.pos += 4 + int64(n)
-	rr.typ, rr.body = binary.LittleEndian.Uint16(h[:]), body
-	return rr.typ, body, nil
+	rr.typ, rr.body = typ, body
+	return typ, body, nil
 }
 
 // unread makes next return the record it returned last once more.

@@ -43,7 +43,7 @@ type book struct {
 	biff34   bool
 	date1904 bool
 	dec      *encoding.Decoder
-	sst      []string
+	sst      sharedStrings
 	xfs      []xfInfo
 	sheets   []sheetInfo
 	maxMem   int64
@@ -53,6 +53,26 @@ type book struct {
 }
 
 type xfInfo struct{ date, elapsed bool }
+
+// sharedStrings is the shared-string table: the strings' text one after
+// another in one string, and where each ends. A table of tens of
+// thousands of strings is then two allocations that hold no pointers,
+// not one a string and a slice of them that the collector scans.
+type sharedStrings struct {
+	text string
+	ends []int
+}
+
+func (t *sharedStrings) len() int { return len(t.ends) }
+
+// at returns string i, 0 <= i < len().
+func (t *sharedStrings) at(i int) string {
+	start := 0
+	if i > 0 {
+		start = t.ends[i-1]
+	}
+	return t.text[start:t.ends[i]]
+}
 
 type sheetInfo struct {
 	name string
@@ -96,7 +116,7 @@ func open(f *os.File, lim *workbook.Limits) (*book, []workbook.Sheet, error) {
 		}
 		return b, sheets, nil
 	}
-	cf, err := mscfb.New(f)
+	cf, err := mscfb.New(newBlockReader(f))
 	if err != nil {
 		// An encrypted package whose container mscfb cannot walk is
 		// still named by the streams of its first directory sector.
@@ -389,6 +409,10 @@ func (b *book) readSST(rr *recordReader, body []byte) error {
 		return nil
 	}
 	var used int64
+	// A second SST record, which no writer makes, adds to the first.
+	var text strings.Builder
+	text.WriteString(b.sst.text)
+	defer func() { b.sst.text = text.String() }()
 	var buf []byte
 	for i := uint32(0); i < unique; i++ {
 		cch, ok1 := c.u16()
@@ -415,12 +439,12 @@ func (b *book) readSST(rr *recordReader, body []byte) error {
 		if !ok {
 			break
 		}
-		s := string(buf)
-		used += int64(len(s)) + 16
+		used += int64(len(buf)) + 16
 		if used > b.maxMem {
 			return &workbook.Error{Kind: workbook.TooLarge, Budget: true, Msg: fmt.Sprintf("the shared-string table (SST) grows past the memory budget of %d bytes at string %d of the %d it declares", b.maxMem, i+1, unique)}
 		}
-		b.sst = append(b.sst, s)
+		text.Write(buf)
+		b.sst.ends = append(b.sst.ends, text.Len())
 		if !c.skip(4*runs + ext) {
 			break
 		}
@@ -500,9 +524,9 @@ func rk(v uint32) (x float64, integer bool) {
 
 // number types a number by its cell's format: a date or time when the
 // format shows one, an integer when it has no fraction, else a float.
-func (b *book) number(x float64, xf int) workbook.Value {
-	if xf < len(b.xfs) && b.xfs[xf].date {
-		return workbook.SerialValue(x, b.date1904, b.xfs[xf].elapsed)
+func (p *sheetReader) number(x float64, xf int) workbook.Value {
+	if b := p.b; xf < len(b.xfs) && b.xfs[xf].date {
+		return p.g.Serial(x, b.date1904, b.xfs[xf].elapsed)
 	}
 	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
 		return workbook.Value{Kind: workbook.KindInt, Int: int64(x)}
@@ -640,13 +664,13 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 			return nil
 		}
 		x := math.Float64frombits(binary.LittleEndian.Uint64(body[6:]))
-		return p.set(u16(body, 0), u16(body, 2), p.b.number(x, u16(body, 4)), false)
+		return p.set(u16(body, 0), u16(body, 2), p.number(x, u16(body, 4)), false)
 	case recRK:
 		if len(body) < 10 {
 			return nil
 		}
 		x, _ := rk(binary.LittleEndian.Uint32(body[6:]))
-		return p.set(u16(body, 0), u16(body, 2), p.b.number(x, u16(body, 4)), false)
+		return p.set(u16(body, 0), u16(body, 2), p.number(x, u16(body, 4)), false)
 	case recMulRK:
 		if len(body) < 6 {
 			return nil
@@ -654,7 +678,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 		r, c := u16(body, 0), u16(body, 2)
 		for i := 4; i+6 <= len(body)-2; i += 6 {
 			x, _ := rk(binary.LittleEndian.Uint32(body[i+2:]))
-			if err := p.set(r, c, p.b.number(x, u16(body, i)), false); err != nil {
+			if err := p.set(r, c, p.number(x, u16(body, i)), false); err != nil {
 				return err
 			}
 			c++
@@ -664,10 +688,10 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 			return nil
 		}
 		i := int(binary.LittleEndian.Uint32(body[6:]))
-		if i >= len(p.b.sst) {
-			return invalid("cell %s refers to shared string %d of a table of %d", workbook.CellName(u16(body, 0)+1, u16(body, 2)+1), i, len(p.b.sst))
+		if i >= p.b.sst.len() {
+			return invalid("cell %s refers to shared string %d of a table of %d", workbook.CellName(u16(body, 0)+1, u16(body, 2)+1), i, p.b.sst.len())
 		}
-		return p.set(u16(body, 0), u16(body, 2), workbook.Value{Kind: workbook.KindString, Str: p.b.sst[i]}, false)
+		return p.set(u16(body, 0), u16(body, 2), workbook.Value{Kind: workbook.KindString, Str: p.b.sst.at(i)}, false)
 	case recLabel, recRString:
 		if len(body) < 8 {
 			return nil
@@ -706,7 +730,7 @@ func (p *sheetReader) record(typ uint16, body []byte) error {
 				v = workbook.Value{Kind: workbook.KindString}
 			}
 		} else {
-			v = p.b.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
+			v = p.number(math.Float64frombits(binary.LittleEndian.Uint64(res)), u16(body, 4))
 		}
 		if err := p.set(r, c, v, true); err != nil {
 			return err

@@ -524,9 +524,9 @@ func rk(v uint32) float64 {
 
 // number types a number by its cell's format: a date or time when the
 // format shows one, an integer when it has no fraction, else a float.
-func (b *book) number(x float64, xf int) workbook.Value {
-	if xf < len(b.xfs) && b.xfs[xf].date {
-		return workbook.SerialValue(x, b.date1904, b.xfs[xf].elapsed)
+func (p *sheetReader) number(x float64, xf int) workbook.Value {
+	if b := p.b; xf < len(b.xfs) && b.xfs[xf].date {
+		return p.g.Serial(x, b.date1904, b.xfs[xf].elapsed)
 	}
 	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
 		return workbook.Value{Kind: workbook.KindInt, Int: int64(x)}
@@ -680,7 +680,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		if len(body) < 12 {
 			return nil
 		}
-		v = p.b.number(rk(u32(body, 8)), xf)
+		v = p.number(rk(u32(body, 8)), xf)
 	case recCellError, recFmlaError:
 		if len(body) < 9 {
 			return nil
@@ -695,7 +695,7 @@ func (p *sheetReader) record(typ uint32, body []byte) error {
 		if len(body) < 16 {
 			return nil
 		}
-		v = p.b.number(math.Float64frombits(binary.LittleEndian.Uint64(body[8:])), xf)
+		v = p.number(math.Float64frombits(binary.LittleEndian.Uint64(body[8:])), xf)
 	case recCellSt, recFmlaString:
 		s, _, ok := wideString(body, 8)
 		if !ok {
