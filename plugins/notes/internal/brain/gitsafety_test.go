@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 )
 
 // marker returns a path a hostile program would create, and a check that
@@ -67,7 +69,7 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 	e.handEdit("memory/facts/by-hand.md", "---\ntype: fact\ntitle: By hand\n---\nwritten by a person\n")
 	m := e.ok("sync", nil)
 	never("core.fsmonitor or a remote named --upload-pack")
-	if str(m, "status") != SyncBlocked || !strings.Contains(str(m, "config_problem"), "not a plain name") {
+	if str(m, "status") != notesync.Blocked || !strings.Contains(str(m, "config_problem"), "not a plain name") {
 		t.Fatalf("sync with a remote named like an option: %v", m)
 	}
 }
@@ -84,11 +86,11 @@ func TestGitConfigDriversAreRefused(t *testing.T) {
 			remote := bareRemote(t)
 			a := machine(t, "laptop", remote, false)
 			a.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
-			a.sync(SyncOK)
+			a.sync(notesync.OK)
 			b := machine(t, "desk", remote, true)
 			b.ok("remember", map[string]any{"content": "Deploys go out on Tuesdays.", "type": "fact", "subject": "deploys", "predicate": "day", "object": "Tuesday"})
 			a.ok("remember", map[string]any{"content": "Invoices close on the 25th.", "type": "fact", "subject": "invoices", "predicate": "close", "object": "25th"})
-			a.sync(SyncOK)
+			a.sync(notesync.OK)
 			p, never := marker(t)
 			b.git("config", key, "touch "+p+"; false")
 			err := b.fails(CodeInvalidConfig, "sync", nil)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 	"github.com/toolhost/toolhost/plugins/notes/internal/secrets/secretstest"
 )
 
@@ -27,13 +28,13 @@ func TestHiddenSecretsNeverReachHistory(t *testing.T) {
 
 	remote := bareRemote(t)
 	e := machine(t, "laptop", remote, false)
-	e.sync(SyncOK)
+	e.sync(notesync.OK)
 	for i, n := range names {
 		e.fails(CodeSecretDetected, "write-page", map[string]any{"path": fmt.Sprintf("wiki/concepts/agent-%d.md", i), "mode": "create",
 			"content": forms[n], "frontmatter": map[string]any{"type": "concept"}})
 		e.handEdit(fmt.Sprintf("wiki/concepts/hand-%d.md", i), "---\ntype: concept\n---\n\n"+forms[n]+"\n")
 	}
-	m := e.sync(SyncBlocked)
+	m := e.sync(notesync.Blocked)
 	flagged := map[string]bool{}
 	for _, s := range list(m, "secrets") {
 		flagged[str(s.(map[string]any), "file")] = true

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 )
 
 // outsideSecret writes a file outside every brain, holding a word no note
@@ -68,7 +70,7 @@ func TestSyncRefusesLinksFromTheRemote(t *testing.T) {
 	remote := bareRemote(t)
 	a := machine(t, "laptop", remote, false)
 	a.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
-	a.sync(SyncOK)
+	a.sync(notesync.OK)
 
 	outside, word := outsideSecret(t)
 	other := filepath.Join(t.TempDir(), "other")
@@ -97,7 +99,7 @@ func TestSyncRefusesLinksFromTheRemote(t *testing.T) {
 	}
 
 	head := a.head()
-	m := a.sync(SyncBlocked)
+	m := a.sync(notesync.Blocked)
 	if got := strings.Join(unsafePaths(list(m, "unsafe_files")), ","); !strings.Contains(got, "wiki/entities/Ops-Runbook.md") || !strings.Contains(got, "wiki/concepts/Zero.md") {
 		t.Fatalf("sync: unsafe_files %q, want both links named: %v", got, m)
 	}
@@ -192,7 +194,7 @@ func TestLinksInTheTreeAreNeverRead(t *testing.T) {
 
 	// sync will not commit a person's link either.
 	m := e.ok("sync", nil)
-	if str(m, "status") != SyncBlocked || !strings.Contains(strings.Join(unsafePaths(list(m, "unsafe_files")), ","), "memory/gotchas/Runbook-Copy.md") {
+	if str(m, "status") != notesync.Blocked || !strings.Contains(strings.Join(unsafePaths(list(m, "unsafe_files")), ","), "memory/gotchas/Runbook-Copy.md") {
 		t.Fatalf("sync of a hand-made link: %v", m)
 	}
 }

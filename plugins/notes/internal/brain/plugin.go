@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 	"github.com/toolhost/toolhost/sdk"
 )
 
@@ -191,7 +192,7 @@ func (s *Service) Plugin() sdk.Plugin {
 		"forget":       handle(s, (*Brain).Forget),
 		"undo":         handle(s, (*Brain).Undo),
 		"ingest":       handle(s, (*Brain).Ingest),
-		"sync":         handle(s, func(b *Brain, ctx context.Context, c Call, _ noArgs) (*SyncResult, error) { return b.Sync(ctx, c) }),
+		"sync":         handle(s, func(b *Brain, ctx context.Context, c Call, _ noArgs) (*notesync.Result, error) { return b.Sync(ctx, c) }),
 		"consolidate":  handle(s, (*Brain).Consolidate),
 		"recent":       handle(s, (*Brain).Recent),
 		"move":         handle(s, (*Brain).Move),

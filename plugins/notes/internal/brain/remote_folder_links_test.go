@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 )
 
 // TestSyncRefusesFolderLinksAndSubmodulesFromTheRemote: the link need not
@@ -50,7 +52,7 @@ func TestSyncRefusesFolderLinksAndSubmodulesFromTheRemote(t *testing.T) {
 			remote := bareRemote(t)
 			a := machine(t, "laptop", remote, false)
 			a.ok("remember", map[string]any{"content": "The billing consumer reads from SQS.", "type": "fact", "subject": "billing", "predicate": "reads-from", "object": "SQS"})
-			a.sync(SyncOK)
+			a.sync(notesync.OK)
 
 			other := filepath.Join(t.TempDir(), "other")
 			if _, err := (gitRunner{dir: filepath.Dir(other)}).run(ctx, "clone", "-q", remote, other); err != nil {
@@ -65,7 +67,7 @@ func TestSyncRefusesFolderLinksAndSubmodulesFromTheRemote(t *testing.T) {
 			}
 
 			head := a.head()
-			m := a.sync(SyncBlocked)
+			m := a.sync(notesync.Blocked)
 			if got := strings.Join(unsafePaths(list(m, "unsafe_files")), ","); !strings.Contains(got, tt.path) {
 				t.Fatalf("sync: unsafe_files %q, want %s named: %v", got, tt.path, m)
 			}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 )
 
 // MaxNoteFile bounds what any reader of a brain file takes in: a larger
@@ -110,11 +112,9 @@ func notExist(rel string) error {
 }
 
 // UnsafeFile is a file of the brain no reader opens: a symbolic link, a
-// submodule, a FIFO or device, or a file over MaxNoteFile.
-type UnsafeFile struct {
-	Path string `json:"path"`
-	Why  string `json:"why"`
-}
+// submodule, a FIFO or device, or a file over MaxNoteFile. Sync reports
+// them too.
+type UnsafeFile = notesync.UnsafeFile
 
 // treeUnsafe lists the entries of a commit's tree that are not plain
 // files: symbolic links (mode 120000) and submodules (160000).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolhost/toolhost/internal/testplugin"
+	"github.com/toolhost/toolhost/plugins/notes/internal/notesync"
 	"github.com/toolhost/toolhost/plugins/notes/internal/secrets/secretstest"
 )
 
@@ -74,16 +75,16 @@ func TestSyncTwoClonesKeepBothVersions(t *testing.T) {
 	requireGit(t)
 	remote := bareRemote(t)
 	a := machine(t, "laptop", remote, false)
-	first := a.sync(SyncOK)
+	first := a.sync(notesync.OK)
 	if first["pushed"].(float64) < 1 {
 		t.Fatalf("the first sync pushed nothing: %v", first)
 	}
 	a.ok("write-page", map[string]any{"path": "wiki/concepts/Queues.md", "content": "Queues decouple producers from consumers.",
 		"frontmatter": map[string]any{"type": "concept"}})
-	a.sync(SyncOK)
+	a.sync(notesync.OK)
 
 	b := machine(t, "desktop", remote, true)
-	b.sync(SyncOK)
+	b.sync(notesync.OK)
 	if !strings.Contains(b.file("wiki/concepts/Queues.md"), "decouple") {
 		t.Fatal("the clone does not have the note")
 	}
@@ -97,11 +98,11 @@ func TestSyncTwoClonesKeepBothVersions(t *testing.T) {
 	a.handEdit("wiki/entities/Laptop.md", "---\ntype: entity\n---\nWritten by hand on the laptop.\n")
 	b.handEdit("wiki/entities/Desktop.md", "---\ntype: entity\n---\nWritten by hand on the desktop.\n")
 
-	ra := a.sync(SyncOK)
+	ra := a.sync(notesync.OK)
 	if ra["committed"] == nil {
 		t.Fatalf("the hand edits were not committed: %v", ra)
 	}
-	rb := b.sync(SyncOK)
+	rb := b.sync(notesync.OK)
 	if str(rb, "integration") != "merge" || rb["pulled"].(float64) < 1 {
 		t.Fatalf("b did not merge a's commits: %v", rb)
 	}
@@ -144,7 +145,7 @@ func TestSyncTwoClonesKeepBothVersions(t *testing.T) {
 		t.Fatalf("status does not list the copy: %v", st["conflicts"])
 	}
 
-	if ra := a.sync(SyncOK); !strings.Contains(str(ra, "next_step"), cp) {
+	if ra := a.sync(notesync.OK); !strings.Contains(str(ra, "next_step"), cp) {
 		t.Fatalf("a's sync does not point at the copy waiting to be merged: %v", ra["next_step"])
 	}
 	noHalfMerge(t, a)
@@ -163,14 +164,14 @@ func TestSyncOfflineLosesNothing(t *testing.T) {
 	requireGit(t)
 	remote := bareRemote(t)
 	a := machine(t, "laptop", remote, false)
-	a.sync(SyncOK)
+	a.sync(notesync.OK)
 	away := remote + ".away"
 	if err := os.Rename(remote, away); err != nil {
 		t.Fatal(err)
 	}
 	a.ok("remember", map[string]any{"type": "decision", "content": "We moved the queue workers to spot instances to halve the bill."})
 	a.handEdit("wiki/entities/Spot.md", "Spot instances, written by hand.\n")
-	r := a.sync(SyncOffline)
+	r := a.sync(notesync.Offline)
 	if str(r, "remote_error") == "" || r["committed"] == nil || !strings.Contains(str(r, "next_step"), "Nothing is lost") {
 		t.Fatalf("offline answer: %v", r)
 	}
@@ -178,7 +179,7 @@ func TestSyncOfflineLosesNothing(t *testing.T) {
 	if err := os.Rename(away, remote); err != nil {
 		t.Fatal(err)
 	}
-	r = a.sync(SyncOK)
+	r = a.sync(notesync.OK)
 	if r["pushed"].(float64) < 2 {
 		t.Fatalf("the offline commits were not sent: %v", r)
 	}
@@ -199,7 +200,7 @@ func TestSyncRefusals(t *testing.T) {
 		e := newEnv(t)
 		e.brain()
 		e.handEdit("wiki/entities/A.md", "by hand\n")
-		r := e.sync(SyncBlocked)
+		r := e.sync(notesync.Blocked)
 		if str(r, "config_problem") == "" || !strings.Contains(str(r, "next_step"), "remote add") || r["committed"] == nil {
 			t.Fatalf("%v", r)
 		}
@@ -207,10 +208,10 @@ func TestSyncRefusals(t *testing.T) {
 	t.Run("secret in a hand edit", func(t *testing.T) {
 		remote := bareRemote(t)
 		e := machine(t, "m", remote, false)
-		e.sync(SyncOK)
+		e.sync(notesync.OK)
 		before := e.head()
 		e.handEdit("wiki/entities/Deploy.md", "Deploy with token "+fx["github-token"]+"\n")
-		r := e.sync(SyncBlocked)
+		r := e.sync(notesync.Blocked)
 		s := list(r, "secrets")
 		if len(s) != 1 || str(s[0].(map[string]any), "file") != "wiki/entities/Deploy.md" || strings.Contains(testplugin.JSON(t, r), fx["github-token"]) {
 			t.Fatalf("%v", r)
@@ -219,15 +220,15 @@ func TestSyncRefusals(t *testing.T) {
 			t.Fatal("a file with a secret was committed")
 		}
 		// A person's marker lets a false positive through.
-		e.handEdit("wiki/entities/Deploy.md", "Deploy with token "+fx["github-token"]+" <!-- "+AllowSecretMarker+" -->\n")
-		e.sync(SyncOK)
+		e.handEdit("wiki/entities/Deploy.md", "Deploy with token "+fx["github-token"]+" <!-- "+notesync.AllowSecretMarker+" -->\n")
+		e.sync(notesync.OK)
 	})
 	t.Run("secret in a commit about to be pushed", func(t *testing.T) {
 		remote := bareRemote(t)
 		e := machine(t, "m", remote, false)
-		e.sync(SyncOK)
+		e.sync(notesync.OK)
 		e.writeHuman("wiki/entities/Key.md", "key: "+fx["stripe-key"]+"\n")
-		r := e.sync(SyncBlocked)
+		r := e.sync(notesync.Blocked)
 		if s := list(r, "secrets"); len(s) == 0 || s[0].(map[string]any)["line"].(float64) != 1 {
 			t.Fatalf("%v", r)
 		}
@@ -243,28 +244,36 @@ func TestSyncRefusals(t *testing.T) {
 			t.Fatalf("take the sync lock: %v", err)
 		}
 		defer unlock()
-		e.sync(SyncBusy)
+		e.sync(notesync.Busy)
 	})
 	t.Run("a merge an interrupted sync left is aborted", func(t *testing.T) {
 		remote := bareRemote(t)
 		a := machine(t, "a", remote, false)
-		a.sync(SyncOK)
+		a.sync(notesync.OK)
 		b := machine(t, "b", remote, true)
 		a.handEdit("wiki/entities/X.md", "from a\n")
-		a.sync(SyncOK)
+		a.sync(notesync.OK)
 		b.handEdit("wiki/entities/X.md", "from b\n")
 		b.git("add", "-A")
 		b.git("commit", "-q", "-m", "b")
 		b.git("fetch", "-q", "origin")
 		// What a sync killed mid-merge leaves: MERGE_HEAD, markers, its marker file.
 		_, _ = gitRunner{dir: b.root}.run(context.Background(), "merge", "--no-commit", "origin/main")
-		if err := os.WriteFile(filepath.Join(b.root, filepath.FromSlash(mergeMarker)), []byte("x"), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(b.root, StateDir, notesync.MergeMarker), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		r := b.sync(SyncOK)
+		r := b.sync(notesync.OK)
 		if len(list(r, "recovered")) != 1 || len(list(r, "conflicts")) != 1 {
 			t.Fatalf("%v", r)
 		}
 		noHalfMerge(t, b)
 	})
+}
+
+// TestSyncErrorsCarryTheBrainsCodes: a git failure inside sync is the
+// brain's git_failed, not a code of its own.
+func TestSyncErrorsCarryTheBrainsCodes(t *testing.T) {
+	if notesync.CodeGitFailed != CodeGitFailed {
+		t.Fatalf("notesync.CodeGitFailed is %q, want the brain's %q", notesync.CodeGitFailed, CodeGitFailed)
+	}
 }
