@@ -22,7 +22,7 @@ func benchHybrid(t *testing.T, ctx context.Context, b *Brain, call func(string, 
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if pending, err := b.SyncVectors(ctx, -1); err != nil || pending != 0 {
+	if pending, err := b.syncVectors(ctx, -1); err != nil || pending != 0 {
 		t.Fatalf("sync vectors: %d pending, %v", pending, err)
 	}
 	embedAll := time.Since(start)

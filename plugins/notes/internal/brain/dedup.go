@@ -9,9 +9,9 @@ import (
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 )
 
-// DedupThresholds are remember's duplicate rules (the reference's
+// dedupThresholds are remember's duplicate rules (the reference's
 // DEDUP_THRESHOLDS).
-var DedupThresholds = struct {
+var dedupThresholds = struct {
 	MinTerms        int     // below this, only identical text is equal
 	Equal           float64 // Jaccard at or above: equal
 	ComplementRatio float64 // the new text has all old terms and this many times as many: complements
@@ -89,20 +89,20 @@ func compareMemories(newText, oldText string) (verdict string, similarity float6
 	}
 	j := float64(inter) / float64(union)
 	differs := !maps.Equal(a.nums, b.nums) || a.neg != b.neg
-	small := len(a.terms) < DedupThresholds.MinTerms || len(b.terms) < DedupThresholds.MinTerms
+	small := len(a.terms) < dedupThresholds.MinTerms || len(b.terms) < dedupThresholds.MinTerms
 	switch {
-	case !differs && !small && j >= DedupThresholds.Equal:
+	case !differs && !small && j >= dedupThresholds.Equal:
 		return verdictEqual, j, "nearly the same text"
 	case !small && inter == len(a.terms) && subset(a.nums, b.nums) && a.neg == b.neg:
 		return verdictContained, j, "everything it says is already in the existing note"
-	case !differs && inter == len(b.terms) && float64(len(a.terms)) >= DedupThresholds.ComplementRatio*float64(len(b.terms)):
+	case !differs && inter == len(b.terms) && float64(len(a.terms)) >= dedupThresholds.ComplementRatio*float64(len(b.terms)):
 		return verdictComplement, j, "it has everything the existing note has, and more"
 	}
 	minLen := len(a.terms)
 	if len(b.terms) < minLen {
 		minLen = len(b.terms)
 	}
-	if inter >= DedupThresholds.AmbiguousCommon && (j >= DedupThresholds.Ambiguous || float64(inter) >= DedupThresholds.AmbiguousInside*float64(minLen)) {
+	if inter >= dedupThresholds.AmbiguousCommon && (j >= dedupThresholds.Ambiguous || float64(inter) >= dedupThresholds.AmbiguousInside*float64(minLen)) {
 		if differs {
 			return verdictAmbiguous, j, "similar, with a different number or negation (may be a correction)"
 		}

@@ -355,7 +355,7 @@ func evalCorpusRun(t *testing.T, c evalCorpus, report *evalReport) {
 	t.Setenv(embed.EnvURLModel, "use-lite")
 	t.Setenv(embed.EnvTimeout, "5m")
 	b.vec = vectorState{}
-	if pending, err := b.SyncVectors(context.Background(), -1); err != nil || pending != 0 {
+	if pending, err := b.syncVectors(context.Background(), -1); err != nil || pending != 0 {
 		t.Fatalf("%s: sync vectors through the endpoint: %d pending, %v", c.name, pending, err)
 	}
 	for _, name := range names {

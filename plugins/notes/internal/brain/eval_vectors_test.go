@@ -137,7 +137,7 @@ func prepareEvalVectors(t *testing.T, b *Brain, emb embed.Embedder, c evalCorpus
 	if missing > 0 {
 		t.Logf("embedding %d sections the vector cache does not have (of %d)", missing, len(secs))
 	}
-	pending, err := b.SyncVectors(ctx, -1)
+	pending, err := b.syncVectors(ctx, -1)
 	if err != nil || pending != 0 {
 		t.Fatalf("sync vectors: %d pending, %v", pending, err)
 	}

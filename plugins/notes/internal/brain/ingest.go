@@ -31,8 +31,8 @@ const (
 	MaxIngestChars = 1_000_000
 )
 
-// RawSources is the folder ingest registers sources in.
-const RawSources = "raw/articles"
+// rawSources is the folder ingest registers sources in.
+const rawSources = "raw/articles"
 
 // IngestArgs are ingest's args: path, or content with title, as the host passes them: tool.yaml's
 // defaults filled in and its bounds and enums checked (see plugin.go).
@@ -168,7 +168,7 @@ func (b *Brain) Ingest(ctx context.Context, c Call, a IngestArgs) (*IngestResult
 	res.Source = IngestSource{Title: title, Origin: "ingest:" + source, Trust: "low", Format: doc.format, Chars: utf8.RuneCountInString(doc.body)}
 	rawPath := inRaw
 	if rawPath == "" {
-		rawPath = b.uniquePath(RawSources, b.today()+"-"+note.Slug(title, 60))
+		rawPath = b.uniquePath(rawSources, b.today()+"-"+note.Slug(title, 60))
 		n := &note.Note{Path: rawPath, HasFM: true, Body: doc.body, FM: note.Frontmatter{
 			ID: newID(), Title: title, Scope: a.Scope, Trust: "low", Origin: "ingest:" + source,
 			Created: b.stamp(), Updated: b.stamp(),

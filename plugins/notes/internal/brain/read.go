@@ -792,8 +792,8 @@ type LintResult struct {
 	NextStep     string         `json:"next_step"`
 }
 
-// LintRules are lint's rules with their severities.
-var LintRules = map[string]string{
+// lintRules are lint's rules with their severities.
+var lintRules = map[string]string{
 	"invalid_frontmatter": "error", "fact_contradiction": "warning", "conflict_copy": "warning", "broken_link": "warning",
 	"unsafe_file": "error", "expired_note": "info", "unconfirmed_memory": "info", "unlinked_mention": "info", "orphan_note": "info", "agent_approved": "info",
 }
@@ -822,7 +822,7 @@ func (b *Brain) Lint(ctx context.Context, c Call, a LintArgs) (*LintResult, erro
 		if related == nil {
 			related = []string{}
 		}
-		res.Findings = append(res.Findings, Finding{Rule: rule, Severity: LintRules[rule], Path: path, Line: line, Message: msg, Fix: fix, Related: related})
+		res.Findings = append(res.Findings, Finding{Rule: rule, Severity: lintRules[rule], Path: path, Line: line, Message: msg, Fix: fix, Related: related})
 	}
 	linked := b.lintLinks(ctx, add)
 	objects := b.lintNotes(rows, linked, add)
@@ -858,9 +858,9 @@ type addFinding func(rule, path string, line int, msg, fix string, related ...st
 func lintRuleSet(rules []string) (map[string]bool, error) {
 	on := map[string]bool{}
 	for _, r := range rules {
-		if _, ok := LintRules[r]; !ok {
-			names := make([]string, 0, len(LintRules))
-			for k := range LintRules {
+		if _, ok := lintRules[r]; !ok {
+			names := make([]string, 0, len(lintRules))
+			for k := range lintRules {
 				names = append(names, k)
 			}
 			sort.Strings(names)
@@ -869,7 +869,7 @@ func lintRuleSet(rules []string) (map[string]bool, error) {
 		on[r] = true
 	}
 	if len(on) == 0 {
-		for r := range LintRules {
+		for r := range lintRules {
 			on[r] = true
 		}
 	}

@@ -38,9 +38,6 @@ func (g gitRunner) changedPaths(ctx context.Context, from, to string) ([]string,
 	return g.store().ChangedPaths(ctx, from, to)
 }
 
-// gitError is a git command's failure, with its stderr.
-type gitError = gitstore.Error
-
 // gitBinary is the git executable gitstore runs.
 var gitBinary = gitstore.Binary
 

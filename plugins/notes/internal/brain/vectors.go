@@ -160,10 +160,10 @@ func vectorHash(model, text string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-// SyncVectors gives up to max sections without a vector their vectors
+// syncVectors gives up to max sections without a vector their vectors
 // (reusing stored ones for texts seen before; max < 0 means all) and
 // returns how many still wait.
-func (b *Brain) SyncVectors(ctx context.Context, max int) (pending int, err error) {
+func (b *Brain) syncVectors(ctx context.Context, max int) (pending int, err error) {
 	emb, err := b.embedder()
 	if err != nil {
 		return 0, err
@@ -269,7 +269,7 @@ func (b *Brain) meaningSearch(ctx context.Context, emb embed.Embedder, a SearchA
 	if b.vec.perSearch > 0 {
 		per = b.vec.perSearch
 	}
-	pending, err := b.SyncVectors(ctx, per)
+	pending, err := b.syncVectors(ctx, per)
 	if err != nil {
 		return nil, "", nil, nil, err
 	}

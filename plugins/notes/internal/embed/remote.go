@@ -32,13 +32,13 @@ const (
 	// be on: the user's explicit yes to sending note text off the machine.
 	EnvAllowHost = "NOTES_EMBED_ALLOW_HOST"
 	// EnvTimeout bounds each request (a Go duration; default
-	// DefaultRemoteTimeout).
+	// defaultRemoteTimeout).
 	EnvTimeout = "NOTES_EMBED_TIMEOUT"
 )
 
-// DefaultRemoteTimeout bounds one request to the endpoint when
+// defaultRemoteTimeout bounds one request to the endpoint when
 // NOTES_EMBED_TIMEOUT is not set.
-const DefaultRemoteTimeout = 15 * time.Second
+const defaultRemoteTimeout = 15 * time.Second
 
 // Protocols an endpoint speaks.
 const (
@@ -59,7 +59,7 @@ type RemoteConfig struct {
 // false when NOTES_EMBED_URL is not set.
 func RemoteConfigFromEnv() (c RemoteConfig, ok bool, err error) {
 	c = RemoteConfig{URL: os.Getenv(EnvURL), Model: os.Getenv(EnvURLModel), KeyFile: os.Getenv(EnvKeyFile),
-		AllowHost: os.Getenv(EnvAllowHost), Timeout: DefaultRemoteTimeout}
+		AllowHost: os.Getenv(EnvAllowHost), Timeout: defaultRemoteTimeout}
 	if c.URL == "" {
 		return c, false, nil
 	}
@@ -123,7 +123,7 @@ func NewRemote(c RemoteConfig) (*Remote, error) {
 	}
 	timeout := c.Timeout
 	if timeout <= 0 {
-		timeout = DefaultRemoteTimeout
+		timeout = defaultRemoteTimeout
 	}
 	dialer := &net.Dialer{Timeout: timeout}
 	if !allowed {

@@ -41,8 +41,8 @@ type Piece struct {
 	Score float64
 }
 
-// NewTokenizer builds the tokenizer from the vocabulary in id order.
-func NewTokenizer(vocab []Piece) *Tokenizer {
+// newTokenizer builds the tokenizer from the vocabulary in id order.
+func newTokenizer(vocab []Piece) *Tokenizer {
 	t := &Tokenizer{root: &trieNode{children: map[rune]*trieNode{}}}
 	for i, p := range vocab {
 		t.pieces = append(t.pieces, p.Text)

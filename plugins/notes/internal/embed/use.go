@@ -13,9 +13,9 @@ import (
 	"sync/atomic"
 )
 
-// MaxTokens is how many pieces of a text the model reads; the rest is
+// maxTokens is how many pieces of a text the model reads; the rest is
 // dropped, as the graph's ClipToMaxLength does.
-const MaxTokens = 128
+const maxTokens = 128
 
 // USE is Universal Sentence Encoder Lite: SentencePiece pieces, a
 // 256-wide embedding with a sinusoidal timing signal, two transformer
@@ -185,7 +185,7 @@ func LoadUSE(dir string) (*USE, error) {
 	if len(vocab) > len(u.embed)/256 {
 		return nil, fmt.Errorf("embed: load vocabulary: %d pieces but %d embedding rows", len(vocab), len(u.embed)/256)
 	}
-	u.tok = NewTokenizer(vocab)
+	u.tok = newTokenizer(vocab)
 	return u, nil
 }
 
@@ -198,8 +198,8 @@ func (u *USE) Dims() int { return 512 }
 // Tokens returns the piece ids the model reads for text.
 func (u *USE) Tokens(text string) []int {
 	ids := u.tok.Encode(text)
-	if len(ids) > MaxTokens {
-		ids = ids[:MaxTokens]
+	if len(ids) > maxTokens {
+		ids = ids[:maxTokens]
 	}
 	return ids
 }

@@ -77,7 +77,7 @@ func TestMatchesReference(t *testing.T) {
 func BenchmarkEmbed(b *testing.B) {
 	u := loadModel(b)
 	long := ""
-	for len(u.Tokens(long)) < MaxTokens {
+	for len(u.Tokens(long)) < maxTokens {
 		long += "List commits that are reachable by following the parent links from the given commit. "
 	}
 	for _, c := range []struct{ name, text string }{{"note128", long}, {"question", "How do I undo the last commit but keep my changes?"}} {

@@ -306,11 +306,11 @@ func (b *Batch) PutPrepared(ctx context.Context, p *Prepared) error {
 		}
 	}
 	aliases := strings.Join(fm.Aliases, " ")
-	sTitle := StemText(n.Title() + " " + aliases)
+	sTitle := stemText(n.Title() + " " + aliases)
 	for _, c := range p.chunks {
 		res, err := b.exec(ctx, `INSERT INTO chunks(path, heading, title, aliases, body, cjk, s_title, s_head, s_body) VALUES(?,?,?,?,?,?,?,?,?)`,
-			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text, CJKSpaced(n.Title()+" "+aliases+" "+c.Text),
-			sTitle, StemText(strings.Join(c.HeadingPath, " ")), StemText(c.Text))
+			n.Path, strings.Join(c.HeadingPath, "\x1f"), n.Title(), aliases, c.Text, cjkSpaced(n.Title()+" "+aliases+" "+c.Text),
+			sTitle, stemText(strings.Join(c.HeadingPath, " ")), stemText(c.Text))
 		if err != nil {
 			return fmt.Errorf("index: put text of %s: %w", n.Path, err)
 		}

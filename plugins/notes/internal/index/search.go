@@ -99,9 +99,9 @@ func isCJK(r rune) bool {
 // matches across two runs.
 const cjkBreak = " zzcjkbreak "
 
-// CJKSpaced returns the CJK characters of s one per token, runs separated;
+// cjkSpaced returns the CJK characters of s one per token, runs separated;
 // it is "" for text without any.
-func CJKSpaced(s string) string {
+func cjkSpaced(s string) string {
 	var b strings.Builder
 	in := false
 	for _, r := range s {
@@ -126,7 +126,7 @@ const rawColumns = "{title aliases body cjk}"
 func ftsQuery(terms []string, op string) string {
 	q := make([]string, len(terms))
 	for i, t := range terms {
-		spaced := strings.TrimSpace(strings.ReplaceAll(CJKSpaced(t), cjkBreak, " "))
+		spaced := strings.TrimSpace(strings.ReplaceAll(cjkSpaced(t), cjkBreak, " "))
 		if spaced == "" {
 			q[i] = quote(t)
 			continue

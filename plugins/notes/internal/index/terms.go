@@ -38,8 +38,8 @@ func Stem(word string) string {
 	return english.Stem(note.Fold(word), true)
 }
 
-// StemText returns the stems of s's words, space-separated.
-func StemText(s string) string {
+// stemText returns the stems of s's words, space-separated.
+func stemText(s string) string {
 	var b strings.Builder
 	for _, t := range tokens(strings.ToLower(s)) {
 		if b.Len() > 0 {

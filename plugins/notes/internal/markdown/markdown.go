@@ -188,7 +188,7 @@ func scanLinks(body string, code [][2]int) []Link {
 			if inCode(off+start) || inBackticks(line, start) || strings.ContainsAny(inner, "[]") || strings.TrimSpace(inner) == "" {
 				continue
 			}
-			l := ParseLink(inner)
+			l := parseLink(inner)
 			l.Line = lineNo + 1
 			l.Offset = off + start
 			out = append(out, l)
@@ -204,8 +204,8 @@ func inBackticks(line string, pos int) bool {
 	return strings.Count(line[:pos], "`")%2 == 1
 }
 
-// ParseLink splits the inside of a wikilink ("Target#Section|Label").
-func ParseLink(inner string) Link {
+// parseLink splits the inside of a wikilink ("Target#Section|Label").
+func parseLink(inner string) Link {
 	var l Link
 	if i := strings.IndexByte(inner, '|'); i >= 0 {
 		l.Label = strings.TrimSpace(inner[i+1:])
@@ -224,7 +224,7 @@ func ParseLink(inner string) Link {
 func Unwrap(s string) string {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "[[") && strings.HasSuffix(s, "]]") {
-		return ParseLink(s[2 : len(s)-2]).Target
+		return parseLink(s[2 : len(s)-2]).Target
 	}
 	return s
 }
@@ -263,17 +263,4 @@ func splitPath(s string) []string {
 		}
 	}
 	return out
-}
-
-// HeadingPathAt returns the heading path of the section holding offset.
-func (d Doc) HeadingPathAt(offset int) []string {
-	var path []string
-	for _, h := range d.Headings {
-		if h.Offset <= offset {
-			path = h.Path
-		} else {
-			break
-		}
-	}
-	return path
 }

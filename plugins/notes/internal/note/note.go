@@ -5,7 +5,6 @@ package note
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -69,9 +68,6 @@ type Note struct {
 	// Body is the Markdown after the frontmatter.
 	Body string
 }
-
-// ErrBOM reports content starting with a byte-order mark.
-var ErrBOM = errors.New("content starts with a byte-order mark")
 
 // Parse splits raw file bytes into frontmatter and body. A broken block is
 // reported in FMError, not as an error, so the note can still be read.

@@ -297,7 +297,7 @@ func scan(text string, depth int, b *budget) []Finding {
 		// A candidate has no vendor's prefix to vouch for it, so any
 		// run of four digits or five letters counting up drops it, even
 		// where chance makes such a run likely.
-		if len(c) <= 64 && runAround(masked, m[0], m[1]) <= maxRun && !truncated && HighEntropy(c) && !isPlaceholder(c) && !countsUp(c, 4, 5) && !hasRun(c, 6) && !hexParts(c) && !encodedText(c) && !wordy(c) {
+		if len(c) <= 64 && runAround(masked, m[0], m[1]) <= maxRun && !truncated && highEntropy(c) && !isPlaceholder(c) && !countsUp(c, 4, 5) && !hasRun(c, 6) && !hexParts(c) && !encodedText(c) && !wordy(c) {
 			add("high-entropy-string", m[0])
 		}
 	}
@@ -512,7 +512,7 @@ func slackLike(_, v string) bool {
 	}
 	// The random part is the last segment; the numbers before it (team
 	// and user ids) may repeat a digit.
-	return (Entropy(v) >= 3.2 || (len(last) >= 12 && Entropy(last) >= 3.2)) && !wordTail.MatchString(last) && !wordyTail(last)
+	return (entropy(v) >= 3.2 || (len(last) >= 12 && entropy(last) >= 3.2)) && !wordTail.MatchString(last) && !wordyTail(last)
 }
 
 // wordyTail reports a value ending in twelve or more letters that read as
@@ -549,7 +549,7 @@ func tokenLooksSecret(v string) bool {
 	if c.digit == 0 && c.switches*20 < len(v)*7 {
 		return false // words: camelCase or a long run of letters
 	}
-	return Entropy(v) >= 3.3
+	return entropy(v) >= 3.3
 }
 
 type classes struct {
@@ -632,7 +632,7 @@ func labelledValueLooksSecret(label, v string) bool {
 		return false
 	}
 	c := classify(v)
-	h := Entropy(v)
+	h := entropy(v)
 	if passwordLabel.MatchString(label) {
 		return len(v) >= 8
 	}
@@ -838,13 +838,13 @@ func isHex(s string) bool {
 	return true
 }
 
-// HighEntropy reports whether s looks like a random credential: at least 24
+// highEntropy reports whether s looks like a random credential: at least 24
 // characters mixing upper case, lower case and digits (or both cases in
 // plenty, without digits), with frequent switches between those classes
 // and a high Shannon entropy. Hex strings (commit SHAs, colours), ULIDs
 // and UUIDs lack lower or upper case and so never pass; identifiers and
 // prose have long runs of one class and so never pass.
-func HighEntropy(s string) bool {
+func highEntropy(s string) bool {
 	if len(s) < 24 {
 		return false
 	}
@@ -880,11 +880,11 @@ func HighEntropy(s string) bool {
 	if float64(switches) < float64(len(s))/3.5 {
 		return false
 	}
-	return Entropy(s) >= 3.8
+	return entropy(s) >= 3.8
 }
 
-// Entropy is the Shannon entropy of s in bits per byte.
-func Entropy(s string) float64 {
+// entropy is the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
 	if s == "" {
 		return 0
 	}
