@@ -19,6 +19,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/gitstore"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 	"github.com/toolhost/toolhost/plugins/notes/internal/wordnet"
@@ -90,6 +91,9 @@ type Brain struct {
 	forceRescan atomic.Bool
 
 	cat catCache // index.md's catalogue between writes (derived.go)
+
+	// objs are git's long-lived object writers for this brain's commits.
+	objs *gitstore.Objects
 }
 
 // takeRecovered returns and forgets what recovery did since the last call.
@@ -218,6 +222,7 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		return nil, false, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "open the index: %v", err)
 	}
 	b.ix = ix
+	b.objs = gitstore.NewObjects(root)
 	b.openThesaurus()
 	return b, created, nil
 }
@@ -240,9 +245,11 @@ func (b *Brain) openThesaurus() {
 	b.ix.SetExpander(wn)
 }
 
-// Close stops the watcher and releases the index.
+// Close stops the watcher and git's object writers and releases the
+// index.
 func (b *Brain) Close() error {
 	b.stopWatch()
+	_ = b.objs.Close()
 	if b.thesaurus != nil {
 		_ = b.thesaurus.Close()
 	}
