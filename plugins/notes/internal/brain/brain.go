@@ -19,6 +19,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/catalogue"
 	"github.com/toolhost/toolhost/plugins/notes/internal/gitstore"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
@@ -90,7 +91,7 @@ type Brain struct {
 	unc         uncommitted
 	forceRescan atomic.Bool
 
-	cat catCache // index.md's catalogue between writes (derived.go)
+	cat catalogue.Cache // index.md's catalogue between writes
 
 	// objs are git's long-lived object writers for this brain's commits.
 	objs *gitstore.Objects
@@ -295,7 +296,7 @@ func initBrain(ctx context.Context, root string) error {
 	files := map[string]string{
 		ConfigFile:   string(raw) + "\n",
 		AgentsFile:   agentsMD,
-		IndexFile:    string(catalogue([]catEntry{{Path: AgentsFile, Title: note.Stem(AgentsFile), Scope: "global"}})),
+		IndexFile:    string(catalogue.Render([]catalogue.Entry{{Path: AgentsFile, Title: note.Stem(AgentsFile), Scope: "global"}})),
 		LogFile:      logHeader + fmt.Sprintf("- %s init %s: new brain\n", time.Now().UTC().Format(time.RFC3339), op),
 		".gitignore": StateDir + "/\n",
 	}
