@@ -19,6 +19,8 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/toolhost/toolhost/plugins/notes/internal/catalogue"
+	"github.com/toolhost/toolhost/plugins/notes/internal/gitstore"
 	"github.com/toolhost/toolhost/plugins/notes/internal/index"
 	"github.com/toolhost/toolhost/plugins/notes/internal/note"
 	"github.com/toolhost/toolhost/plugins/notes/internal/wordnet"
@@ -89,7 +91,10 @@ type Brain struct {
 	unc         uncommitted
 	forceRescan atomic.Bool
 
-	cat catCache // index.md's catalogue between writes (derived.go)
+	cat catalogue.Cache // index.md's catalogue between writes
+
+	// objs are git's long-lived object writers for this brain's commits.
+	objs *gitstore.Objects
 }
 
 // takeRecovered returns and forgets what recovery did since the last call.
@@ -218,6 +223,7 @@ func Open(ctx context.Context, root string) (b *Brain, created bool, err error) 
 		return nil, false, fail(CodeIndexFailed, "Delete .notes/index.db to rebuild the index.", "open the index: %v", err)
 	}
 	b.ix = ix
+	b.objs = gitstore.NewObjects(root)
 	b.openThesaurus()
 	return b, created, nil
 }
@@ -240,9 +246,11 @@ func (b *Brain) openThesaurus() {
 	b.ix.SetExpander(wn)
 }
 
-// Close stops the watcher and releases the index.
+// Close stops the watcher and git's object writers and releases the
+// index.
 func (b *Brain) Close() error {
 	b.stopWatch()
+	_ = b.objs.Close()
 	if b.thesaurus != nil {
 		_ = b.thesaurus.Close()
 	}
@@ -288,7 +296,7 @@ func initBrain(ctx context.Context, root string) error {
 	files := map[string]string{
 		ConfigFile:   string(raw) + "\n",
 		AgentsFile:   agentsMD,
-		IndexFile:    string(catalogue([]catEntry{{Path: AgentsFile, Title: note.Stem(AgentsFile), Scope: "global"}})),
+		IndexFile:    string(catalogue.Render([]catalogue.Entry{{Path: AgentsFile, Title: note.Stem(AgentsFile), Scope: "global"}})),
 		LogFile:      logHeader + fmt.Sprintf("- %s init %s: new brain\n", time.Now().UTC().Format(time.RFC3339), op),
 		".gitignore": StateDir + "/\n",
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolhost/toolhost/plugins/notes/internal/journal"
 )
 
 // TestLocalControlFilesNeedConfirmation: the local and override variants of
@@ -253,12 +255,12 @@ func TestRecoveryFindsCommitBelowAPersonsCommit(t *testing.T) {
 	// (rewritten by hand: the write above removed its own).
 	parent := strings.TrimSpace(e.git("rev-parse", "HEAD~1"))
 	path := str(m, "path")
-	j := journal{Op: str(m, "op"), Action: "remember", Started: "2026-01-01T00:00:00Z", OldHead: parent, Files: []journalEntry{{Path: path, New: "x"}}}
+	j := journal.Journal{Op: str(m, "op"), Action: "remember", Started: "2026-01-01T00:00:00Z", OldHead: parent, Files: []journal.Entry{{Path: path, New: "x"}}}
 	raw, _ := json.Marshal(j)
 	if err := os.MkdirAll(filepath.Join(e.root, journalDir), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(b.journalPath(j.Op), raw, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(b.Root, journalDir, j.Op+".json"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.writeHuman("wiki/concepts/Later.md", "# Later\n\nA person's commit on top.\n")

@@ -193,24 +193,44 @@ func (b *Brain) commitLocked(ctx context.Context, c Call, w write) (string, erro
 	for _, ch := range w.Changes {
 		targets = append(targets, ch.Path)
 	}
+	// A person's uncommitted edit of a target would be in neither the
+	// file nor history after this write: git status looks for one while
+	// git's processes for the commit start and the derived files are
+	// rendered, and the write refuses, naming the note, before it
+	// touches anything.
+	type handEdits struct {
+		paths []string
+		err   error
+	}
+	handCh := make(chan handEdits, 1)
+	go func() {
+		edited, err := b.handEdited(ctx, g, targets)
+		handCh <- handEdits{edited, err}
+	}()
+	handChecked := false
+	defer func() {
+		if !handChecked {
+			<-handCh
+		}
+	}()
 	// git's processes for the commit start now and make ready while the
 	// write checks, journals and writes its files.
-	pc, err := gitstore.StartCommit(ctx, g.store(), append(append([]string{}, targets...), derivedFiles...), msg)
+	pc, err := gitstore.StartCommit(ctx, g.store(), b.objs, append(append([]string{}, targets...), derivedFiles...), msg)
 	if err != nil {
 		return "", commitFail(err)
 	}
 	defer pc.Abort()
-	// A person's uncommitted edit of a target would be in neither the
-	// file nor history after this write: refuse, naming the note.
-	if edited, err := b.handEdited(ctx, g, targets); err != nil {
-		return "", err
-	} else if len(edited) > 0 {
-		return "", fail(CodeConflict, "Ask the person to commit or discard the edit (sync commits edits made by hand), then read the note again and redo the change.",
-			"%s has changes made by hand and not committed; the %s would lose them, so nothing was changed", strings.Join(edited, ", "), w.Action)
-	}
 	derived, err := b.derivedChanges(ctx, w.Op, w.Action, w.Lines, w.Changes)
 	if err != nil {
 		return "", err
+	}
+	hand := <-handCh
+	handChecked = true
+	if hand.err != nil {
+		return "", hand.err
+	} else if len(hand.paths) > 0 {
+		return "", fail(CodeConflict, "Ask the person to commit or discard the edit (sync commits edits made by hand), then read the note again and redo the change.",
+			"%s has changes made by hand and not committed; the %s would lose them, so nothing was changed", strings.Join(hand.paths, ", "), w.Action)
 	}
 	w.Changes = append(w.Changes, derived...)
 	var paths []string
@@ -622,7 +642,9 @@ func (b *Brain) handEdited(ctx context.Context, g gitRunner, paths []string) ([]
 	if len(check) == 0 {
 		return nil, nil
 	}
-	st, err := g.run(ctx, append([]string{"status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, check...)...)
+	// With a handful of paths, preloading the index (a thread per 500
+	// entries stat-ing them) costs more than it saves.
+	st, err := g.run(ctx, append([]string{"-c", "core.preloadIndex=false", "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--"}, check...)...)
 	if err != nil {
 		return nil, fail(CodeGitFailed, "Check the brain with git status.", "%v", err)
 	}

@@ -1,7 +1,6 @@
 package gitstore
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -30,9 +29,11 @@ func (e *FolderError) Error() string {
 // when the working tree has no file there), as one commit on top of HEAD,
 // with git's own commands writing every object, index entry and ref; see
 // StartCommit and PendingCommit.Finish. Then it runs git's upkeep
-// (Maintain) and waits for it.
+// (Maintain) and waits for it. Its object writers serve this commit only.
 func CommitPaths(ctx context.Context, g Runner, paths []string, msg string) error {
-	pc, err := StartCommit(ctx, g, paths, msg)
+	objs := NewObjects(g.Dir)
+	defer objs.Close()
+	pc, err := StartCommit(ctx, g, objs, paths, msg)
 	if err != nil {
 		return err
 	}
@@ -45,28 +46,32 @@ func CommitPaths(ctx context.Context, g Runner, paths []string, msg string) erro
 	return nil
 }
 
-// PendingCommit is a commit whose git processes are started ahead of the
-// files it commits: git ls-tree lists HEAD's folders on the paths' way,
-// and git hash-object, git mktree and git update-ref --stdin wait for
-// their input, so their start-up overlaps the caller's own work (the
-// hand-edit check, the journal, the files) instead of adding to the
-// write's time.
+// PendingCommit is a commit made ready ahead of the files it commits:
+// HEAD's folders on the paths' way are known (from earlier commits, or git
+// ls-tree lists them meanwhile), git update-ref --stdin waits for its
+// input, and the repository's object writers (Objects) are held for it,
+// so that process start-up overlaps the caller's own work (the hand-edit
+// check, the journal, the files) instead of adding to the write's time.
 type PendingCommit struct {
 	g       Runner
 	msg     string
 	old     string
 	dirs    map[string]map[string]treeEntry
 	lsTree  *Proc
-	hashObj *Proc
-	mktree  *Proc
 	updRef  *Proc
+	objs    *Objects
+	hashObj *server
+	mktree  *server
+	// talking is true while a conversation with the object writers is
+	// under way: one cut short leaves them unusable.
+	talking bool
 	settled bool
 }
 
-// StartCommit resolves HEAD and starts the processes of a commit of paths
-// (more paths at the root may join in Finish) with msg, cleaned up as git
-// commit -m cleans it. Abort or Finish ends them.
-func StartCommit(ctx context.Context, g Runner, paths []string, msg string) (*PendingCommit, error) {
+// StartCommit resolves HEAD and makes ready a commit of paths (more paths
+// at the root may join in Finish) with msg, cleaned up as git commit -m
+// cleans it, holding objs until Abort or Finish.
+func StartCommit(ctx context.Context, g Runner, objs *Objects, paths []string, msg string) (*PendingCommit, error) {
 	msg = cleanMessage(msg)
 	if msg == "" {
 		return nil, errors.New("the commit message is empty")
@@ -75,62 +80,74 @@ func StartCommit(ctx context.Context, g Runner, paths []string, msg string) (*Pe
 	if err != nil {
 		return nil, err
 	}
-	pc := &PendingCommit{g: g.Literal(), msg: msg, old: old, dirs: map[string]map[string]treeEntry{"": {}}}
+	pc := &PendingCommit{g: g.Literal(), msg: msg, old: old, dirs: map[string]map[string]treeEntry{"": {}}, objs: objs}
 	for _, p := range paths {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			pc.dirs[d] = map[string]treeEntry{}
 		}
 	}
-	spec := []string{"ls-tree", "-z", "--full-tree", old, "--", "./"}
-	for d := range pc.dirs {
-		if d != "" {
-			spec = append(spec, d+"/")
+	if listed, ok := knownTrees.listing(old, pc.dirs); ok {
+		pc.dirs = listed
+	} else {
+		spec := []string{"ls-tree", "-z", "--full-tree", old, "--", "./"}
+		for d := range pc.dirs {
+			if d != "" {
+				spec = append(spec, d+"/")
+			}
+		}
+		if pc.lsTree, err = pc.g.start(ctx, spec...); err != nil {
+			return nil, err
 		}
 	}
 	subject, _, _ := strings.Cut(msg, "\n")
-	for _, st := range []struct {
-		p           **Proc
-		args        []string
-		interactive bool
-	}{
-		{&pc.lsTree, spec, false},
-		{&pc.hashObj, []string{"hash-object", "-w", "--stdin-paths"}, true},
-		{&pc.mktree, []string{"mktree", "--batch", "-z"}, true},
-		{&pc.updRef, []string{"update-ref", "-m", "commit: " + subject, "--stdin", "-z"}, false},
-	} {
-		if *st.p, err = pc.g.start(ctx, st.interactive, st.args...); err != nil {
-			pc.Abort()
-			return nil, err
-		}
+	if pc.updRef, err = pc.g.start(ctx, "update-ref", "-m", "commit: "+subject, "--stdin", "-z"); err != nil {
+		pc.Abort()
+		return nil, err
+	}
+	dirs := make([]string, 0, len(pc.dirs))
+	for d := range pc.dirs {
+		dirs = append(dirs, d)
+	}
+	if pc.hashObj, pc.mktree, err = objs.acquire(ctx, pc.g, dirs); err != nil {
+		pc.objs = nil
+		pc.Abort()
+		return nil, err
 	}
 	return pc, nil
 }
 
-// Abort ends the processes of a commit that will not be made.
+// Abort ends the processes of a commit that will not be made and gives
+// the object writers back.
 func (pc *PendingCommit) Abort() {
 	if pc.settled {
 		return
 	}
 	pc.settled = true
-	for _, p := range []*Proc{pc.lsTree, pc.hashObj, pc.mktree, pc.updRef} {
+	for _, p := range []*Proc{pc.lsTree, pc.updRef} {
 		if p != nil {
 			_, _ = p.Wait()
 		}
+	}
+	if pc.objs != nil {
+		pc.objs.release(pc.talking)
 	}
 }
 
 // Finish commits paths as the working tree now holds them:
 //
-//   - git update-index stages the paths in the person's index as git add
-//     would (filters, modes, stat data), and only those paths: whatever else
-//     a person staged stays staged and out of the commit;
-//   - git hash-object, waiting since StartCommit, gives the files' blobs
-//     (git ls-files -s reads back what was staged when a mode is not a
-//     plain file's), and git mktree writes the folders git ls-tree listed
-//     anew with those entries in place (a folder left empty goes, as a
-//     commit by git add and git commit drops it);
-//   - git commit-tree writes the commit and git update-ref moves HEAD from
-//     the commit the tree was built on, or fails when HEAD moved meanwhile.
+//   - git hash-object, waiting since StartCommit, writes the files' blobs
+//     (with the repository's filters, as git add does);
+//   - git update-index then stages the paths in the person's index as git
+//     add would (filters, modes, stat data), and only those paths: whatever
+//     else a person staged stays staged and out of the commit. The blobs
+//     are in already, so it hashes the files but writes no object;
+//   - meanwhile git mktree writes the folders git ls-tree listed anew with
+//     those blobs in place (a folder left empty goes, as a commit by git add
+//     and git commit drops it), and git commit-tree writes the commit; when
+//     a mode is not a plain file's, git ls-files -s reads back what was
+//     staged first;
+//   - once the index took the paths, git update-ref moves HEAD from the
+//     commit the tree was built on, or fails when HEAD moved meanwhile.
 //
 // No index is rebuilt from HEAD and no other path is hashed or refreshed,
 // which is what makes it cheaper than git add + git commit -- PATHS. An
@@ -143,8 +160,6 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 			return fmt.Errorf("%s was not among the paths the commit started with", p)
 		}
 	}
-	// The waiting git hash-object hashes the files (with the repository's
-	// filters, as git add does) while git update-index stages them.
 	present := map[string]bool{}
 	simple := true
 	var feed strings.Builder
@@ -158,37 +173,31 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 			simple = false
 		}
 	}
-	if _, err := io.WriteString(pc.hashObj.in, feed.String()); err != nil {
-		return fmt.Errorf("git hash-object: %w", err)
-	}
-	nul := strings.Join(paths, "\x00") + "\x00"
-	if _, err := pc.g.RunInput(ctx, nul, "update-index", "--add", "--remove", "-z", "--stdin"); err != nil {
-		return err
-	}
-	ids := map[string]string{}
-	for _, p := range paths {
-		if !present[p] {
-			continue
-		}
-		line, err := pc.hashObj.out.ReadString('\n')
-		if err != nil {
-			_, werr := pc.hashObj.Wait()
-			return fmt.Errorf("git hash-object: %w (%v)", err, werr)
-		}
-		ids[p] = strings.TrimSpace(line)
-	}
-	listed, err := pc.lsTree.Wait()
+	pc.talking = true
+	answers, err := pc.hashObj.ask([]byte(feed.String()), len(present))
 	if err != nil {
 		return err
 	}
-	for _, rec := range splitNul(listed) {
-		e, p, err := parseTreeRecord(rec)
-		if err != nil {
-			return fmt.Errorf("git ls-tree: %w", err)
+	pc.talking = false
+	ids := map[string]string{}
+	for _, p := range paths {
+		if present[p] {
+			ids[p], answers = answers[0], answers[1:]
 		}
-		if entries, ok := pc.dirs[parentDir(p)]; ok {
-			entries[path.Base(p)] = e
-		}
+	}
+	updIdx, err := pc.g.start(ctx, "update-index", "--add", "--remove", "-z", "--stdin")
+	if err != nil {
+		return err
+	}
+	defer updIdx.Wait()
+	if _, err := io.WriteString(updIdx.in, strings.Join(paths, "\x00")+"\x00"); err != nil {
+		_, werr := updIdx.Wait()
+		return fmt.Errorf("git update-index: %w (%v)", err, werr)
+	}
+	updIdx.closeInput()
+	CrashPoint("git-update-index")
+	if err := pc.readListing(); err != nil {
+		return err
 	}
 	// The staged entries replace HEAD's; a path git did not stage is gone.
 	// A regular file staged where HEAD has none or a regular, non-executable
@@ -208,6 +217,9 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 			want[p] = &treeEntry{mode: "100644", typ: "blob", oid: id}
 		}
 	} else {
+		if _, err := updIdx.Wait(); err != nil {
+			return err
+		}
 		staged, err := pc.g.Run(ctx, append([]string{"ls-files", "-s", "-z", "--"}, paths...)...)
 		if err != nil {
 			return err
@@ -250,6 +262,10 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 		return err
 	}
 	commit := strings.TrimSpace(out)
+	// HEAD moves only once the index holds what the commit holds.
+	if _, err := updIdx.Wait(); err != nil {
+		return err
+	}
 	if _, err := io.WriteString(pc.updRef.in, "update HEAD\x00"+commit+"\x00"+pc.old+"\x00"); err != nil {
 		return fmt.Errorf("git update-ref: %w", err)
 	}
@@ -257,19 +273,38 @@ func (pc *PendingCommit) Finish(ctx context.Context, paths []string) error {
 	if _, err := pc.updRef.Wait(); err != nil {
 		return err
 	}
+	knownTrees.addCommit(commit, tree)
 	return nil
 }
 
-// Maintain runs git maintenance run --auto, as git commit does after
-// every commit (git packs what needs it); the caller may work meanwhile
-// and waits on the result.
-func (pc *PendingCommit) Maintain(ctx context.Context) *Proc {
-	p, err := pc.g.start(ctx, false, "maintenance", "run", "--auto", "--quiet")
-	if err != nil {
-		return &Proc{err: err}
+// readListing fills pc.dirs with what git ls-tree listed, when the folders
+// were not known already, and keeps each listed folder's entries by its id.
+func (pc *PendingCommit) readListing() error {
+	if pc.lsTree == nil {
+		return nil
 	}
-	p.closeInput()
-	return p
+	listed, err := pc.lsTree.Wait()
+	if err != nil {
+		return err
+	}
+	for _, rec := range splitNul(listed) {
+		e, p, err := parseTreeRecord(rec)
+		if err != nil {
+			return fmt.Errorf("git ls-tree: %w", err)
+		}
+		if entries, ok := pc.dirs[parentDir(p)]; ok {
+			entries[path.Base(p)] = e
+		}
+	}
+	for d, entries := range pc.dirs {
+		if d == "" {
+			continue
+		}
+		if e, ok := pc.dirs[parentDir(d)][path.Base(d)]; ok && e.typ == "tree" {
+			knownTrees.addTree(e.oid, entries)
+		}
+	}
+	return nil
 }
 
 // treeEntry is one entry of a git tree as git ls-tree and git mktree write
@@ -305,36 +340,29 @@ func (pc *PendingCommit) writeTrees() (string, error) {
 			fmt.Fprintf(&batch, "%s %s %s\t%s\x00", e.mode, e.typ, e.oid, name)
 		}
 		batch.WriteByte(0)
-		if _, err := pc.mktree.in.Write(batch.Bytes()); err != nil {
-			_, werr := pc.mktree.Wait()
-			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
-		}
-		line, err := pc.mktree.out.ReadString('\n')
+		pc.talking = true
+		answer, err := pc.mktree.ask(batch.Bytes(), 1)
 		if err != nil {
-			_, werr := pc.mktree.Wait()
-			return "", fmt.Errorf("git mktree: %w (%v)", err, werr)
+			return "", err
 		}
-		id := strings.TrimSpace(line)
+		pc.talking = false
+		id := answer[0]
+		knownTrees.addTree(id, entries)
 		if d == "" {
 			root = id
 			continue
 		}
 		pc.dirs[parentDir(d)][path.Base(d)] = treeEntry{mode: "040000", typ: "tree", oid: id}
 	}
-	if _, err := pc.mktree.Wait(); err != nil {
-		return "", err
-	}
 	return root, nil
 }
 
-// Proc is a git process started ahead of its input: what it writes to
-// stdout is read from out as it comes (interactive: git mktree --batch) or
-// gathered for wait.
+// Proc is a git process started ahead of its input, its output gathered
+// for Wait.
 type Proc struct {
 	cmd     *exec.Cmd
 	args    []string
 	in      io.WriteCloser
-	out     *bufio.Reader
 	buf     bytes.Buffer
 	errb    bytes.Buffer
 	err     error
@@ -343,7 +371,7 @@ type Proc struct {
 }
 
 // start starts git with args, its stdin open for the caller to write.
-func (g Runner) start(ctx context.Context, interactive bool, args ...string) (*Proc, error) {
+func (g Runner) start(ctx context.Context, args ...string) (*Proc, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, &Error{Args: args, Err: err}
@@ -354,17 +382,9 @@ func (g Runner) start(ctx context.Context, interactive bool, args ...string) (*P
 	cmd.SysProcAttr = procAttr()
 	p := &Proc{cmd: cmd, args: args}
 	cmd.Stderr = &p.errb
+	cmd.Stdout = &p.buf
 	if p.in, err = cmd.StdinPipe(); err != nil {
 		return nil, &Error{Args: args, Err: err}
-	}
-	if interactive {
-		outPipe, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, &Error{Args: args, Err: err}
-		}
-		p.out = bufio.NewReader(outPipe)
-	} else {
-		cmd.Stdout = &p.buf
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, &Error{Args: args, Err: err}
@@ -378,8 +398,8 @@ func (p *Proc) closeInput() {
 	}
 }
 
-// Wait closes the process's input, reads the rest of its output and waits
-// for it to end: its output, or a git_failed error with its stderr.
+// Wait closes the process's input and waits for it to end: its output,
+// or a git_failed error with its stderr.
 func (p *Proc) Wait() (string, error) {
 	if p.waited || p.cmd == nil {
 		if p.err != nil {
@@ -389,13 +409,6 @@ func (p *Proc) Wait() (string, error) {
 	}
 	p.waited = true
 	p.closeInput()
-	if p.out != nil {
-		rest, err := io.ReadAll(p.out)
-		if err != nil {
-			p.err = err
-		}
-		p.buf.Write(rest)
-	}
 	if err := p.cmd.Wait(); err != nil {
 		p.err = err
 	}

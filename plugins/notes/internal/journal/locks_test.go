@@ -1,4 +1,4 @@
-package brain
+package journal
 
 import (
 	"os"
@@ -44,8 +44,7 @@ func TestClearStaleGitLocks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := &Brain{Root: root}
-	b.clearStaleGitLocks(&journal{Started: started.UTC().Format(time.RFC3339Nano)})
+	Store{Root: root}.ClearStaleGitLocks(&Journal{Started: started.UTC().Format(time.RFC3339Nano)})
 	for _, tt := range tests {
 		_, err := os.Stat(filepath.Join(git, filepath.FromSlash(tt.name)))
 		if gone := os.IsNotExist(err); gone != tt.removed {
