@@ -180,8 +180,9 @@ type crashCase struct {
 	points []string // where NOTES_CRASH_AT may stop it
 }
 
-// TestKillRecovery kills a writer with SIGKILL at a random step of a random
-// write, 100 times (seeded; NOTES_CRASH_SEED replays a run), and after each
+// TestKillRecovery kills a writer with SIGKILL at every step of every write
+// once, in a random order, and in make check on to 100 kills at random
+// steps of random writes (seeded; NOTES_CRASH_SEED replays a run); after each
 // kill checks with status that the brain is healthy: the interrupted write
 // either fully happened or left no trace, no journal or git lock is left,
 // and the note a person wrote by hand (never committed) is untouched.
@@ -215,13 +216,32 @@ func TestKillRecovery(t *testing.T) {
 		{"patch-page", writePoints},
 		{"undo", []string{"journal", "git-revert", "revert", "git-commit", "commit", "index"}},
 	}
-	const rounds = 100
+	// Every action at every kill point once, in a random order; make check
+	// then goes on to 100 kills at random.
+	type kill struct {
+		cs    crashCase
+		point string
+	}
+	var every []kill
+	for _, cs := range cases {
+		for _, p := range cs.points {
+			every = append(every, kill{cs, p})
+		}
+	}
+	rng.Shuffle(len(every), func(i, j int) { every[i], every[j] = every[j], every[i] })
+	rounds := testplugin.Size(len(every), 100)
 	counts := map[string]int{}
 	results := map[string]int{}
 	start := time.Now()
 	for i := range rounds {
-		cs := cases[rng.IntN(len(cases))]
-		point := cs.points[rng.IntN(len(cs.points))]
+		var k kill
+		if i < len(every) {
+			k = every[i]
+		} else {
+			cs := cases[rng.IntN(len(cases))]
+			k = kill{cs, cs.points[rng.IntN(len(cs.points))]}
+		}
+		cs, point := k.cs, k.point
 		word := fmt.Sprintf("crashword%03dx", i)
 		var action string
 		var args map[string]any
