@@ -135,11 +135,11 @@ EVAL_SMALL := NOTES_EVAL=small
 # some twenty times slower under -race: they skip there and run here.
 SECRETS_EVAL := -run '^(TestGitleaksSamples|TestRandomFixturesAreAllFound|TestScanBoundsDecodedWork)$$' ./plugins/notes/internal/secrets/
 # The xlsx plugin's comparisons with the oracles (openpyxl, LibreOffice,
-# the formula text of the .xlsx and .ods twins) and the workbook reader's
-# two reads of every corpus file read whole corpora through code that starts
-# no goroutine: they skip under -race and run here.
+# the formula text of the .xlsx and .ods twins), the workbook reader's two
+# reads of every corpus file and its memory check on a large sheet read
+# through code that starts no goroutine: they skip under -race and run here.
 XLSX_EVAL := -run '^(TestCorpusAgreesWithOpenpyxl|TestFormatCorporaAgreeWithOracles|TestBinaryFormulaTextAgreesWithTwins)$$' ./plugins/xlsx/
-XLSX_WORKBOOK_EVAL := -run '^(TestFormulaMarksWhereFormulas|TestOneStepPathOnCorpus)$$' ./plugins/xlsx/internal/workbook/
+XLSX_WORKBOOK_EVAL := -run '^(TestFormulaMarksWhereFormulas|TestOneStepPathOnCorpus|TestStreamingMemoryIndependentOfRows)$$' ./plugins/xlsx/internal/workbook/
 test: deps build npm notes-model cross-vet deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...

@@ -79,9 +79,9 @@ func at(s []string, i int) string {
 	return ""
 }
 
-// skipUnderRace skips a test that reads every corpus file in a -race
-// build; make test and make check run it without -race (the Makefile's
-// XLSX_WORKBOOK_EVAL).
+// skipUnderRace skips a test that reads every corpus file, or a large
+// sheet, in a -race build; make test and make check run it without -race
+// (the Makefile's XLSX_WORKBOOK_EVAL).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	if raceDetector {
