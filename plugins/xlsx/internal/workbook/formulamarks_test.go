@@ -81,7 +81,7 @@ func at(s []string, i int) string {
 
 // skipUnderRace skips a test that reads every corpus file, or a large
 // sheet, in a -race build; make test and make check run it without -race
-// (the Makefile's XLSX_WORKBOOK_EVAL).
+// (the Makefile's XLSX_EVAL).
 func skipUnderRace(t *testing.T) {
 	t.Helper()
 	if raceDetector {
