@@ -134,11 +134,18 @@ EVAL_SMALL := NOTES_EVAL=small
 # generated tokens, the decode bounds) scan thousands of texts, each scan
 # some twenty times slower under -race: they skip there and run here.
 SECRETS_EVAL := -run '^(TestGitleaksSamples|TestRandomFixturesAreAllFound|TestScanBoundsDecodedWork)$$' ./plugins/notes/internal/secrets/
+# The xlsx plugin's comparisons with the oracles (openpyxl, LibreOffice,
+# the formula text of the .xlsx and .ods twins), the workbook reader's two
+# reads of every corpus file and its memory check on a large sheet read
+# through code that starts no goroutine: they skip under -race and run here,
+# the two packages side by side in one go test.
+XLSX_EVAL := -run '^(TestCorpusAgreesWithOpenpyxl|TestFormatCorporaAgreeWithOracles|TestBinaryFormulaTextAgreesWithTwins|TestFormulaMarksWhereFormulas|TestOneStepPathOnCorpus|TestStreamingMemoryIndependentOfRows)$$' ./plugins/xlsx/ ./plugins/xlsx/internal/workbook/
 test: deps build npm notes-model cross-vet deploy-check
 	./bin/host surface check chat
 	TOOLHOST_REQUIRE_TOOLS=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(EVAL_SMALL) $(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 $(SECRETS_EVAL)
+	$(GO) test -count=1 $(XLSX_EVAL)
 	$(GO) test -count=1 -run '^TestRecall$$' -v ./host/internal/discovery/ | grep -E '^(discovery recall|--- FAIL|FAIL|ok)'
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
@@ -223,6 +230,7 @@ check: deps build npm notes-model cross-check deploy-check
 	TOOLHOST_REQUIRE_TOOLS=1 TOOLHOST_TEST_FULL=1 $(GO) test -race -timeout 30m $(SLOW_FIRST) ./...
 	$(GO) test -count=1 -timeout 30m $(EVAL_RUN)
 	$(GO) test -count=1 $(SECRETS_EVAL)
+	$(GO) test -count=1 $(XLSX_EVAL)
 	$(GO) test -count=1 -run '^TestLibreOfficeAgreement$$' -v ./plugins/xlsx/internal/formula/
 
 # stdout is the MCP stream, so everything else (the build's lines too) goes to stderr.

@@ -32,6 +32,7 @@ var formulaTextDiffers = map[string]string{
 // twin's text or no text with its reason (a token not decompiled), never
 // another text.
 func TestBinaryFormulaTextAgreesWithTwins(t *testing.T) {
+	skipUnderRace(t)
 	for _, format := range []string{"xls", "xlsb"} {
 		t.Run(format, func(t *testing.T) { binaryFormulaTextAgrees(t, format) })
 	}

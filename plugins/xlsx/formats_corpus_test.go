@@ -293,6 +293,7 @@ type formatTally struct {
 }
 
 func TestFormatCorporaAgreeWithOracles(t *testing.T) {
+	skipUnderRace(t)
 	for _, format := range []string{"xls", "ods", "xlsb"} {
 		t.Run(format, func(t *testing.T) {
 			dir, err := filepath.Abs(filepath.Join(formatsDir, format, "files"))

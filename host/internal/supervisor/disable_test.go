@@ -172,7 +172,7 @@ func TestCrashStormLeavesNoGoroutines(t *testing.T) {
 	base := runtime.NumGoroutine()
 
 	f.sup = New(Options{CacheDir: t.TempDir(), Reaper: "/proc/self/exe", MaxCrashes: 1000, Backoff: time.Millisecond})
-	const n = 200
+	n := testplugin.Size(100, 200) // make check: 200
 	results := make(chan string, 2*n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)

@@ -14,6 +14,7 @@ import (
 // crafted ones (formula_master_missing.xlsx: a shared formula whose master
 // is missing is no formula).
 func TestFormulaMarksWhereFormulas(t *testing.T) {
+	skipUnderRace(t)
 	var books []string
 	for _, dir := range []string{"../../testdata/corpus/files", "../../testdata/crafted"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.xls[xm]"))
@@ -76,4 +77,14 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return ""
+}
+
+// skipUnderRace skips a test that reads every corpus file, or a large
+// sheet, in a -race build; make test and make check run it without -race
+// (the Makefile's XLSX_EVAL).
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("reads every corpus file: run without -race (make test does)")
+	}
 }

@@ -62,6 +62,7 @@ func FuzzSheetXML(f *testing.F) {
 // TestOneStepPathOnCorpus reads every corpus sheet both ways (the largest,
 // 57 MB of XML, aside) and wants the same rows.
 func TestOneStepPathOnCorpus(t *testing.T) {
+	skipUnderRace(t)
 	files, _ := filepath.Glob("../../testdata/corpus/files/*.xls[xm]")
 	if len(files) == 0 {
 		t.Fatal("no corpus")

@@ -104,6 +104,7 @@ func peakHeap(t *testing.T, p string, n int) (peak uint64, rows int) {
 }
 
 func TestStreamingMemoryIndependentOfRows(t *testing.T) {
+	skipUnderRace(t)
 	small, nSmall := peakHeap(t, writeRows(t, 10_000), 10_000)
 	big, nBig := peakHeap(t, writeRows(t, 200_000), 200_000)
 	if nSmall != 10_000 || nBig != 200_000 {
