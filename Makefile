@@ -127,7 +127,7 @@ plugins/notes/model/node_modules/.installed: plugins/notes/model/package.json pl
 # names them, two at a time here: the longest (the end-to-end tests, then the
 # notes brain, the supervisor...) go first, so no long package starts last
 # and runs alone while the other core idles.
-SLOW_FIRST := ./tests/ ./plugins/notes/internal/brain/ ./host/internal/supervisor/ ./plugins/xlsx/ ./host/ ./plugins/notes/ ./host/internal/dispatch/
+SLOW_FIRST := ./tests/ ./plugins/notes/internal/brain/ ./plugins/notes/ ./host/internal/supervisor/ ./host/ ./plugins/xlsx/ ./host/internal/dispatch/
 EVAL_RUN   := -run '^(TestRetrievalEval|TestSearchByMeaning.*)$$' -v ./plugins/notes/internal/brain/
 EVAL_SMALL := NOTES_EVAL=small
 # The secret scanner's evaluations (gitleaks' 6,770 samples, 2,000 seeds of
